@@ -1,0 +1,354 @@
+package io.flinkdevices.sdk.config;
+
+import io.flinkdevices.sdk.internal.ParamPrefix;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
+
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * Typed, validating reader of the parameters a driver factory receives.
+ *
+ * <p>Flink hands a factory only the keys under {@code external-resource.<name>.param.}, prefix
+ * stripped. A factory reads every parameter it knows through this class, then calls {@link
+ * #validate()}: every malformed value, failed check and unknown key (with the nearest known key as
+ * a suggestion) is reported in one {@link DriverConfigException}, each problem naming the full
+ * key. A read that fails returns the default, so reading can go on and collect more problems.
+ *
+ * <pre>{@code
+ * DriverParams p = DriverParams.of(config);
+ * Path smi = p.path("nvidia-smi.path", Path.of("nvidia-smi"), PathCheck.NONE);
+ * Duration timeout = p.duration("timeout", Duration.ofSeconds(10));
+ * p.validate();
+ * }</pre>
+ */
+@PublicEvolving
+public final class DriverParams {
+
+    /** What must hold of a path parameter's file. */
+    @PublicEvolving
+    public enum PathCheck {
+        /** Nothing is checked. */
+        NONE,
+        /** The file or folder exists. */
+        EXISTS,
+        /** The file exists and is a regular file the process may read. */
+        READABLE_FILE,
+        /** The file exists and the process may execute it. */
+        EXECUTABLE
+    }
+
+    private final Configuration config;
+    private final String keyPrefix;
+    private final Set<String> known = new LinkedHashSet<>();
+    private final List<String> problems = new ArrayList<>();
+
+    private DriverParams(Configuration config, String keyPrefix) {
+        this.config = config;
+        this.keyPrefix = keyPrefix;
+    }
+
+    /**
+     * Reads the parameters a factory received from Flink. The full key prefix is recovered from
+     * Flink's configuration view where Flink allows it, and is {@code
+     * external-resource.<resource>.param.} otherwise.
+     */
+    public static DriverParams of(Configuration config) {
+        return new DriverParams(config, ParamPrefix.of(config));
+    }
+
+    /** Reads parameters of a resource whose name the caller knows, e.g. in the CLI or tests. */
+    public static DriverParams of(Configuration config, String resourceName) {
+        return new DriverParams(config, "external-resource." + resourceName + ".param.");
+    }
+
+    /** The full name of {@code key} as an operator writes it in {@code config.yaml}. */
+    public String fullKey(String key) {
+        return keyPrefix + key;
+    }
+
+    /** The prefix every key of this factory has in the operator's configuration. */
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    /** Whether the operator set {@code key}. Declares {@code key} as known. */
+    public boolean isSet(String key) {
+        known.add(key);
+        return config.containsKey(key);
+    }
+
+    /** A string parameter, trimmed; {@code defaultValue} when unset. */
+    public String string(String key, String defaultValue) {
+        known.add(key);
+        String v = raw(key);
+        return v == null ? defaultValue : v;
+    }
+
+    /** A string parameter that must be set. */
+    public String requiredString(String key) {
+        known.add(key);
+        String v = raw(key);
+        if (v == null || v.isEmpty()) {
+            problem(key, "is required but not set");
+            return null;
+        }
+        return v;
+    }
+
+    /** A whole-number parameter with an inclusive lower bound. */
+    public long longValue(String key, long defaultValue, long min) {
+        known.add(key);
+        String v = raw(key);
+        if (v == null) {
+            return defaultValue;
+        }
+        try {
+            long parsed = Long.parseLong(v);
+            if (parsed < min) {
+                problem(key, "must be at least " + min + " but is " + parsed);
+                return defaultValue;
+            }
+            return parsed;
+        } catch (NumberFormatException e) {
+            problem(key, "expected a whole number but got '" + v + "'");
+            return defaultValue;
+        }
+    }
+
+    /** A boolean parameter ({@code true} or {@code false}, case-insensitive). */
+    public boolean bool(String key, boolean defaultValue) {
+        known.add(key);
+        String v = raw(key);
+        if (v == null) {
+            return defaultValue;
+        }
+        if (v.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (v.equalsIgnoreCase("false")) {
+            return false;
+        }
+        problem(key, "expected true or false but got '" + v + "'");
+        return defaultValue;
+    }
+
+    /** A positive duration in Flink's syntax ({@code 10 s}, {@code 500ms}, {@code 1 min}). */
+    public Duration duration(String key, Duration defaultValue) {
+        known.add(key);
+        String v = raw(key);
+        if (v == null) {
+            return defaultValue;
+        }
+        ConfigOption<Duration> option = ConfigOptions.key(key).durationType().noDefaultValue();
+        try {
+            Duration d = config.get(option);
+            if (d == null || d.isNegative() || d.isZero()) {
+                problem(key, "expected a positive duration but got '" + v + "'");
+                return defaultValue;
+            }
+            return d;
+        } catch (RuntimeException e) {
+            problem(key, "expected a duration such as '10 s' or '500 ms' but got '" + v + "'");
+            return defaultValue;
+        }
+    }
+
+    /** A file path, checked as {@code check} says; {@code defaultValue} when unset. */
+    public Path path(String key, Path defaultValue, PathCheck check) {
+        known.add(key);
+        String v = raw(key);
+        if (v == null) {
+            return defaultValue;
+        }
+        Path p;
+        try {
+            p = Path.of(v);
+        } catch (InvalidPathException e) {
+            problem(key, "is not a valid path: '" + v + "'");
+            return defaultValue;
+        }
+        switch (check) {
+            case EXISTS:
+                if (!Files.exists(p)) {
+                    problem(key, "no such file or folder " + p);
+                }
+                break;
+            case READABLE_FILE:
+                if (!Files.isRegularFile(p)) {
+                    problem(key, "no such file " + p);
+                } else if (!Files.isReadable(p)) {
+                    problem(key, "file " + p + " is not readable");
+                }
+                break;
+            case EXECUTABLE:
+                if (!Files.exists(p)) {
+                    problem(key, "no such file " + p);
+                } else if (!Files.isRegularFile(p) || !Files.isExecutable(p)) {
+                    problem(key, "file " + p + " is not executable");
+                }
+                break;
+            default:
+                break;
+        }
+        return p;
+    }
+
+    /**
+     * An enum parameter matched case-insensitively, with {@code -} and {@code _} equivalent, so
+     * {@code nvidia-smi} selects {@code NVIDIA_SMI}.
+     */
+    public <E extends Enum<E>> E enumValue(String key, Class<E> type, E defaultValue) {
+        known.add(key);
+        String v = raw(key);
+        if (v == null) {
+            return defaultValue;
+        }
+        String wanted = v.replace('-', '_').toUpperCase(Locale.ROOT);
+        for (E e : type.getEnumConstants()) {
+            if (e.name().equals(wanted)) {
+                return e;
+            }
+        }
+        problem(
+                key,
+                "expected one of "
+                        + Arrays.stream(type.getEnumConstants())
+                                .map(DriverParams::display)
+                                .collect(Collectors.joining(", "))
+                        + " but got '"
+                        + v
+                        + "'");
+        return defaultValue;
+    }
+
+    /**
+     * A list parameter: a YAML list, or one string with entries separated by {@code ;} or {@code
+     * ,}; blank entries are dropped.
+     */
+    public List<String> list(String key, List<String> defaultValue) {
+        known.add(key);
+        if (!config.containsKey(key)) {
+            return defaultValue;
+        }
+        try {
+            List<String> values =
+                    config.get(ConfigOptions.key(key).stringType().asList().noDefaultValue());
+            List<String> out = new ArrayList<>();
+            for (String v : values) {
+                for (String part : v.split("[;,]")) {
+                    if (!part.isBlank()) {
+                        out.add(part.trim());
+                    }
+                }
+            }
+            return List.copyOf(out);
+        } catch (RuntimeException e) {
+            problem(key, "expected a list but got '" + raw(key) + "'");
+            return defaultValue;
+        }
+    }
+
+    /**
+     * Records a problem the factory found itself (a check across keys, say), naming the key.
+     */
+    public void problem(String key, String message) {
+        problems.add(fullKey(key) + ": " + message);
+    }
+
+    /** Declares keys as known without reading them, e.g. keys another component reads. */
+    public void declare(String... keys) {
+        known.addAll(Arrays.asList(keys));
+    }
+
+    /** The keys declared so far, in declaration order. */
+    public Set<String> knownKeys() {
+        return Set.copyOf(known);
+    }
+
+    /** The problems found so far, each naming its full key. */
+    public List<String> problems() {
+        List<String> all = new ArrayList<>(problems);
+        for (String key : new TreeSet<>(config.keySet())) {
+            if (!known.contains(key)) {
+                String near = nearest(key);
+                all.add(
+                        fullKey(key)
+                                + ": unknown parameter"
+                                + (near == null
+                                        ? "; known parameters are " + new TreeSet<>(known)
+                                        : "; did you mean " + fullKey(near) + "?"));
+            }
+        }
+        return all;
+    }
+
+    /**
+     * Fails with every problem found, each naming its full key, unknown keys included. Call it
+     * after every parameter has been read.
+     */
+    public void validate() throws DriverConfigException {
+        List<String> all = problems();
+        if (!all.isEmpty()) {
+            throw new DriverConfigException(all);
+        }
+    }
+
+    private String raw(String key) {
+        if (!config.containsKey(key)) {
+            return null;
+        }
+        String v = config.getString(key, null);
+        return v == null ? null : v.trim();
+    }
+
+    private String nearest(String key) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String k : known) {
+            int d = distance(key.toLowerCase(Locale.ROOT), k.toLowerCase(Locale.ROOT));
+            if (d < bestDistance) {
+                bestDistance = d;
+                best = k;
+            }
+        }
+        return bestDistance <= Math.max(2, key.length() / 4) ? best : null;
+    }
+
+    private static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+
+    private static String display(Enum<?> e) {
+        return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+}

@@ -1,0 +1,22 @@
+package io.flinkdevices.sdk.deploy;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.util.Map;
+
+/**
+ * Implemented by a driver that can say what a Yarn TaskManager container must request.
+ *
+ * <p>Optional: callers test {@code driver instanceof YarnResourceDecorator}. Only plain maps cross
+ * this interface, so no Hadoop class is ever needed by a driver.
+ */
+@PublicEvolving
+public interface YarnResourceDecorator {
+
+    /**
+     * Yarn resource types a container needs for {@code amount} devices: resource name (for
+     * example {@code yarn.io/gpu}) to amount. Names must pass {@link
+     * YarnResourceNames#validate(String)}.
+     */
+    Map<String, Long> yarnResources(long amount);
+}

@@ -1,0 +1,57 @@
+package io.flinkdevices.sdk.info;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Picks one device per subtask from the infos a TaskManager received.
+ *
+ * <p>Every task of a TaskManager sees the same set of infos, so subtasks must agree on who uses
+ * which device. The pick is deterministic: infos are ordered by their properties and subtask
+ * {@code i} gets entry {@code i mod n}, so that two subtasks share a device only when there are
+ * more subtasks on the TaskManager than devices.
+ */
+@PublicEvolving
+public final class DeviceSelection {
+
+    private DeviceSelection() {}
+
+    /**
+     * Converts each info with {@code view} (for example {@code GpuInfo::from}) and returns the one
+     * for {@code subtaskIndex}, or empty when there are no infos.
+     */
+    public static <T> Optional<T> forSubtask(
+            Collection<? extends ExternalResourceInfo> infos,
+            int subtaskIndex,
+            Function<ExternalResourceInfo, T> view) {
+        if (subtaskIndex < 0) {
+            throw new IllegalArgumentException("subtaskIndex must be >= 0 but is " + subtaskIndex);
+        }
+        if (infos == null || infos.isEmpty()) {
+            return Optional.empty();
+        }
+        List<ExternalResourceInfo> ordered = new ArrayList<>(infos);
+        ordered.sort(Comparator.comparing(DeviceSelection::sortKey));
+        return Optional.of(view.apply(ordered.get(subtaskIndex % ordered.size())));
+    }
+
+    private static String sortKey(ExternalResourceInfo info) {
+        StringBuilder sb = new StringBuilder();
+        for (String key : new java.util.TreeSet<>(info.getKeys())) {
+            String value = info.getProperty(key).orElse("");
+            // Left-pad numbers so that index 10 sorts after index 9.
+            if (!value.isEmpty() && value.chars().allMatch(Character::isDigit)) {
+                value = String.format("%20s", value);
+            }
+            sb.append(key).append('=').append(value).append('\u0000');
+        }
+        return sb.toString();
+    }
+}
