@@ -1,0 +1,489 @@
+package io.flinkdevices.testkit.plugin;
+
+import io.flinkdevices.testkit.internal.ClassFileReferences;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.core.plugin.PluginDescriptor;
+import org.apache.flink.core.plugin.PluginLoader;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.ServiceConfigurationError;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Checks a built driver plugin the way a TaskManager will load it.
+ *
+ * <p>A driver author runs it on the jar their build produced (or on its plugin folder), in a
+ * unit test:
+ *
+ * <pre>{@code
+ * PluginCheck.Result result = PluginCheck.check(Path.of("target/my-driver-1.0.jar"));
+ * assertThat(result.factoryClassName()).isEqualTo(MyDriverFactory.class.getName());
+ * }</pre>
+ *
+ * <p>What must hold, each reported with what to change:
+ *
+ * <ul>
+ *   <li>the plugin registers exactly one {@link ExternalResourceDriverFactory} in {@link
+ *       PluginFolder#FACTORY_SERVICE_FILE};
+ *   <li>Flink's own {@link PluginLoader}, built with Flink's default parent-first patterns ({@link
+ *       CoreOptions#getPluginParentFirstLoaderPatterns(Configuration)}), finds that factory through
+ *       {@link java.util.ServiceLoader} and instantiates it from the plugin's jars;
+ *   <li>the jars bundle no class under {@code org/apache/flink/} nor under a logging package
+ *       ({@code org/slf4j/}, log4j, commons-logging, logback): the plugin class loader takes those
+ *       from Flink, so bundled copies are dead weight at best and a version clash at worst;
+ *   <li>every class the driver's own code (the factory's package and its subpackages) refers to
+ *       can be loaded through the plugin class loader: it is bundled or comes parent-first from
+ *       Flink. This catches a jar that forgot to bundle the flink-devices SDK or another
+ *       dependency, which would otherwise fail only on a TaskManager.
+ * </ul>
+ *
+ * <p>The check does not create a driver: that needs the operator's parameters and, for real
+ * devices, the hardware.
+ */
+@PublicEvolving
+public final class PluginCheck {
+
+    /** Class-file prefixes a plugin must not bundle, with the library each belongs to. */
+    private static final Map<String, String> FORBIDDEN_PREFIXES = forbiddenPrefixes();
+
+    /** How many unloadable references are listed before the rest are only counted. */
+    private static final int MAX_LISTED_REFERENCES = 10;
+
+    private PluginCheck() {}
+
+    /**
+     * Checks a plugin jar, or a plugin folder ({@code plugins/<name>/}) with all its jars.
+     *
+     * @return what was found, when every check passed
+     * @throws AssertionError listing every problem found, each with what to change
+     */
+    public static Result check(Path jarOrFolder) {
+        Report report = inspect(jarOrFolder);
+        if (!report.problems.isEmpty()) {
+            StringBuilder sb =
+                    new StringBuilder("Plugin ")
+                            .append(jarOrFolder.toAbsolutePath())
+                            .append(" would not load as a Flink external-resource driver (")
+                            .append(report.problems.size())
+                            .append(report.problems.size() == 1 ? " problem):" : " problems):");
+            for (String p : report.problems) {
+                sb.append("\n  - ").append(p);
+            }
+            throw new AssertionError(sb.toString());
+        }
+        return report.result;
+    }
+
+    /**
+     * Runs the same checks as {@link #check(Path)} and returns the problems instead of throwing;
+     * empty when the plugin is fine.
+     */
+    public static List<String> problems(Path jarOrFolder) {
+        return List.copyOf(inspect(jarOrFolder).problems);
+    }
+
+    /** What {@link #check(Path)} found in a plugin that passed. */
+    @PublicEvolving
+    public static final class Result {
+        private final String pluginId;
+        private final List<Path> jars;
+        private final String factoryClassName;
+        private final int classCount;
+
+        private Result(String pluginId, List<Path> jars, String factoryClassName, int classCount) {
+            this.pluginId = pluginId;
+            this.jars = List.copyOf(jars);
+            this.factoryClassName = factoryClassName;
+            this.classCount = classCount;
+        }
+
+        /** The plugin's id as Flink names it: the name of the folder holding the jars. */
+        public String pluginId() {
+            return pluginId;
+        }
+
+        /** The jars that make up the plugin, in the order Flink puts them on its class path. */
+        public List<Path> jars() {
+            return jars;
+        }
+
+        /**
+         * The registered factory's class name: the value operators put into {@code
+         * external-resource.<name>.driver-factory.class}.
+         */
+        public String factoryClassName() {
+            return factoryClassName;
+        }
+
+        /** How many class files the plugin's jars hold. */
+        public int classCount() {
+            return classCount;
+        }
+
+        @Override
+        public String toString() {
+            return "PluginCheck.Result{plugin="
+                    + pluginId
+                    + ", factory="
+                    + factoryClassName
+                    + ", jars="
+                    + jars
+                    + ", classes="
+                    + classCount
+                    + "}";
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    private static final class Report {
+        final List<String> problems = new ArrayList<>();
+        Result result;
+    }
+
+    private static Report inspect(Path jarOrFolder) {
+        Objects.requireNonNull(jarOrFolder, "jarOrFolder");
+        Report report = new Report();
+        Path absolute = jarOrFolder.toAbsolutePath().normalize();
+
+        List<Path> jars;
+        String pluginId;
+        try {
+            if (Files.isRegularFile(absolute)) {
+                jars = List.of(absolute);
+                Path parent = absolute.getParent();
+                pluginId = parent == null ? absolute.toString() : parent.getFileName().toString();
+            } else if (Files.isDirectory(absolute)) {
+                jars = jarsIn(absolute);
+                pluginId = absolute.getFileName().toString();
+                if (jars.isEmpty()) {
+                    report.problems.add(noJarsProblem(absolute));
+                    return report;
+                }
+            } else {
+                report.problems.add("no such jar or plugin folder " + absolute);
+                return report;
+            }
+        } catch (IOException e) {
+            report.problems.add("cannot list " + absolute + ": " + e.getMessage());
+            return report;
+        }
+
+        Contents contents = new Contents();
+        for (Path jar : jars) {
+            try {
+                contents.read(jar);
+            } catch (IOException e) {
+                report.problems.add("cannot read " + jar + " as a jar: " + e.getMessage());
+                return report;
+            }
+        }
+
+        if (contents.serviceEntries.size() != 1) {
+            report.problems.add(
+                    "expected exactly one factory in "
+                            + PluginFolder.FACTORY_SERVICE_FILE
+                            + " but found "
+                            + contents.serviceEntries.size()
+                            + (contents.serviceEntries.isEmpty()
+                                    ? "; register the factory class there (PluginFolder:"
+                                            + " .factory(MyFactory.class); Maven: a"
+                                            + " src/main/resources/"
+                                            + PluginFolder.FACTORY_SERVICE_FILE
+                                            + " file or @AutoService)"
+                                    : ": "
+                                            + contents.serviceEntries
+                                            + "; Flink keys factories by class name, ship one"
+                                            + " driver per plugin folder"));
+        }
+
+        for (Map.Entry<String, List<String>> e : contents.forbidden.entrySet()) {
+            List<String> classes = e.getValue();
+            report.problems.add(
+                    "bundles "
+                            + classes.size()
+                            + " class"
+                            + (classes.size() == 1 ? "" : "es")
+                            + " under "
+                            + e.getKey()
+                            + " ("
+                            + FORBIDDEN_PREFIXES.get(e.getKey())
+                            + "), e.g. "
+                            + classes.get(0)
+                            + ", which Flink's plugin class loader takes from Flink itself;"
+                            + " declare that dependency with provided scope or exclude it from"
+                            + " the shaded jar");
+        }
+
+        String[] parentFirst = CoreOptions.getPluginParentFirstLoaderPatterns(new Configuration());
+        PluginDescriptor descriptor = new PluginDescriptor(pluginId, urls(jars), new String[0]);
+        ClassLoader parent = PluginCheck.class.getClassLoader();
+        List<String> factoryNames = new ArrayList<>();
+        PluginLoader loader = PluginLoader.create(descriptor, parent, parentFirst);
+        try {
+            ClassLoader pluginClassLoader = null;
+            Iterator<ExternalResourceDriverFactory> it =
+                    loader.load(ExternalResourceDriverFactory.class);
+            while (true) {
+                ExternalResourceDriverFactory factory;
+                try {
+                    if (!it.hasNext()) {
+                        break;
+                    }
+                    factory = it.next();
+                } catch (ServiceConfigurationError | LinkageError e) {
+                    report.problems.add(
+                            "Flink's plugin loader could not load a factory: "
+                                    + describe(e)
+                                    + "; the factory must be a public class with a public no-arg"
+                                    + " constructor, and everything it needs must be bundled");
+                    // ServiceLoader may not be able to go on after a broken provider
+                    if (e instanceof LinkageError) {
+                        break;
+                    }
+                    continue;
+                }
+                Class<?> type = factory.getClass();
+                factoryNames.add(type.getName());
+                if (type.getClassLoader() == parent || !contents.classes.contains(type.getName())) {
+                    report.problems.add(
+                            "factory "
+                                    + type.getName()
+                                    + " was loaded from Flink's class path, not from the plugin:"
+                                    + " the factory must live in the plugin's jar, outside"
+                                    + " org.apache.flink");
+                } else {
+                    pluginClassLoader = type.getClassLoader();
+                }
+            }
+            if (factoryNames.isEmpty() && !contents.serviceEntries.isEmpty()) {
+                report.problems.add(
+                        "Flink's plugin loader found no loadable factory although "
+                                + PluginFolder.FACTORY_SERVICE_FILE
+                                + " names "
+                                + contents.serviceEntries);
+            }
+            if (pluginClassLoader != null && factoryNames.size() == 1) {
+                checkReferences(factoryNames.get(0), contents, pluginClassLoader, report);
+            }
+        } finally {
+            loader.close();
+        }
+
+        if (report.problems.isEmpty()) {
+            report.result =
+                    new Result(pluginId, jars, factoryNames.get(0), contents.classes.size());
+        }
+        return report;
+    }
+
+    /** Every class the driver's own code refers to must load through the plugin class loader. */
+    private static void checkReferences(
+            String factoryClassName, Contents contents, ClassLoader pluginLoader, Report report) {
+        int dot = factoryClassName.lastIndexOf('.');
+        String ownPackage = dot < 0 ? "" : factoryClassName.substring(0, dot + 1);
+        Map<String, String> missing = new TreeMap<>(); // referenced class -> first referrer
+        Map<String, Boolean> loadable = new HashMap<>();
+        for (Map.Entry<String, byte[]> e : contents.classFiles.entrySet()) {
+            String referrer = e.getKey();
+            if (!referrer.startsWith(ownPackage)) {
+                continue;
+            }
+            Set<String> refs;
+            try {
+                refs = ClassFileReferences.of(e.getValue());
+            } catch (IOException ex) {
+                report.problems.add("cannot read class file of " + referrer + ": " + ex.getMessage());
+                continue;
+            }
+            for (String ref : refs) {
+                if (contents.classes.contains(ref) || ref.startsWith("java.")) {
+                    continue;
+                }
+                boolean ok =
+                        loadable.computeIfAbsent(
+                                ref,
+                                r -> {
+                                    try {
+                                        Class.forName(r, false, pluginLoader);
+                                        return true;
+                                    } catch (ClassNotFoundException | LinkageError ex) {
+                                        return false;
+                                    }
+                                });
+                if (!ok) {
+                    missing.putIfAbsent(ref, referrer);
+                }
+            }
+        }
+        if (missing.isEmpty()) {
+            return;
+        }
+        String listed =
+                missing.entrySet().stream()
+                        .limit(MAX_LISTED_REFERENCES)
+                        .map(e -> e.getKey() + " (used by " + e.getValue() + ")")
+                        .collect(Collectors.joining(", "));
+        boolean sdkMissing = missing.keySet().stream().anyMatch(r -> r.startsWith("io.flinkdevices.sdk."));
+        report.problems.add(
+                missing.size()
+                        + " class"
+                        + (missing.size() == 1 ? "" : "es")
+                        + " the driver uses cannot be loaded by the plugin class loader, which sees"
+                        + " only the plugin's jars and Flink's parent-first packages: "
+                        + listed
+                        + (missing.size() > MAX_LISTED_REFERENCES
+                                ? " and " + (missing.size() - MAX_LISTED_REFERENCES) + " more"
+                                : "")
+                        + (sdkMissing
+                                ? "; bundle the flink-devices SDK (PluginFolder: .includeSdk();"
+                                        + " Maven: shade io.flinkdevices:sdk-api into the jar)"
+                                : "; bundle them into the plugin jar"));
+    }
+
+    /** What the plugin's jars hold. */
+    private static final class Contents {
+        final List<String> serviceEntries = new ArrayList<>();
+        final Set<String> classes = new TreeSet<>();
+        final Map<String, byte[]> classFiles = new TreeMap<>();
+        final Map<String, List<String>> forbidden = new LinkedHashMap<>();
+
+        void read(Path jar) throws IOException {
+            try (JarFile jarFile = new JarFile(jar.toFile())) {
+                Enumeration<JarEntry> entries = jarFile.entries();
+                while (entries.hasMoreElements()) {
+                    JarEntry entry = entries.nextElement();
+                    String name = entry.getName();
+                    if (entry.isDirectory()) {
+                        continue;
+                    }
+                    if (name.equals(PluginFolder.FACTORY_SERVICE_FILE)) {
+                        try (InputStream in = jarFile.getInputStream(entry)) {
+                            serviceEntries.addAll(serviceLines(in, jar));
+                        }
+                        continue;
+                    }
+                    if (!name.endsWith(".class")
+                            || name.startsWith("META-INF/")
+                            || name.endsWith("module-info.class")
+                            || name.endsWith("package-info.class")) {
+                        continue;
+                    }
+                    String className =
+                            name.substring(0, name.length() - ".class".length()).replace('/', '.');
+                    classes.add(className);
+                    for (String prefix : FORBIDDEN_PREFIXES.keySet()) {
+                        if (name.startsWith(prefix)) {
+                            forbidden.computeIfAbsent(prefix, p -> new ArrayList<>()).add(name);
+                        }
+                    }
+                    try (InputStream in = jarFile.getInputStream(entry)) {
+                        classFiles.put(className, in.readAllBytes());
+                    }
+                }
+            }
+        }
+
+        private static List<String> serviceLines(InputStream in, Path jar) throws IOException {
+            List<String> out = new ArrayList<>();
+            BufferedReader reader =
+                    new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                int hash = line.indexOf('#');
+                String value = (hash >= 0 ? line.substring(0, hash) : line).trim();
+                if (!value.isEmpty()) {
+                    out.add(value + " (in " + jar.getFileName() + ")");
+                }
+            }
+            return out;
+        }
+    }
+
+    private static List<Path> jarsIn(Path folder) throws IOException {
+        try (Stream<Path> files = Files.list(folder)) {
+            return files.filter(p -> Files.isRegularFile(p) && p.toString().endsWith(".jar"))
+                    .sorted(java.util.Comparator.comparing(p -> p.toUri().toString()))
+                    .collect(Collectors.toList());
+        }
+    }
+
+    private static String noJarsProblem(Path folder) {
+        boolean looksLikeRoot;
+        try (Stream<Path> files = Files.list(folder)) {
+            looksLikeRoot = files.anyMatch(Files::isDirectory);
+        } catch (IOException e) {
+            looksLikeRoot = false;
+        }
+        return "no jar in plugin folder "
+                + folder
+                + (looksLikeRoot
+                        ? "; it holds folders: pass one plugin folder (plugins/<name>), not the"
+                                + " plugins root"
+                        : "");
+    }
+
+    private static URL[] urls(List<Path> jars) {
+        URL[] urls = new URL[jars.size()];
+        for (int i = 0; i < urls.length; i++) {
+            try {
+                urls[i] = jars.get(i).toUri().toURL();
+            } catch (MalformedURLException e) {
+                throw new IllegalArgumentException("cannot turn " + jars.get(i) + " into a URL", e);
+            }
+        }
+        return urls;
+    }
+
+    private static String describe(Throwable t) {
+        StringBuilder sb = new StringBuilder(String.valueOf(t.getMessage()));
+        Set<Throwable> seen = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable c = t.getCause(); c != null && seen.add(c); c = c.getCause()) {
+            sb.append(" <- ").append(c.getClass().getSimpleName()).append(": ").append(c.getMessage());
+        }
+        return sb.toString();
+    }
+
+    private static Map<String, String> forbiddenPrefixes() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("org/apache/flink/", "Apache Flink");
+        Map<String, String> known =
+                Map.of(
+                        "org.slf4j", "SLF4J",
+                        "org.apache.log4j", "Log4j 1",
+                        "org.apache.logging", "Log4j 2",
+                        "org.apache.commons.logging", "Commons Logging",
+                        "ch.qos.logback", "Logback");
+        for (String pattern : CoreOptions.PARENT_FIRST_LOGGING_PATTERNS) {
+            String prefix = pattern.endsWith(".") ? pattern : pattern + ".";
+            m.put(prefix.replace('.', '/'), known.getOrDefault(pattern, "logging"));
+        }
+        return Collections.unmodifiableMap(m);
+    }
+}
