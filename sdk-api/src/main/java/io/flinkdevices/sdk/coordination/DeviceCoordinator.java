@@ -1,0 +1,342 @@
+package io.flinkdevices.sdk.coordination;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.coordination.internal.CoordinationFile;
+import io.flinkdevices.sdk.coordination.internal.DeviceRecord;
+import io.flinkdevices.sdk.coordination.internal.ExitRelease;
+import io.flinkdevices.sdk.coordination.internal.OwnerStatus;
+import io.flinkdevices.sdk.coordination.internal.ProcessIdentity;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Hands each device of a host to at most one TaskManager at a time, across processes.
+ *
+ * <p>In standalone mode several TaskManagers share a host and every one of them discovers every
+ * device. A driver with coordination enabled asks the coordinator for the devices it may use:
+ *
+ * <pre>{@code
+ * CoordinationParams coordination = CoordinationParams.read(params, "nvidia-gpu");
+ * params.validate();
+ * ...
+ * List<String> ids = discoverIds();
+ * if (coordination.enabled()) {
+ *     ids = DeviceCoordinator.create(coordination).allocate(ids, amount);
+ * }
+ * }</pre>
+ *
+ * <p>How it behaves:
+ *
+ * <ul>
+ *   <li>One file per device class and host holds one record per held device: its id, the
+ *       owner's PID, the owner's start time, and the boot and PID namespace the PID belongs to.
+ *       Ids are opaque strings matched exactly ({@code 1} never matches {@code 11}).
+ *   <li>{@link #allocate} takes exactly the requested number of free devices, in candidate order,
+ *       or fails and records nothing. A device is free when nobody holds it, or its owner is dead:
+ *       no process has the PID, a later process reuses the PID (another start time), or the
+ *       record is from an earlier boot. A device whose owner runs is never taken.
+ *   <li>Records of this process are released by {@link #release}, {@link #releaseAll}, and
+ *       automatically when the JVM exits normally. A killed process's records are reclaimed by
+ *       the next allocation.
+ *   <li>All access is serialized by a lock on {@code <file>.lock}, waited for at most the lock
+ *       timeout; a timeout names the file and the holder's PID. Records are replaced atomically
+ *       (a temporary file renamed over the file), so a process killed mid-write loses nothing.
+ *   <li>The files are created with mode 0600 or 0660 and never followed if they are symbolic
+ *       links. A damaged file is repaired from the lines that can be read and a WARN says what
+ *       was dropped; an owner named by a damaged line counts as alive while its PID runs.
+ * </ul>
+ *
+ * <p><b>PID namespaces.</b> PIDs mean something only within one PID namespace. Records carry the
+ * namespace of their owner; a record from another namespace (a TaskManager in another container
+ * sharing the file through a mounted folder) cannot be checked and is never taken over. It is
+ * released when its owner exits normally, but a killed owner's devices stay held until the
+ * record is removed by hand. See {@link #pidNamespaceCaveat()}.
+ *
+ * <p>Instances are thread-safe; threads of one JVM queue for the lock in turn.
+ */
+@PublicEvolving
+public final class DeviceCoordinator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeviceCoordinator.class);
+
+    /** Bound on the lock wait of the release at JVM exit, so that shutdown is never held up long. */
+    private static final Duration EXIT_LOCK_TIMEOUT = Duration.ofSeconds(5);
+
+    private static final Set<Path> NAMESPACE_NOTED = ConcurrentHashMap.newKeySet();
+
+    private final CoordinationFile file;
+    private final Duration lockTimeout;
+
+    private DeviceCoordinator(CoordinationParams params) {
+        this.file =
+                new CoordinationFile(
+                        params.file(),
+                        params.lockTimeout(),
+                        params.permissions() == CoordinationParams.Permissions.GROUP);
+        this.lockTimeout = params.lockTimeout();
+    }
+
+    /**
+     * A coordinator for the file in {@code params}. Creating one touches no file; the first
+     * allocation creates the file and its lock file.
+     */
+    public static DeviceCoordinator create(CoordinationParams params) {
+        return new DeviceCoordinator(params);
+    }
+
+    /** The coordination file. */
+    public Path file() {
+        return file.file();
+    }
+
+    /**
+     * Takes {@code amount} free devices from {@code candidateIds} for this process, atomically.
+     *
+     * @param candidateIds the ids the driver discovered, in order of preference; no duplicates
+     * @param amount how many devices to take, as Flink passes it to {@code retrieveResourceInfo}
+     * @return exactly {@code amount} ids, in candidate order
+     * @throws DeviceDriverException when fewer than {@code amount} candidates are free (the message
+     *     names the file and counts free, held and reclaimable devices), when the lock is not
+     *     obtained within the lock timeout, or when the file cannot be read or written; nothing
+     *     is recorded then
+     * @throws IllegalArgumentException when an id is empty or listed twice, or {@code amount} is
+     *     negative
+     */
+    public List<String> allocate(List<String> candidateIds, long amount)
+            throws DeviceDriverException {
+        if (amount < 0) {
+            throw new IllegalArgumentException("amount must not be negative but is " + amount);
+        }
+        Set<String> candidates = new LinkedHashSet<>();
+        for (String id : candidateIds) {
+            if (id == null || id.isEmpty()) {
+                throw new IllegalArgumentException("empty device id in " + candidateIds);
+            }
+            if (!candidates.add(id)) {
+                throw new IllegalArgumentException("device id '" + id + "' listed twice in " + candidateIds);
+            }
+        }
+        if (amount == 0) {
+            return List.of();
+        }
+        if (amount > candidates.size()) {
+            throw new DeviceDriverException(
+                    "cannot allocate "
+                            + amount
+                            + " devices through coordination file "
+                            + file.file()
+                            + ": only "
+                            + candidates.size()
+                            + " devices were discovered on this host "
+                            + candidates);
+        }
+        noteNamespace();
+        ProcessIdentity self = ProcessIdentity.current();
+        List<String> chosen =
+                file.transact(
+                        locked -> {
+                            OwnerStatus.Classifier classifier = new OwnerStatus.Classifier(self);
+                            List<DeviceRecord> kept = new ArrayList<>();
+                            Map<String, OwnerStatus> holders = new LinkedHashMap<>();
+                            Set<Long> reclaimedFrom = new TreeSet<>();
+                            List<String> reclaimed = new ArrayList<>();
+                            for (DeviceRecord r : locked.content().records()) {
+                                OwnerStatus status = classifier.classify(r);
+                                if (status.reclaimable()) {
+                                    reclaimedFrom.add(r.pid());
+                                    reclaimed.add(r.deviceId());
+                                } else {
+                                    kept.add(r);
+                                    holders.putIfAbsent(r.deviceId(), status);
+                                }
+                            }
+                            List<String> free = new ArrayList<>();
+                            for (String id : candidates) {
+                                if (!holders.containsKey(id)) {
+                                    free.add(id);
+                                }
+                            }
+                            if (free.size() < amount) {
+                                throw notEnough(amount, candidates, free, holders, locked);
+                            }
+                            List<String> taken = List.copyOf(free.subList(0, (int) amount));
+                            for (String id : taken) {
+                                kept.add(DeviceRecord.of(id, self));
+                            }
+                            locked.write(kept);
+                            if (!reclaimed.isEmpty()) {
+                                LOG.info(
+                                        "Reclaimed devices {} in {} from processes that are gone: {}",
+                                        reclaimed,
+                                        file.file(),
+                                        reclaimedFrom);
+                            }
+                            return taken;
+                        });
+        ExitRelease.register(this::releaseAtExit);
+        LOG.info("Allocated devices {} for pid {} through coordination file {}", chosen, self.pid(), file.file());
+        return chosen;
+    }
+
+    private DeviceDriverException notEnough(
+            long amount,
+            Set<String> candidates,
+            List<String> free,
+            Map<String, OwnerStatus> holders,
+            CoordinationFile.Locked locked) {
+        Map<Long, List<String>> byPid = new LinkedHashMap<>();
+        int mine = 0;
+        int foreign = 0;
+        for (DeviceRecord r : locked.content().records()) {
+            OwnerStatus s = holders.get(r.deviceId());
+            if (s == null || !candidates.contains(r.deviceId())) {
+                continue;
+            }
+            if (s == OwnerStatus.THIS_PROCESS) {
+                mine++;
+            } else if (s == OwnerStatus.OTHER_PID_NAMESPACE) {
+                foreign++;
+            }
+            byPid.computeIfAbsent(r.pid(), k -> new ArrayList<>()).add(r.deviceId());
+        }
+        int held = candidates.size() - free.size();
+        StringBuilder sb =
+                new StringBuilder("cannot allocate ")
+                        .append(amount)
+                        .append(" devices through coordination file ")
+                        .append(file.file())
+                        .append(": ")
+                        .append(free.size())
+                        .append(" of ")
+                        .append(candidates.size())
+                        .append(" discovered devices are free ")
+                        .append(free)
+                        .append(", ")
+                        .append(held)
+                        .append(" are held by running processes");
+        if (mine > 0) {
+            sb.append(" (").append(mine).append(" by this process)");
+        }
+        if (foreign > 0) {
+            sb.append(" (")
+                    .append(foreign)
+                    .append(" by processes in another PID namespace, which are never taken over)");
+        }
+        sb.append(": ");
+        List<String> parts = new ArrayList<>();
+        byPid.forEach((pid, ids) -> parts.add("pid " + pid + " holds " + ids));
+        sb.append(String.join(", ", parts)).append("; nothing was recorded");
+        return new DeviceDriverException(sb.toString());
+    }
+
+    /**
+     * Releases the given devices if this process holds them; ids it does not hold are ignored.
+     *
+     * @throws DeviceDriverException when the lock is not obtained in time or the file cannot be
+     *     read or written
+     */
+    public void release(Collection<String> ids) throws DeviceDriverException {
+        Set<String> wanted = new HashSet<>(ids);
+        releaseWhere(wanted::contains, lockTimeout);
+    }
+
+    /**
+     * Releases every device this process holds in this coordinator's file, whichever coordinator
+     * of this JVM allocated it.
+     *
+     * @throws DeviceDriverException when the lock is not obtained in time or the file cannot be
+     *     read or written
+     */
+    public void releaseAll() throws DeviceDriverException {
+        releaseWhere(id -> true, lockTimeout);
+    }
+
+    private void releaseAtExit() throws DeviceDriverException {
+        Duration timeout = lockTimeout.compareTo(EXIT_LOCK_TIMEOUT) < 0 ? lockTimeout : EXIT_LOCK_TIMEOUT;
+        releaseWhere(id -> true, timeout);
+    }
+
+    private void releaseWhere(java.util.function.Predicate<String> which, Duration timeout)
+            throws DeviceDriverException {
+        ProcessIdentity self = ProcessIdentity.current();
+        List<String> released =
+                file.transact(
+                        locked -> {
+                            List<DeviceRecord> kept = new ArrayList<>();
+                            List<String> gone = new ArrayList<>();
+                            for (DeviceRecord r : locked.content().records()) {
+                                if (r.isOwnedBy(self) && which.test(r.deviceId())) {
+                                    gone.add(r.deviceId());
+                                } else {
+                                    kept.add(r);
+                                }
+                            }
+                            if (!gone.isEmpty() || locked.content().damaged()) {
+                                locked.write(kept);
+                            }
+                            return gone;
+                        },
+                        timeout);
+        if (!released.isEmpty()) {
+            LOG.info("Released devices {} in coordination file {}", released, file.file());
+        }
+    }
+
+    /**
+     * Says whether this JVM runs in a PID namespace other than the host's (in a container), and
+     * what that means for coordination; empty on the host or where it cannot be told.
+     *
+     * <p>Coordination works among processes of one PID namespace. TaskManagers in different
+     * containers that share a coordination file through a mounted folder never take each other's
+     * devices, but a killed TaskManager's devices are not reclaimed by the other containers.
+     */
+    public static Optional<String> pidNamespaceCaveat() {
+        ProcessIdentity self = ProcessIdentity.current();
+        if (ProcessIdentity.inNonInitialPidNamespace()) {
+            return Optional.of(
+                    "this process runs in PID namespace "
+                            + self.pidNamespace()
+                            + ", not the host's (a container): coordination covers the processes"
+                            + " of this namespace; records of TaskManagers in other containers that"
+                            + " share the file are never taken over, so devices of a killed"
+                            + " TaskManager in another container stay held until its records are"
+                            + " removed by hand");
+        }
+        if (!ProcessIdentity.isKnownNamespace(self) && ProcessIdentity.containerMarkersPresent()) {
+            return Optional.of(
+                    "this process seems to run in a container but its PID namespace cannot be"
+                            + " read: share a coordination file only among TaskManagers of one"
+                            + " container or of the host");
+        }
+        return Optional.empty();
+    }
+
+    private void noteNamespace() {
+        if (NAMESPACE_NOTED.add(file.file())) {
+            pidNamespaceCaveat()
+                    .ifPresent(c -> LOG.info("Device coordination through {}: {}", file.file(), c));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DeviceCoordinator{" + file.file() + "}";
+    }
+}

@@ -1,0 +1,548 @@
+package io.flinkdevices.sdk.coordination.internal;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A coordination file and its lock: {@code <file>} holds the records, {@code <file>.lock} is the
+ * stable file whose POSIX record lock ({@link FileChannel#tryLock()}) serializes every reader and
+ * writer on the host.
+ *
+ * <p>Why it is built this way:
+ *
+ * <ul>
+ *   <li>Records are replaced by writing {@code <file>.tmp} and renaming it over {@code <file>}, so
+ *       a process killed mid-write leaves the previous content, never a torn file. The lock lives
+ *       on a separate file because a rename would replace a locked inode. No {@code fsync}: after
+ *       a power loss every owner is dead anyway (and records of an earlier boot are reclaimed).
+ *       Where the rename is refused (another user's file in a sticky folder such as {@code
+ *       /tmp}), the content is written in place in one write, then truncated.
+ *   <li>POSIX locks belong to the process, not the channel, and closing any channel on the file
+ *       drops every lock the process holds on it. So each lock file is opened once per class
+ *       loader and kept open, threads of one JVM queue on a {@link ReentrantLock} first, and a
+ *       second class loader (another plugin) sees {@link OverlappingFileLockException}, which
+ *       counts as "held".
+ *   <li>Waiting is bounded: {@code tryLock} is polled with a short back-off until the timeout.
+ *       The holder writes its PID into the lock file so that a waiter that gives up can name it.
+ *   <li>Symbolic links are refused at both paths (checked, and opened with {@code O_NOFOLLOW}),
+ *       since the default folder is world-writable.
+ * </ul>
+ */
+public final class CoordinationFile {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CoordinationFile.class);
+
+    private static final Map<Path, Slot> SLOTS = new ConcurrentHashMap<>();
+    private static final long MIN_BACKOFF_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    private final Path file;
+    private final Path lockFile;
+    private final Path tempFile;
+    private final Duration lockTimeout;
+    private final Set<PosixFilePermission> permissions;
+    private volatile boolean warnedInPlace;
+
+    /**
+     * @param file the records file; its lock is {@code file + ".lock"}
+     * @param lockTimeout how long to wait for the lock
+     * @param groupShared whether the group may read and write ({@code 0660}), else {@code 0600}
+     */
+    public CoordinationFile(Path file, Duration lockTimeout, boolean groupShared) {
+        this.file = file.toAbsolutePath().normalize();
+        this.lockFile = sibling(this.file, ".lock");
+        this.tempFile = sibling(this.file, ".tmp");
+        this.lockTimeout = Objects.requireNonNull(lockTimeout);
+        this.permissions = PosixFilePermissions.fromString(groupShared ? "rw-rw----" : "rw-------");
+    }
+
+    private static Path sibling(Path file, String suffix) {
+        return file.resolveSibling(file.getFileName().toString() + suffix);
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    public Path lockFile() {
+        return lockFile;
+    }
+
+    /** Work done while holding the lock. */
+    @FunctionalInterface
+    public interface Transaction<T> {
+        T run(Locked locked) throws DeviceDriverException;
+    }
+
+    /** The file as seen under the lock. */
+    public interface Locked {
+        /** What the file held when the lock was taken. */
+        RecordFormat.Parsed content();
+
+        /** Replaces the records. */
+        void write(List<DeviceRecord> records) throws DeviceDriverException;
+    }
+
+    /** Runs {@code tx} under the lock, waiting at most the lock timeout for it. */
+    public <T> T transact(Transaction<T> tx) throws DeviceDriverException {
+        return transact(tx, lockTimeout);
+    }
+
+    /** Runs {@code tx} under the lock, waiting at most {@code timeout} for it. */
+    public <T> T transact(Transaction<T> tx, Duration timeout) throws DeviceDriverException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Slot slot = SLOTS.computeIfAbsent(lockKey(), k -> new Slot());
+        if (slot.mutex.isHeldByCurrentThread()) {
+            throw new IllegalStateException(
+                    "coordination file " + file + " is already locked by this thread");
+        }
+        boolean queued;
+        try {
+            queued = slot.mutex.tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DeviceDriverException(
+                    "interrupted while waiting for the lock on coordination file " + file, e);
+        }
+        if (!queued) {
+            throw new DeviceDriverException(
+                    "timed out after "
+                            + human(timeout)
+                            + " waiting for the lock on coordination file "
+                            + file
+                            + " (lock file "
+                            + lockFile
+                            + "): held by another thread of this process (pid "
+                            + ProcessHandle.current().pid()
+                            + ")");
+        }
+        try {
+            FileLock lock = acquire(slot, deadline, timeout);
+            try {
+                writeHolder(slot.channel);
+                LockedView view = new LockedView(read());
+                T result = tx.run(view);
+                return result;
+            } finally {
+                try {
+                    slot.channel.truncate(0);
+                } catch (IOException ignored) {
+                    // the holder line is a diagnostic only
+                }
+                try {
+                    lock.release();
+                } catch (IOException e) {
+                    // Closing the channel releases the lock for certain.
+                    slot.close();
+                }
+            }
+        } finally {
+            slot.mutex.unlock();
+        }
+    }
+
+    private Path lockKey() {
+        // One slot per real lock file, however the path was spelled.
+        Path parent = lockFile.getParent();
+        try {
+            return parent.toRealPath().resolve(lockFile.getFileName());
+        } catch (IOException e) {
+            return lockFile;
+        }
+    }
+
+    private FileLock acquire(Slot slot, long deadline, Duration timeout)
+            throws DeviceDriverException {
+        long backoff = MIN_BACKOFF_NANOS;
+        while (true) {
+            FileChannel ch = slot.open(this);
+            FileLock lock;
+            try {
+                lock = ch.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null; // another class loader of this JVM holds it
+            } catch (IOException e) {
+                slot.close();
+                throw new DeviceDriverException(
+                        "cannot lock coordination lock file " + lockFile + ": " + e.getMessage(), e);
+            }
+            if (lock != null) {
+                if (slot.stillCurrent(lockFile)) {
+                    return lock;
+                }
+                // The lock file was deleted or replaced since we opened it: lock the new one.
+                slot.close();
+                continue;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new DeviceDriverException(
+                        "timed out after "
+                                + human(timeout)
+                                + " waiting for the lock on coordination file "
+                                + file
+                                + " (lock file "
+                                + lockFile
+                                + "): "
+                                + describeHolder(ch)
+                                + "; raise coordination.lock-timeout if allocations are slow");
+            }
+            LockSupport.parkNanos(Math.min(backoff, left));
+            if (Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+                throw new DeviceDriverException(
+                        "interrupted while waiting for the lock on coordination file " + file);
+            }
+            backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
+        }
+    }
+
+    private void writeHolder(FileChannel ch) {
+        ProcessIdentity self = ProcessIdentity.current();
+        byte[] line =
+                (self.pid() + " " + self.start() + " " + System.currentTimeMillis() + "\n")
+                        .getBytes(StandardCharsets.US_ASCII);
+        try {
+            ch.write(ByteBuffer.wrap(line), 0);
+            ch.truncate(line.length);
+        } catch (IOException e) {
+            LOG.debug("Cannot write the holder into {}", lockFile, e);
+        }
+    }
+
+    private String describeHolder(FileChannel ch) {
+        String text;
+        try {
+            ByteBuffer buf = ByteBuffer.allocate(256);
+            ch.read(buf, 0);
+            text = new String(buf.array(), 0, buf.position(), StandardCharsets.US_ASCII).trim();
+        } catch (IOException e) {
+            text = "";
+        }
+        String[] f = text.split(" ");
+        if (f.length != 3 || !f[0].matches("[0-9]{1,18}") || !f[2].matches("[0-9]{1,19}")) {
+            return "the holder did not say who it is (a process other than a flink-devices"
+                    + " coordinator may hold a lock on the lock file)";
+        }
+        long pid = Long.parseLong(f[0]);
+        String since = Instant.ofEpochMilli(Long.parseLong(f[2])).toString();
+        String command =
+                ProcessHandle.of(pid)
+                        .flatMap(h -> h.info().commandLine())
+                        .map(c -> c.length() > 160 ? c.substring(0, 160) + "..." : c)
+                        .map(c -> ", command: " + c)
+                        .orElse("");
+        boolean alive = ProcessIdentity.startToken(pid).isPresent();
+        return "held by process "
+                + pid
+                + " since "
+                + since
+                + (alive ? command : " (that PID is not running in this PID namespace)");
+    }
+
+    private RecordFormat.Parsed read() throws DeviceDriverException {
+        refuseLink(file);
+        byte[] content;
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            long size = ch.size();
+            if (size > 64L * 1024 * 1024) {
+                throw new DeviceDriverException(
+                        "coordination file " + file + " is " + size + " bytes, not a coordination file");
+            }
+            ByteBuffer buf = ByteBuffer.allocate((int) size);
+            while (buf.hasRemaining() && ch.read(buf) >= 0) {
+                // read to the end
+            }
+            content = buf.array();
+            if (buf.position() < content.length) {
+                content = java.util.Arrays.copyOf(content, buf.position());
+            }
+        } catch (NoSuchFileException e) {
+            return RecordFormat.parse(new byte[0]);
+        } catch (IOException e) {
+            throw ioFailure("cannot read coordination file " + file, file, e);
+        }
+        RecordFormat.Parsed parsed = RecordFormat.parse(content);
+        if (parsed.damaged()) {
+            LOG.warn(
+                    "Coordination file {} was damaged and is repaired from what could be read: kept"
+                            + " {} records, {} of them from damaged lines (their owners count as alive"
+                            + " while their PIDs run): {}; dropped {} unreadable lines: {}",
+                    file,
+                    parsed.records().size(),
+                    parsed.partial().size(),
+                    abbreviate(parsed.partial()),
+                    parsed.dropped().size(),
+                    abbreviate(parsed.dropped()));
+        }
+        return parsed;
+    }
+
+    private void write(List<DeviceRecord> records) throws DeviceDriverException {
+        byte[] content = RecordFormat.format(records);
+        refuseLink(file);
+        try {
+            Files.deleteIfExists(tempFile);
+            try (FileChannel ch =
+                    FileChannel.open(
+                            tempFile,
+                            Set.of(
+                                    StandardOpenOption.CREATE_NEW,
+                                    StandardOpenOption.WRITE,
+                                    LinkOption.NOFOLLOW_LINKS),
+                            permissionAttribute())) {
+                writeFully(ch, content);
+            }
+            applyPermissions(tempFile);
+            Files.move(tempFile, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AccessDeniedException e) {
+            writeInPlace(content, e);
+        } catch (FileSystemException e) {
+            if (isPermissionProblem(e)) {
+                writeInPlace(content, e);
+            } else {
+                throw ioFailure("cannot write coordination file " + file, file, e);
+            }
+        } catch (IOException e) {
+            throw ioFailure("cannot write coordination file " + file, file, e);
+        }
+    }
+
+    private static boolean isPermissionProblem(FileSystemException e) {
+        String reason = String.valueOf(e.getReason());
+        return reason.contains("Operation not permitted") || reason.contains("Permission denied");
+    }
+
+    private void writeInPlace(byte[] content, IOException why) throws DeviceDriverException {
+        if (!warnedInPlace) {
+            warnedInPlace = true;
+            LOG.warn(
+                    "Cannot replace coordination file {} atomically ({}); writing it in place instead."
+                            + " Put it in a folder without the sticky bit that all TaskManager users"
+                            + " may write to.",
+                    file,
+                    why.toString());
+        }
+        refuseLink(file);
+        OpenOption[] options = {
+            StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS
+        };
+        try (FileChannel ch = FileChannel.open(file, options)) {
+            // One write of a small buffer: a killed process cannot leave half of it.
+            ByteBuffer buf = ByteBuffer.wrap(content);
+            long pos = 0;
+            while (buf.hasRemaining()) {
+                pos += ch.write(buf, pos);
+            }
+            ch.truncate(content.length);
+        } catch (IOException e) {
+            throw ioFailure("cannot write coordination file " + file, file, e);
+        }
+    }
+
+    private static void writeFully(FileChannel ch, byte[] content) throws IOException {
+        ByteBuffer buf = ByteBuffer.wrap(content);
+        while (buf.hasRemaining()) {
+            ch.write(buf);
+        }
+    }
+
+    private FileAttribute<?>[] permissionAttribute() {
+        if (!posix()) {
+            return new FileAttribute<?>[0];
+        }
+        return new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(permissions)};
+    }
+
+    private boolean posix() {
+        return file.getFileSystem().supportedFileAttributeViews().contains("posix");
+    }
+
+    /** Sets the configured mode exactly: the umask may have removed the group bits. */
+    private void applyPermissions(Path p) throws IOException {
+        if (posix()) {
+            Files.setPosixFilePermissions(p, permissions);
+        }
+    }
+
+    void refuseLink(Path p) throws DeviceDriverException {
+        if (Files.isSymbolicLink(p)) {
+            String target;
+            try {
+                target = " -> " + Files.readSymbolicLink(p);
+            } catch (IOException e) {
+                target = "";
+            }
+            throw new DeviceDriverException(
+                    "coordination file "
+                            + p
+                            + " is a symbolic link"
+                            + target
+                            + "; refusing to follow it (someone may be redirecting writes). Remove it"
+                            + " or point coordination.file at a regular file in a folder only"
+                            + " TaskManagers can write");
+        }
+        if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+            throw new DeviceDriverException(
+                    "coordination file " + p + " exists but is not a regular file");
+        }
+    }
+
+    private DeviceDriverException ioFailure(String what, Path p, IOException e) {
+        String reason = e.getMessage();
+        if (e instanceof FileSystemException
+                && String.valueOf(((FileSystemException) e).getReason()).contains("symbolic link")) {
+            reason = p + " became a symbolic link; refusing to follow it";
+        }
+        return new DeviceDriverException(what + ": " + reason, e);
+    }
+
+    private static String abbreviate(List<String> lines) {
+        StringBuilder sb = new StringBuilder();
+        int shown = 0;
+        for (String l : lines) {
+            if (shown == 10) {
+                sb.append(" ... (").append(lines.size() - shown).append(" more)");
+                break;
+            }
+            if (shown > 0) {
+                sb.append(" | ");
+            }
+            String clean = l.replaceAll("\\p{Cntrl}", "?");
+            sb.append('\'').append(clean.length() > 100 ? clean.substring(0, 100) + "..." : clean).append('\'');
+            shown++;
+        }
+        return sb.toString();
+    }
+
+    static String human(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
+    private final class LockedView implements Locked {
+        private final RecordFormat.Parsed content;
+
+        LockedView(RecordFormat.Parsed content) {
+            this.content = content;
+        }
+
+        @Override
+        public RecordFormat.Parsed content() {
+            return content;
+        }
+
+        @Override
+        public void write(List<DeviceRecord> records) throws DeviceDriverException {
+            CoordinationFile.this.write(records);
+        }
+    }
+
+    /** The lock file of one path as this class loader holds it open. */
+    private static final class Slot {
+        final ReentrantLock mutex = new ReentrantLock();
+        FileChannel channel;
+        Object fileKey;
+
+        /** Opens the lock file if it is not open yet; only called with {@link #mutex} held. */
+        FileChannel open(CoordinationFile owner) throws DeviceDriverException {
+            if (channel != null && channel.isOpen()) {
+                return channel;
+            }
+            Path lockFile = owner.lockFile;
+            owner.refuseLink(lockFile);
+            try {
+                try {
+                    channel =
+                            FileChannel.open(
+                                    lockFile,
+                                    Set.of(
+                                            StandardOpenOption.CREATE_NEW,
+                                            StandardOpenOption.READ,
+                                            StandardOpenOption.WRITE,
+                                            LinkOption.NOFOLLOW_LINKS),
+                                    owner.permissionAttribute());
+                    owner.applyPermissions(lockFile);
+                } catch (FileAlreadyExistsException e) {
+                    channel =
+                            FileChannel.open(
+                                    lockFile,
+                                    StandardOpenOption.READ,
+                                    StandardOpenOption.WRITE,
+                                    LinkOption.NOFOLLOW_LINKS);
+                }
+                fileKey =
+                        Files.readAttributes(lockFile, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                                .fileKey();
+                return channel;
+            } catch (NoSuchFileException e) {
+                close();
+                throw new DeviceDriverException(
+                        "cannot create coordination lock file "
+                                + lockFile
+                                + ": folder "
+                                + lockFile.getParent()
+                                + " does not exist",
+                        e);
+            } catch (IOException e) {
+                close();
+                throw owner.ioFailure("cannot open coordination lock file " + lockFile, lockFile, e);
+            }
+        }
+
+        boolean stillCurrent(Path lockFile) {
+            try {
+                Object now =
+                        Files.readAttributes(lockFile, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                                .fileKey();
+                return fileKey == null || fileKey.equals(now);
+            } catch (IOException e) {
+                return false;
+            }
+        }
+
+        void close() {
+            if (channel != null) {
+                try {
+                    channel.close();
+                } catch (IOException ignored) {
+                    // nothing more to release
+                }
+            }
+            channel = null;
+            fileKey = null;
+        }
+    }
+}
