@@ -18,10 +18,13 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.Enumeration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,9 +61,9 @@ import java.util.stream.Stream;
  *   <li>the jars bundle no class under {@code org/apache/flink/} nor under a logging package
  *       ({@code org/slf4j/}, log4j, commons-logging, logback): the plugin class loader takes those
  *       from Flink, so bundled copies are dead weight at best and a version clash at worst;
- *   <li>every class the driver's own code (the factory's package and its subpackages) refers to
- *       can be loaded through the plugin class loader: it is bundled or comes parent-first from
- *       Flink. This catches a jar that forgot to bundle the flink-devices SDK or another
+ *   <li>every class the driver's own code refers to can be loaded through the plugin class
+ *       loader: it is bundled or comes parent-first from Flink. The driver's own code is what the
+ *       factory reaches, class by class, within its package and subpackages. This catches a jar that forgot to bundle the flink-devices SDK or another
  *       dependency, which would otherwise fail only on a TaskManager.
  * </ul>
  *
@@ -304,27 +307,43 @@ public final class PluginCheck {
         return report;
     }
 
-    /** Every class the driver's own code refers to must load through the plugin class loader. */
+    /**
+     * Every class the driver's own code refers to must load through the plugin class loader. The
+     * driver's own code is what the factory reaches, class by class, inside its own package and
+     * subpackages: a helper in that package that the factory never uses (a test utility, say) may
+     * refer to classes the plugin does not bundle without harm.
+     */
     private static void checkReferences(
             String factoryClassName, Contents contents, ClassLoader pluginLoader, Report report) {
         int dot = factoryClassName.lastIndexOf('.');
         String ownPackage = dot < 0 ? "" : factoryClassName.substring(0, dot + 1);
         Map<String, String> missing = new TreeMap<>(); // referenced class -> first referrer
         Map<String, Boolean> loadable = new HashMap<>();
-        for (Map.Entry<String, byte[]> e : contents.classFiles.entrySet()) {
-            String referrer = e.getKey();
-            if (!referrer.startsWith(ownPackage)) {
+        Set<String> visited = new HashSet<>();
+        Deque<String> queue = new ArrayDeque<>();
+        queue.add(factoryClassName);
+        visited.add(factoryClassName);
+        while (!queue.isEmpty()) {
+            String referrer = queue.poll();
+            byte[] classFile = contents.classFiles.get(referrer);
+            if (classFile == null) {
                 continue;
             }
             Set<String> refs;
             try {
-                refs = ClassFileReferences.of(e.getValue());
+                refs = ClassFileReferences.of(classFile);
             } catch (IOException ex) {
                 report.problems.add("cannot read class file of " + referrer + ": " + ex.getMessage());
                 continue;
             }
             for (String ref : refs) {
-                if (contents.classes.contains(ref) || ref.startsWith("java.")) {
+                if (ref.startsWith("java.")) {
+                    continue;
+                }
+                if (contents.classes.contains(ref)) {
+                    if (ref.startsWith(ownPackage) && visited.add(ref)) {
+                        queue.add(ref);
+                    }
                     continue;
                 }
                 boolean ok =
