@@ -262,7 +262,7 @@ public final class CoordinationFile {
         String command =
                 ProcessHandle.of(pid)
                         .flatMap(h -> h.info().commandLine())
-                        .map(c -> c.length() > 160 ? c.substring(0, 160) + "..." : c)
+                        .map(c -> c.length() > 200 ? c.substring(0, 60) + " ... " + c.substring(c.length() - 120) : c)
                         .map(c -> ", command: " + c)
                         .orElse("");
         boolean alive = ProcessIdentity.startToken(pid).isPresent();

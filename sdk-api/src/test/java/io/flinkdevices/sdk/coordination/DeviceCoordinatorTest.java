@@ -1,0 +1,411 @@
+package io.flinkdevices.sdk.coordination;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.coordination.internal.CoordinationFile;
+import io.flinkdevices.sdk.coordination.internal.DeviceRecord;
+import io.flinkdevices.sdk.coordination.internal.ProcessIdentity;
+import io.flinkdevices.sdk.coordination.internal.RecordFormat;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Allocation, takeover, release and file handling of {@link DeviceCoordinator} within one JVM. */
+class DeviceCoordinatorTest {
+
+    /** Above every Linux pid_max (at most 2^22): never a running process. */
+    static final long DEAD_PID = 999_999_999L;
+
+    @TempDir Path dir;
+
+    Path file;
+    ProcessIdentity self;
+    ProcessIdentity other;
+
+    @BeforeEach
+    void setUp() {
+        file = dir.resolve("gpu.coordination");
+        self = ProcessIdentity.current();
+        // The process that started this JVM runs for the whole test.
+        long parent = ProcessHandle.current().parent().orElseThrow().pid();
+        other = ProcessIdentity.of(parent).orElseThrow();
+    }
+
+    DeviceCoordinator coordinator() {
+        return DeviceCoordinator.create(CoordinationParams.of(file));
+    }
+
+    static List<String> ids(int n) {
+        return IntStream.range(0, n).mapToObj(Integer::toString).collect(Collectors.toList());
+    }
+
+    ProcessIdentity dead() {
+        return new ProcessIdentity(DEAD_PID, "t12345", self.bootId(), self.pidNamespace());
+    }
+
+    void writeRecords(DeviceRecord... records) throws IOException {
+        Files.write(file, RecordFormat.format(List.of(records)));
+    }
+
+    List<DeviceRecord> records() throws IOException {
+        return RecordFormat.parse(Files.readAllBytes(file)).records();
+    }
+
+    List<String> idsHeldBy(ProcessIdentity p) throws IOException {
+        return records().stream()
+                .filter(r -> r.pid() == p.pid())
+                .map(DeviceRecord::deviceId)
+                .collect(Collectors.toList());
+    }
+
+    @Nested
+    @DisplayName("allocation")
+    class Allocation {
+
+        @Test
+        @DisplayName("takes exactly the requested amount, in candidate order, and records it")
+        void takesAmountInOrder() throws Exception {
+            assertThat(coordinator().allocate(List.of("3", "1", "2", "0"), 2)).containsExactly("3", "1");
+            assertThat(idsHeldBy(self)).containsExactly("3", "1");
+        }
+
+        @Test
+        @DisplayName("never hands out a device this or another process already holds")
+        void skipsHeldDevices() throws Exception {
+            writeRecords(DeviceRecord.of("0", other));
+            DeviceCoordinator c = coordinator();
+            assertThat(c.allocate(ids(4), 1)).containsExactly("1");
+            assertThat(c.allocate(ids(4), 2)).containsExactly("2", "3");
+            assertThat(idsHeldBy(other)).containsExactly("0");
+        }
+
+        @Test
+        @DisplayName("fails naming the file and the counts when too few devices are free, recording nothing")
+        void tooFewFree() throws Exception {
+            writeRecords(DeviceRecord.of("0", other), DeviceRecord.of("2", other));
+            byte[] before = Files.readAllBytes(file);
+            assertThatThrownBy(() -> coordinator().allocate(ids(4), 3))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining(file.toString())
+                    .hasMessageContaining("cannot allocate 3 devices")
+                    .hasMessageContaining("2 of 4 discovered devices are free [1, 3]")
+                    .hasMessageContaining("pid " + other.pid() + " holds [0, 2]")
+                    .hasMessageContaining("nothing was recorded");
+            assertThat(Files.readAllBytes(file)).isEqualTo(before);
+        }
+
+        @Test
+        @DisplayName("fails without touching the file when more devices are asked for than discovered")
+        void moreThanDiscovered() {
+            assertThatThrownBy(() -> coordinator().allocate(ids(2), 3))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("cannot allocate 3 devices")
+                    .hasMessageContaining("only 2 devices were discovered");
+            assertThat(file).doesNotExist();
+        }
+
+        @Test
+        @DisplayName("an amount of zero takes nothing and creates no file")
+        void zero() throws Exception {
+            assertThat(coordinator().allocate(ids(2), 0)).isEmpty();
+            assertThat(file).doesNotExist();
+        }
+
+        @Test
+        @DisplayName("rejects duplicate and empty ids")
+        void badIds() {
+            assertThatThrownBy(() -> coordinator().allocate(List.of("1", "1"), 1))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'1' listed twice");
+            assertThatThrownBy(() -> coordinator().allocate(List.of(""), 1))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+
+        @Test
+        @DisplayName("matches opaque ids exactly: mlx5_0/1 is not mlx5_0/10, PCI addresses and spaces survive")
+        void opaqueIds() throws Exception {
+            writeRecords(DeviceRecord.of("mlx5_0/1", other));
+            DeviceCoordinator c = coordinator();
+            List<String> candidates =
+                    List.of("mlx5_0/1", "mlx5_0/10", "0000:3b:00.0", "GPU-8f3a uuid#1%");
+            assertThatThrownBy(() -> c.allocate(candidates, 4)).hasMessageContaining("3 of 4");
+            assertThat(c.allocate(candidates, 3))
+                    .containsExactly("mlx5_0/10", "0000:3b:00.0", "GPU-8f3a uuid#1%");
+            assertThat(idsHeldBy(self)).containsExactly("mlx5_0/10", "0000:3b:00.0", "GPU-8f3a uuid#1%");
+            assertThat(idsHeldBy(other)).containsExactly("mlx5_0/1");
+        }
+    }
+
+    @Nested
+    @DisplayName("owners that are gone")
+    class Takeover {
+
+        @Test
+        @DisplayName("with more than ten devices, reclaiming GPU 1 from a dead owner never frees GPU 11 of a live one")
+        void oneIsNotEleven() throws Exception {
+            List<DeviceRecord> recs = new ArrayList<>();
+            recs.add(DeviceRecord.of("0", other));
+            for (int i = 1; i <= 10; i++) {
+                recs.add(DeviceRecord.of(Integer.toString(i), dead()));
+            }
+            recs.add(DeviceRecord.of("11", other));
+            writeRecords(recs.toArray(new DeviceRecord[0]));
+
+            DeviceCoordinator c = coordinator();
+            assertThat(c.allocate(ids(12), 1)).containsExactly("1");
+            assertThat(idsHeldBy(other)).containsExactly("0", "11");
+            assertThat(c.allocate(ids(12), 9))
+                    .containsExactly("2", "3", "4", "5", "6", "7", "8", "9", "10");
+            assertThatThrownBy(() -> c.allocate(ids(12), 1))
+                    .hasMessageContaining("0 of 12 discovered devices are free")
+                    .hasMessageContaining("pid " + other.pid() + " holds [0, 11]");
+            assertThat(idsHeldBy(other)).containsExactly("0", "11");
+            assertThat(records()).noneMatch(r -> r.pid() == DEAD_PID);
+        }
+
+        @Test
+        @DisplayName("a record whose PID now belongs to a later process (another start time) is taken over")
+        void pidReuse() throws Exception {
+            ProcessIdentity earlierHolderOfThatPid =
+                    new ProcessIdentity(other.pid(), "t1", other.bootId(), other.pidNamespace());
+            writeRecords(DeviceRecord.of("0", earlierHolderOfThatPid), DeviceRecord.of("1", other));
+            assertThat(coordinator().allocate(ids(2), 1)).containsExactly("0");
+            assertThat(idsHeldBy(other)).containsExactly("1");
+        }
+
+        @Test
+        @DisplayName("a record written before the host rebooted is taken over")
+        void earlierBoot() throws Exception {
+            ProcessIdentity beforeReboot =
+                    new ProcessIdentity(other.pid(), other.start(), "0b0e1d00-0000-0000-0000-000000000000", other.pidNamespace());
+            writeRecords(DeviceRecord.of("0", beforeReboot));
+            assertThat(coordinator().allocate(ids(1), 1)).containsExactly("0");
+        }
+
+        @Test
+        @DisplayName("a record of a process in another PID namespace is never taken over, and the error says why")
+        void otherPidNamespace() throws Exception {
+            ProcessIdentity inOtherContainer =
+                    new ProcessIdentity(DEAD_PID, "t5", self.bootId(), "4026532999");
+            writeRecords(DeviceRecord.of("0", inOtherContainer));
+            DeviceCoordinator c = coordinator();
+            assertThatThrownBy(() -> c.allocate(ids(1), 1)).hasMessageContaining("another PID namespace");
+            assertThat(c.allocate(ids(2), 1)).containsExactly("1");
+        }
+    }
+
+    @Nested
+    @DisplayName("release")
+    class Release {
+
+        @Test
+        @DisplayName("release frees only the named devices of this process; releaseAll frees the rest")
+        void releaseSome() throws Exception {
+            writeRecords(DeviceRecord.of("0", other));
+            DeviceCoordinator c = coordinator();
+            c.allocate(ids(4), 3);
+            c.release(List.of("1", "0", "9"));
+            assertThat(idsHeldBy(self)).containsExactly("2", "3");
+            assertThat(idsHeldBy(other)).containsExactly("0");
+            assertThat(c.allocate(ids(4), 1)).containsExactly("1");
+            c.releaseAll();
+            assertThat(idsHeldBy(self)).isEmpty();
+            assertThat(idsHeldBy(other)).containsExactly("0");
+        }
+    }
+
+    @Nested
+    @DisplayName("a damaged file")
+    class Damaged {
+
+        @Test
+        @DisplayName("keeps every readable record, drops the rest with a WARN, and still protects live owners")
+        void corrupt() throws Exception {
+            String content =
+                    new String(RecordFormat.format(List.of(DeviceRecord.of("0", other))), StandardCharsets.UTF_8)
+                            + "garbage without pid\n"
+                            + "\u0000\u0000\u0007\n"
+                            + "5 -3 t1 x/y\n"
+                            + new String(RecordFormat.format(List.of(DeviceRecord.of("1", dead()))), StandardCharsets.UTF_8)
+                                    .replace(RecordFormat.HEADER, "")
+                            + "2 " + other.pid() + " ###broken###\n";
+            Files.write(file, content.getBytes(StandardCharsets.UTF_8));
+            try (LogCapture log = LogCapture.warnings(CoordinationFile.class)) {
+                assertThat(coordinator().allocate(ids(4), 2)).containsExactly("1", "3");
+                assertThat(log.text())
+                        .contains("damaged")
+                        .contains(file.toString())
+                        .contains("dropped 3 unreadable lines")
+                        .contains("'garbage without pid'")
+                        .contains("'5 -3 t1 x/y'")
+                        .contains("2 " + other.pid() + " ###broken###");
+            }
+            assertThat(idsHeldBy(other)).containsExactly("0", "2");
+            assertThat(Files.readString(file)).doesNotContain("garbage").doesNotContain("###");
+        }
+
+        @Test
+        @DisplayName("a last line torn inside the start time still protects its live owner")
+        void truncatedStart() throws Exception {
+            String full = new String(RecordFormat.format(List.of(DeviceRecord.of("0", other))), StandardCharsets.UTF_8);
+            String torn = full.substring(0, full.indexOf(other.start()) + 2);
+            Files.write(file, torn.getBytes(StandardCharsets.UTF_8));
+            assertThat(coordinator().allocate(ids(2), 1)).containsExactly("1");
+            assertThat(idsHeldBy(other)).containsExactly("0");
+        }
+
+        @Test
+        @DisplayName("a last line torn inside the PID is dropped, since the torn PID could name anyone")
+        void truncatedPid() throws Exception {
+            Files.write(file, ("0 " + other.pid()).getBytes(StandardCharsets.UTF_8));
+            try (LogCapture log = LogCapture.warnings(CoordinationFile.class)) {
+                assertThat(coordinator().allocate(ids(1), 1)).containsExactly("0");
+                assertThat(log.text()).contains("dropped 1 unreadable lines");
+            }
+        }
+
+        @Test
+        @DisplayName("reads Flink's own '<index> <pid>' lines and respects their live owners")
+        void flinkFormat() throws Exception {
+            Files.writeString(file, "0 " + other.pid() + "\n1 " + DEAD_PID + "\n");
+            assertThat(coordinator().allocate(ids(2), 1)).containsExactly("1");
+            assertThat(idsHeldBy(other)).containsExactly("0");
+        }
+    }
+
+    @Nested
+    @DisplayName("files")
+    class FilesAndLinks {
+
+        @Test
+        @DisplayName("refuses a symbolic link planted at the file's path, leaving its target alone")
+        void symlinkAtFile() throws Exception {
+            Path target = dir.resolve("victim.txt");
+            Files.writeString(target, "precious\n");
+            Files.createSymbolicLink(file, target);
+            assertThatThrownBy(() -> coordinator().allocate(ids(2), 1))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("coordination file " + file + " is a symbolic link")
+                    .hasMessageContaining("refusing to follow it");
+            assertThat(target).hasContent("precious");
+            assertThat(Files.isSymbolicLink(file)).isTrue();
+        }
+
+        @Test
+        @DisplayName("refuses a symbolic link planted at the lock file's path")
+        void symlinkAtLock() throws Exception {
+            Path target = dir.resolve("victim.txt");
+            Files.writeString(target, "precious\n");
+            Path lock = dir.resolve("gpu.coordination.lock");
+            Files.createSymbolicLink(lock, target);
+            assertThatThrownBy(() -> coordinator().allocate(ids(2), 1))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining(lock + " is a symbolic link");
+            assertThat(target).hasContent("precious");
+            assertThat(file).doesNotExist();
+        }
+
+        @Test
+        @DisplayName("refuses a folder at the file's path")
+        void folderAtFile() throws Exception {
+            Files.createDirectory(file);
+            assertThatThrownBy(() -> coordinator().allocate(ids(2), 1))
+                    .hasMessageContaining(file + " exists but is not a regular file");
+        }
+
+        @Test
+        @DisplayName("creates both files owner-only by default and group-writable on request")
+        void permissions() throws Exception {
+            coordinator().allocate(ids(1), 1);
+            assertThat(mode(file)).isEqualTo("rw-------");
+            assertThat(mode(dir.resolve("gpu.coordination.lock"))).isEqualTo("rw-------");
+
+            file = dir.resolve("shared.coordination");
+            DeviceCoordinator.create(
+                            CoordinationParams.of(file)
+                                    .withPermissions(CoordinationParams.Permissions.GROUP))
+                    .allocate(ids(1), 1);
+            assertThat(mode(file)).isEqualTo("rw-rw----");
+            assertThat(mode(dir.resolve("shared.coordination.lock"))).isEqualTo("rw-rw----");
+        }
+
+        @Test
+        @DisplayName("fails naming the folder when it does not exist")
+        void missingFolder() {
+            file = dir.resolve("nope/gpu.coordination");
+            assertThatThrownBy(() -> coordinator().allocate(ids(1), 1))
+                    .hasMessageContaining("folder " + dir.resolve("nope") + " does not exist");
+        }
+
+        private String mode(Path p) throws IOException {
+            return PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
+        }
+    }
+
+    @Nested
+    @DisplayName("the lock")
+    class Lock {
+
+        @Test
+        @DisplayName("waits at most the lock timeout for a holder in this JVM, then names the file")
+        void boundedWaitInJvm() throws Exception {
+            CountDownLatch locked = new CountDownLatch(1);
+            CountDownLatch done = new CountDownLatch(1);
+            Thread holder =
+                    new Thread(
+                            () -> {
+                                try {
+                                    new CoordinationFile(file, Duration.ofSeconds(5), false)
+                                            .transact(
+                                                    l -> {
+                                                        locked.countDown();
+                                                        try {
+                                                            done.await(20, TimeUnit.SECONDS);
+                                                        } catch (InterruptedException e) {
+                                                            Thread.currentThread().interrupt();
+                                                        }
+                                                        return null;
+                                                    });
+                                } catch (Exception e) {
+                                    throw new RuntimeException(e);
+                                }
+                            });
+            holder.start();
+            try {
+                assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
+                DeviceCoordinator c =
+                        DeviceCoordinator.create(
+                                CoordinationParams.of(file).withLockTimeout(Duration.ofMillis(300)));
+                long start = System.nanoTime();
+                assertThatThrownBy(() -> c.allocate(ids(1), 1))
+                        .hasMessageContaining("timed out after 300 ms")
+                        .hasMessageContaining(file.toString())
+                        .hasMessageContaining("another thread of this process");
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(250), Duration.ofSeconds(5));
+            } finally {
+                done.countDown();
+                holder.join();
+            }
+            assertThat(coordinator().allocate(ids(1), 1)).containsExactly("0");
+        }
+    }
+}
