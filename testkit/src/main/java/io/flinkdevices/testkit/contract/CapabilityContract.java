@@ -1,0 +1,210 @@
+package io.flinkdevices.testkit.contract;
+
+import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
+import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
+import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
+import io.flinkdevices.sdk.deploy.YarnResourceNames;
+import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.testkit.contract.internal.Attempt;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a driver declares in {@link DriverContractKit#capabilities()} is what it does: each
+ * declared {@link DriverCapability} works, and each undeclared one is proven absent, so that no
+ * declaration passes silently.
+ *
+ * <p>Run by {@link DriverContractKit} as its {@code Capabilities} group.
+ */
+@PublicEvolving
+public abstract class CapabilityContract extends ContractSuite {
+
+    /** Amounts the decorators are asked about: one, a few, and a whole 8-device node. */
+    static final List<Long> AMOUNTS = List.of(1L, 2L, 3L, 8L);
+
+    CapabilityContract(DriverContractKit kit) {
+        super(kit);
+    }
+
+    /**
+     * Purpose: {@code flink-devices render kubernetes} produces a pod the API server accepts.
+     *
+     * <p>How: when {@link DriverCapability#KUBERNETES_DECORATOR} is declared, asks the driver for
+     * the resources of 1, 2, 3 and 8 devices and for its node selector; when it is not, checks
+     * the type.
+     *
+     * <p>Must hold: declared, the driver is a {@link KubernetesResourceDecorator}, every map is
+     * non-empty, every name passes {@link KubernetesResourceNames#validateExtendedResource} and
+     * every quantity {@link KubernetesResourceNames#validateQuantity}; node-selector entries are
+     * non-blank. Not declared, the driver is not a {@link KubernetesResourceDecorator}.
+     */
+    @Test
+    @DisplayName("implements the Kubernetes decorator with valid names and whole quantities exactly when declared")
+    public void kubernetesDecorator() throws Exception {
+        ExternalResourceDriver driver = driver(host(2));
+        if (!declared(DriverCapability.KUBERNETES_DECORATOR)) {
+            assertThat(driver)
+                    .as("KUBERNETES_DECORATOR is not declared, so the driver must not implement it")
+                    .isNotInstanceOf(KubernetesResourceDecorator.class);
+            return;
+        }
+        assertThat(driver)
+                .as("KUBERNETES_DECORATOR is declared")
+                .isInstanceOf(KubernetesResourceDecorator.class);
+        assertKubernetesValid((KubernetesResourceDecorator) driver);
+    }
+
+    /**
+     * Purpose: {@code flink-devices render yarn} produces resource types Yarn accepts.
+     *
+     * <p>How: when {@link DriverCapability#YARN_DECORATOR} is declared, asks the driver for the
+     * resources of 1, 2, 3 and 8 devices; when it is not, checks the type.
+     *
+     * <p>Must hold: declared, the driver is a {@link YarnResourceDecorator}, every map is
+     * non-empty, every name passes {@link YarnResourceNames#validate} and every amount is
+     * positive. Not declared, the driver is not a {@link YarnResourceDecorator}.
+     */
+    @Test
+    @DisplayName("implements the Yarn decorator with valid names and positive amounts exactly when declared")
+    public void yarnDecorator() throws Exception {
+        ExternalResourceDriver driver = driver(host(2));
+        if (!declared(DriverCapability.YARN_DECORATOR)) {
+            assertThat(driver)
+                    .as("YARN_DECORATOR is not declared, so the driver must not implement it")
+                    .isNotInstanceOf(YarnResourceDecorator.class);
+            return;
+        }
+        assertThat(driver).as("YARN_DECORATOR is declared").isInstanceOf(YarnResourceDecorator.class);
+        assertYarnValid((YarnResourceDecorator) driver);
+    }
+
+    /**
+     * Purpose: job code can restrict a native library to its device with the environment variable
+     * the info names.
+     *
+     * <p>How: retrieves 2 devices and reads {@code visible-devices.env} and {@code
+     * visible-devices.value}.
+     *
+     * <p>Must hold: declared ({@link DriverCapability#VISIBLE_DEVICES}), every info has both,
+     * all infos name the same variable and each a different value. Not declared, no info has
+     * {@code visible-devices.env}.
+     */
+    @Test
+    @DisplayName("names a visible-devices variable and a distinct value per device exactly when declared")
+    public void visibleDevices() throws Exception {
+        Set<? extends ExternalResourceInfo> infos = infos(driver(host(2)), 2);
+        if (!declared(DriverCapability.VISIBLE_DEVICES)) {
+            for (ExternalResourceInfo info : infos) {
+                assertThat(info.getProperty(GpuInfo.KEY_VISIBLE_DEVICES_ENV))
+                        .as("VISIBLE_DEVICES is not declared, but %s names a variable", info)
+                        .isEmpty();
+            }
+            return;
+        }
+        Set<String> variables = new HashSet<>();
+        Set<String> values = new HashSet<>();
+        for (ExternalResourceInfo info : infos) {
+            String env = info.getProperty(GpuInfo.KEY_VISIBLE_DEVICES_ENV).orElse(null);
+            String value = info.getProperty(GpuInfo.KEY_VISIBLE_DEVICES_VALUE).orElse(null);
+            assertThat(env).as("%s of %s", GpuInfo.KEY_VISIBLE_DEVICES_ENV, info).isNotBlank();
+            assertThat(value).as("%s of %s", GpuInfo.KEY_VISIBLE_DEVICES_VALUE, info).isNotBlank();
+            variables.add(env);
+            values.add(value);
+        }
+        assertThat(variables).as("the variables the devices name").hasSize(1);
+        assertThat(values).as("the values that select each device").hasSize(infos.size());
+    }
+
+    /**
+     * Purpose: an operator renders deployment settings on a machine without the devices (a
+     * laptop, a CI runner).
+     *
+     * <p>How: creates the driver on a healthy host, breaks the host ({@code breakHost}), then asks
+     * each declared decorator.
+     *
+     * <p>Must hold: the decorators answer as on the healthy host. Skipped, with that reason, when
+     * the driver declares no decorator.
+     */
+    @Test
+    @DisplayName("decorators answer on a machine without the devices")
+    public void decoratorsNeedNoDevices() throws Exception {
+        boolean kubernetes = declared(DriverCapability.KUBERNETES_DECORATOR);
+        boolean yarn = declared(DriverCapability.YARN_DECORATOR);
+        Assumptions.assumeTrue(
+                kubernetes || yarn, "the driver declares neither a Kubernetes nor a Yarn decorator");
+        PreparedHost host = host(2);
+        ExternalResourceDriver driver = driver(host);
+        kit.breakHost(host.host);
+        if (kubernetes) {
+            assertKubernetesValid((KubernetesResourceDecorator) driver);
+        }
+        if (yarn) {
+            assertYarnValid((YarnResourceDecorator) driver);
+        }
+    }
+
+    private boolean declared(DriverCapability capability) {
+        Set<DriverCapability> declared = kit.capabilities();
+        assertThat(declared).as("capabilities()").isNotNull();
+        return declared.contains(capability);
+    }
+
+    private static void assertKubernetesValid(KubernetesResourceDecorator decorator) {
+        for (long amount : AMOUNTS) {
+            Map<String, Long> resources =
+                    Attempt.of(
+                                    "kubernetesResources(" + amount + ")",
+                                    () -> decorator.kubernetesResources(amount))
+                            .value("kubernetesResources(" + amount + ")");
+            assertThat(resources).as("kubernetesResources(%d)", amount).isNotEmpty();
+            resources.forEach(
+                    (name, quantity) -> {
+                        assertThat(KubernetesResourceNames.validateExtendedResource(name))
+                                .as("problems of resource name '%s'", name)
+                                .isEmpty();
+                        assertThat(quantity).as("quantity of '%s' for %d", name, amount).isNotNull();
+                        assertThat(KubernetesResourceNames.validateQuantity(name, quantity))
+                                .as("problems of quantity %d of '%s' for %d", quantity, name, amount)
+                                .isEmpty();
+                    });
+        }
+        Map<String, String> selector =
+                Attempt.of("kubernetesNodeSelector()", decorator::kubernetesNodeSelector)
+                        .value("kubernetesNodeSelector()");
+        assertThat(selector).as("kubernetesNodeSelector()").isNotNull();
+        selector.forEach(
+                (k, v) -> {
+                    assertThat(k).as("a node-selector label").isNotBlank();
+                    assertThat(v).as("the value of node-selector label %s", k).isNotBlank();
+                });
+    }
+
+    private static void assertYarnValid(YarnResourceDecorator decorator) {
+        for (long amount : AMOUNTS) {
+            Map<String, Long> resources =
+                    Attempt.of("yarnResources(" + amount + ")", () -> decorator.yarnResources(amount))
+                            .value("yarnResources(" + amount + ")");
+            assertThat(resources).as("yarnResources(%d)", amount).isNotEmpty();
+            resources.forEach(
+                    (name, value) -> {
+                        assertThat(YarnResourceNames.validate(name))
+                                .as("problems of Yarn resource name '%s'", name)
+                                .isEmpty();
+                        assertThat(value).as("amount of '%s' for %d", name, amount).isPositive();
+                    });
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package io.flinkdevices.testkit.contract;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+/**
+ * Optional abilities of a driver. A driver under the {@link DriverContractKit} declares which it
+ * has in {@link DriverContractKit#capabilities()}; the kit then proves each declared one works and
+ * each undeclared one is really absent, so that a declaration can never pass silently.
+ */
+@PublicEvolving
+public enum DriverCapability {
+
+    /**
+     * The driver implements {@link io.flinkdevices.sdk.deploy.KubernetesResourceDecorator}: it
+     * tells the CLI which extended resources a TaskManager pod must request.
+     */
+    KUBERNETES_DECORATOR,
+
+    /**
+     * The driver implements {@link io.flinkdevices.sdk.deploy.YarnResourceDecorator}: it tells
+     * the CLI which Yarn resource types a TaskManager container must request.
+     */
+    YARN_DECORATOR,
+
+    /**
+     * Every info names the environment variable that restricts a process to its device and the
+     * value that selects it alone (the {@code visible-devices.env} and {@code
+     * visible-devices.value} properties of {@link io.flinkdevices.sdk.info.GpuInfo}), for example
+     * {@code CUDA_VISIBLE_DEVICES=3}.
+     */
+    VISIBLE_DEVICES
+}

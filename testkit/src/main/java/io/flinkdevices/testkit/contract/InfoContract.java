@@ -1,0 +1,166 @@
+package io.flinkdevices.testkit.contract;
+
+import io.flinkdevices.testkit.contract.internal.Attempt;
+import io.flinkdevices.testkit.contract.internal.ForeignInfo;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every info the driver hands out is an immutable, complete value that job code can read through
+ * the typed view, although it was created by the plugin's class loader.
+ *
+ * <p>All tasks of a TaskManager share the same info objects, so one task must not be able to
+ * change what another sees; and job code cannot cast them ({@code instanceof GpuInfo} fails
+ * across class loaders), it rebuilds them from their properties. Run by {@link
+ * DriverContractKit} as its {@code Infos} group.
+ */
+@PublicEvolving
+public abstract class InfoContract extends ContractSuite {
+
+    InfoContract(DriverContractKit kit) {
+        super(kit);
+    }
+
+    /**
+     * Purpose: a task cannot change the devices other tasks see.
+     *
+     * <p>How: tries {@code add}, {@code remove} and {@code clear} on every info's {@code
+     * getKeys()}.
+     *
+     * <p>Must hold: each either throws {@link UnsupportedOperationException} or works on a copy:
+     * afterwards the info has exactly its original keys and values.
+     */
+    @Test
+    @DisplayName("exposes keys that cannot be modified")
+    public void keysCannotBeModified() throws Exception {
+        for (ExternalResourceInfo info : allInfos()) {
+            Map<String, String> before = ForeignInfo.propertiesOf(info);
+            tryTo(() -> info.getKeys().add("injected"));
+            tryTo(() -> info.getKeys().remove(before.keySet().iterator().next()));
+            tryTo(() -> info.getKeys().clear());
+            assertThat(ForeignInfo.propertiesOf(info))
+                    .as("the properties of %s after attempts to modify its keys", info)
+                    .isEqualTo(before);
+        }
+    }
+
+    /**
+     * Purpose: {@code getKeys()} and {@code getProperty()} tell the same story, so tools (the CLI's
+     * {@code discover --json}, job code) can list every property.
+     *
+     * <p>How: reads every key's property; reads a key that is not listed.
+     *
+     * <p>Must hold: there is at least one key, no key is listed twice, every listed key has a
+     * non-blank value, and an unlisted key has none.
+     */
+    @Test
+    @DisplayName("has a non-blank value for every key, no duplicate keys, and nothing unlisted")
+    public void keysAreComplete() throws Exception {
+        for (ExternalResourceInfo info : allInfos()) {
+            Collection<String> keys = info.getKeys();
+            assertThat(keys).as("the keys of %s", info).isNotEmpty().doesNotHaveDuplicates();
+            for (String key : keys) {
+                assertThat(info.getProperty(key))
+                        .as("property '%s' of %s", key, info)
+                        .hasValueSatisfying(v -> assertThat(v).isNotBlank());
+            }
+            assertThat(info.getProperty("no-such-key-" + keys.size()))
+                    .as("a key %s does not list", info)
+                    .isEmpty();
+        }
+    }
+
+    /**
+     * Purpose: job code gets the same device through the typed view ({@code GpuInfo.from(info)})
+     * when the info comes from a plugin class loader.
+     *
+     * <p>How: copies each info's properties into an info of another class (as job code sees a
+     * plugin's info), applies {@code typedView()}.
+     *
+     * <p>Must hold: the view's result has exactly the same properties as the original and, where
+     * it is of the same class, is {@code equals} to it.
+     */
+    @Test
+    @DisplayName("survives the typed view's round trip through another class loader's info")
+    public void survivesTypedViewRoundTrip() throws Exception {
+        Function<ExternalResourceInfo, ? extends ExternalResourceInfo> view = kit.typedView();
+        for (ExternalResourceInfo info : allInfos()) {
+            ExternalResourceInfo foreign = ForeignInfo.copyOf(info);
+            ExternalResourceInfo typed =
+                    Attempt.of("typedView().apply(" + foreign + ")", () -> view.apply(foreign))
+                            .value("the typed view of " + foreign);
+            assertThat(ForeignInfo.propertiesOf(typed))
+                    .as("the properties after the round trip of %s", info)
+                    .isEqualTo(ForeignInfo.propertiesOf(info));
+            if (typed.getClass().equals(info.getClass())) {
+                assertThat(typed).as("the round trip of %s", info).isEqualTo(info);
+                assertThat(typed.hashCode()).isEqualTo(info.hashCode());
+            }
+        }
+    }
+
+    /**
+     * Purpose: job code that reads the wrong resource (or an old driver's info) learns what is
+     * missing instead of hitting a {@link NullPointerException} deep in its own code.
+     *
+     * <p>How: applies {@code typedView()} to an info without properties and to one whose
+     * properties each lack one of the original's keys in turn, keeping those the view can do
+     * without.
+     *
+     * <p>Must hold: the view of an empty info throws {@link IllegalArgumentException}; no view
+     * throws anything else.
+     */
+    @Test
+    @DisplayName("the typed view rejects an info without its properties with IllegalArgumentException")
+    public void typedViewRejectsIncompleteInfo() throws Exception {
+        Function<ExternalResourceInfo, ? extends ExternalResourceInfo> view = kit.typedView();
+        Attempt<?> empty =
+                Attempt.of("typedView() of an empty info", () -> view.apply(ForeignInfo.of(Map.of())));
+        assertThat(empty.failure())
+                .as("the typed view of an info without properties")
+                .isInstanceOf(IllegalArgumentException.class);
+        ExternalResourceInfo info = allInfos().get(0);
+        Map<String, String> props = ForeignInfo.propertiesOf(info);
+        for (String key : props.keySet()) {
+            Map<String, String> lacking = new java.util.LinkedHashMap<>(props);
+            lacking.remove(key);
+            Attempt<?> attempt =
+                    Attempt.of(
+                            "typedView() of an info lacking '" + key + "'",
+                            () -> view.apply(ForeignInfo.of(lacking)));
+            if (!attempt.succeeded()) {
+                assertThat(attempt.failure())
+                        .as("the typed view of %s without '%s'", info, key)
+                        .isInstanceOf(IllegalArgumentException.class);
+            }
+        }
+    }
+
+    private List<ExternalResourceInfo> allInfos() throws Exception {
+        int n = Math.min(2, kit.maxDevices());
+        Set<? extends ExternalResourceInfo> infos = infos(driver(host(kit.maxDevices())), n);
+        assertThat(infos).hasSize(n);
+        return new ArrayList<>(infos);
+    }
+
+    private static void tryTo(Runnable mutation) {
+        try {
+            mutation.run();
+        } catch (UnsupportedOperationException expected) {
+            // immutable, as it should be
+        }
+    }
+}

@@ -1,0 +1,189 @@
+package io.flinkdevices.testkit.fake;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * A TaskManager host without hardware: one root folder holding the vendor tools ({@code bin/},
+ * {@link FakeExecutable}s), file trees such as {@code sys/} ({@link FakeFileTree}s), and the
+ * environment variables a driver on that host would see.
+ *
+ * <pre>{@code
+ * FakeHost host = FakeHost.create(tempDir);
+ * host.install(FakeExecutable.named("acme-smi").stdout("Stick 0: ...\n"));
+ * host.sys().file("class/acme/stick0/serial", "ATS-0001\n");
+ * host.env("ACME_VISIBLE_DEVICES", "0,1");
+ * Map<String, String> params = Map.of("acme-smi.path", host.bin("acme-smi").toString());
+ * }</pre>
+ *
+ * <p>Generic on purpose: driver test code builds vendor hosts (a fake NVIDIA host with {@code
+ * nvidia-smi} and {@code /proc/driver/nvidia}) on top of it. Thread-safe.
+ */
+@PublicEvolving
+public final class FakeHost {
+
+    private final Path root;
+    private final Path bin;
+    private final Map<String, FakeExecutable> executables = new LinkedHashMap<>();
+    private final Map<String, FakeFileTree> trees = new LinkedHashMap<>();
+    private final Map<String, String> env = new TreeMap<>();
+
+    private FakeHost(Path root) {
+        this.root = root;
+        this.bin = root.resolve("bin");
+    }
+
+    /**
+     * A host rooted at {@code root} (created if missing, typically a JUnit {@code @TempDir}) with
+     * an empty {@code bin/} and an empty {@code sys/} tree.
+     */
+    public static FakeHost create(Path root) {
+        Path abs = root.toAbsolutePath().normalize();
+        try {
+            Files.createDirectories(abs.resolve("bin"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot create fake host " + abs, e);
+        }
+        FakeHost host = new FakeHost(abs);
+        host.sys();
+        return host;
+    }
+
+    /** The host's root folder. */
+    public Path root() {
+        return root;
+    }
+
+    /** The folder holding the fake programs; it comes first on {@link #path()}. */
+    public Path bin() {
+        return bin;
+    }
+
+    /** The path a program called {@code name} has in {@link #bin()}, installed or not. */
+    public Path bin(String name) {
+        return bin.resolve(name);
+    }
+
+    /** The host's {@code sys/} tree, standing in for {@code /sys}. */
+    public FakeFileTree sys() {
+        return tree("sys");
+    }
+
+    /**
+     * The tree in folder {@code name} of the root ({@code dev}, {@code proc}, {@code etc} ...),
+     * created on first use. The same name always gives the same tree.
+     */
+    public synchronized FakeFileTree tree(String name) {
+        if (name == null || name.isEmpty() || name.contains("/") || name.startsWith(".")
+                || name.equals("bin")) {
+            throw new IllegalArgumentException(
+                    "A fake host's tree is a plain folder name other than 'bin' but was '"
+                            + name
+                            + "'");
+        }
+        return trees.computeIfAbsent(name, n -> FakeFileTree.at(root.resolve(n)));
+    }
+
+    /** Every tree created so far, {@code sys} first. */
+    public synchronized List<FakeFileTree> trees() {
+        return List.copyOf(trees.values());
+    }
+
+    /**
+     * Writes a fake program into {@link #bin()}, replacing one of the same name, and returns it.
+     */
+    public synchronized FakeExecutable install(FakeExecutable.Builder program) {
+        FakeExecutable fake = program.installIn(bin);
+        executables.put(fake.name(), fake);
+        return fake;
+    }
+
+    /**
+     * The installed program called {@code name}.
+     *
+     * @throws IllegalArgumentException when no program of that name was installed
+     */
+    public synchronized FakeExecutable executable(String name) {
+        FakeExecutable fake = executables.get(name);
+        if (fake == null) {
+            throw new IllegalArgumentException(
+                    "No fake program '" + name + "' on this host; installed: "
+                            + executables.keySet());
+        }
+        return fake;
+    }
+
+    /** Every program installed so far, in installation order (removed ones included). */
+    public synchronized List<FakeExecutable> executables() {
+        return List.copyOf(executables.values());
+    }
+
+    /** Sets an environment variable a driver on this host would see. */
+    public synchronized FakeHost env(String name, String value) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(value, "value");
+        if (name.equals("PATH")) {
+            throw new IllegalArgumentException(
+                    "PATH is derived from bin(); see path() and environment()");
+        }
+        env.put(name, value);
+        return this;
+    }
+
+    /** Removes an environment variable set with {@link #env(String, String)}. */
+    public synchronized FakeHost unsetEnv(String name) {
+        env.remove(name);
+        return this;
+    }
+
+    /**
+     * A {@code PATH} value that finds this host's fake programs first and the real system's
+     * programs after them.
+     */
+    public String path() {
+        String system = System.getenv("PATH");
+        return system == null || system.isEmpty()
+                ? bin.toString()
+                : bin + File.pathSeparator + system;
+    }
+
+    /**
+     * The environment a driver on this host sees: the variables set with {@link #env(String,
+     * String)} plus {@code PATH} from {@link #path()}. Pass it to the driver's backend (or to
+     * {@code ExternalCommand#withEnvironment}) instead of {@code System.getenv()}.
+     */
+    public synchronized Map<String, String> environment() {
+        Map<String, String> all = new TreeMap<>(env);
+        all.put("PATH", path());
+        return Map.copyOf(all);
+    }
+
+    /**
+     * Takes every device away: removes every installed program and empties every tree, as on a
+     * host whose drivers and tools are gone. Environment variables stay.
+     */
+    public synchronized void wipe() {
+        for (FakeExecutable fake : new ArrayList<>(executables.values())) {
+            fake.remove();
+        }
+        for (FakeFileTree tree : trees.values()) {
+            tree.clear();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FakeHost[" + root + "]";
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * Hosts without hardware: {@link io.flinkdevices.testkit.fake.FakeExecutable} (a vendor tool that
+ * prints what a test says and records its calls), {@link io.flinkdevices.testkit.fake.FakeFileTree}
+ * (a sysfs-like tree) and {@link io.flinkdevices.testkit.fake.FakeHost}, which groups them with
+ * the environment a driver would see. Deterministic and thread-safe; POSIX systems only. Driver
+ * modules build their vendor hosts (a fake NVIDIA host, say) on top of these.
+ */
+package io.flinkdevices.testkit.fake;

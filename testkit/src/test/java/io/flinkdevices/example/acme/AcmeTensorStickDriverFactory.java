@@ -1,0 +1,58 @@
+package io.flinkdevices.example.acme;
+
+import io.flinkdevices.sdk.config.DriverParams;
+import io.flinkdevices.sdk.config.DriverParams.PathCheck;
+import io.flinkdevices.sdk.process.ExternalCommand;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
+import org.apache.flink.configuration.Configuration;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Creates drivers for Acme Tensor Sticks, a made-up accelerator whose vendor tool {@code acme-smi
+ * --list} prints one line per device. The worked example of a third-party flink-devices driver.
+ *
+ * <p>Operators configure it as
+ *
+ * <pre>{@code
+ * external-resources: acme
+ * external-resource.acme.amount: 2
+ * external-resource.acme.driver-factory.class: io.flinkdevices.example.acme.AcmeTensorStickDriverFactory
+ * external-resource.acme.param.acme-smi.path: /opt/acme/bin/acme-smi   # default: acme-smi on PATH
+ * external-resource.acme.param.timeout: 10 s                           # default: 10 s
+ * }</pre>
+ *
+ * <p>Its class name is configuration: it stays public, final, outside internal packages, and is
+ * never renamed.
+ */
+public final class AcmeTensorStickDriverFactory implements ExternalResourceDriverFactory {
+
+    /** Key of the path of the {@code acme-smi} program. */
+    static final String ACME_SMI_PATH = "acme-smi.path";
+    /** Key of how long {@code acme-smi} may run before it is killed. */
+    static final String TIMEOUT = "timeout";
+
+    /** Creates the factory; Flink's plugin loader calls this. */
+    public AcmeTensorStickDriverFactory() {}
+
+    @Override
+    public ExternalResourceDriver createExternalResourceDriver(Configuration config)
+            throws Exception {
+        DriverParams params = DriverParams.of(config);
+        Path smi =
+                params.isSet(ACME_SMI_PATH)
+                        ? params.path(ACME_SMI_PATH, null, PathCheck.EXECUTABLE)
+                        : Path.of("acme-smi");
+        Duration timeout = params.duration(TIMEOUT, Duration.ofSeconds(10));
+        params.validate();
+        ExternalCommand list =
+                ExternalCommand.of(smi, List.of("--list"), timeout, params.fullKey(ACME_SMI_PATH));
+        // external-resource.<name>.param. -> external-resource.<name>.amount, for error messages
+        String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
+        return new AcmeTensorStickDriver(new AcmeSmi(list), amountKey);
+    }
+}

@@ -1,0 +1,277 @@
+package io.flinkdevices.testkit.contract;
+
+import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.testkit.contract.MemoryDevicesFactory.Flaw;
+import io.flinkdevices.testkit.fake.FakeHost;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder.request;
+
+/**
+ * The kit catches what it promises to catch: it passes a correct driver and fails, in the case
+ * meant for it, each driver that breaks one rule.
+ */
+@DisplayName("The driver contract kit")
+class DriverContractKitTest {
+
+    private static final Set<DriverCapability> DECLARED =
+            EnumSet.of(DriverCapability.KUBERNETES_DECORATOR, DriverCapability.VISIBLE_DEVICES);
+
+    // The kit below is run by a nested JUnit launcher, one configuration at a time.
+    private static volatile boolean launching;
+    private static volatile ExternalResourceDriverFactory factory;
+    private static volatile Set<DriverCapability> capabilities;
+
+    @Test
+    @DisplayName("passes a correct driver, skipping only the cases its host cannot exercise")
+    void passesACorrectDriver() {
+        Map<String, TestExecutionResult> results = run(new MemoryDevicesFactory(), DECLARED);
+
+        assertThat(results).hasSizeGreaterThanOrEqualTo(27);
+        assertThat(failed(results)).isEmpty();
+        assertThat(withStatus(results, TestExecutionResult.Status.ABORTED))
+                .as("cases skipped because the memory host has no fake program")
+                .containsExactlyInAnyOrder("failingTools", "garbageFromTools");
+    }
+
+    @Test
+    @DisplayName("fails a factory that is missing from META-INF/services")
+    void catchesAnUnregisteredFactory() {
+        assertCaught(
+                new UnregisteredMemoryDevicesFactory(),
+                DECLARED,
+                Map.of(
+                        "listedOnceInItsOwnServicesFile", "UnregisteredMemoryDevicesFactory",
+                        "listedOnceOnTheClassPath", "UnregisteredMemoryDevicesFactory",
+                        "serviceLoaderCreatesIt", "Expected size: 1"));
+    }
+
+    @Test
+    @DisplayName("fails a factory that ignores unknown keys")
+    void catchesIgnoredUnknownKeys() {
+        assertCaught(
+                Flaw.IGNORES_UNKNOWN_KEYS,
+                DECLARED,
+                Map.of(
+                        "rejectsUnknownKey", "The factory accepted",
+                        "reportsAllProblemsAtOnce", "must name the full key"));
+    }
+
+    @Test
+    @DisplayName("fails a factory whose errors do not name the full key")
+    void catchesVagueErrors() {
+        assertCaught(
+                Flaw.VAGUE_ERRORS,
+                DECLARED,
+                Map.of(
+                        "max = '0'", "external-resource.device.param.max",
+                        "count-file unset", "external-resource.device.param.count-file",
+                        "rejectsUnknownKey", "external-resource.device.param.no-such-parameter"));
+    }
+
+    @Test
+    @DisplayName("fails a driver that hands out more devices than asked for")
+    void catchesTooManyDevices() {
+        assertCaught(Flaw.RETURNS_ALL, DECLARED, Map.of("returnsExactlyAmount", "retrieveResourceInfo(1)"));
+    }
+
+    @Test
+    @DisplayName("fails a driver that silently hands out fewer devices than asked for")
+    void catchesTooFewDevices() {
+        assertCaught(
+                Flaw.RETURNS_FEWER,
+                DECLARED,
+                Map.of(
+                        "tooFewDevices", "retrieveResourceInfo(3) on a host with 2 devices",
+                        "hugeAmount", "Long.MAX_VALUE"));
+    }
+
+    @Test
+    @DisplayName("fails a driver that accepts an amount of zero")
+    void catchesZeroAmount() {
+        assertCaught(Flaw.ACCEPTS_ZERO, DECLARED, Map.of("rejectsNonPositiveAmounts", "retrieveResourceInfo(0)"));
+    }
+
+    @Test
+    @DisplayName("fails a driver that lets an Error escape")
+    void catchesEscapingErrors() {
+        assertCaught(
+                Flaw.THROWS_ERROR,
+                DECLARED,
+                Map.of("brokenHost", "UnsatisfiedLinkError"));
+        TestExecutionResult broken = run(factoryWith(Flaw.THROWS_ERROR), DECLARED).get("brokenHost");
+        assertThat(broken.getThrowable()).get().asString().contains("would stop the TaskManager");
+    }
+
+    @Test
+    @DisplayName("fails a driver whose infos hand out modifiable keys")
+    void catchesMutableInfos() {
+        assertCaught(Flaw.MUTABLE_KEYS, DECLARED, Map.of("keysCannotBeModified", "properties of"));
+    }
+
+    @Test
+    @DisplayName("fails a Kubernetes decorator with an invalid resource name")
+    void catchesInvalidKubernetesNames() {
+        assertCaught(
+                Flaw.BAD_KUBERNETES_NAME,
+                DECLARED,
+                Map.of(
+                        "kubernetesDecorator", "memory devices",
+                        "decoratorsNeedNoDevices", "memory devices"));
+    }
+
+    @Test
+    @DisplayName("fails a driver that implements a capability it does not declare")
+    void catchesUndeclaredCapabilities() {
+        assertCaught(Flaw.UNDECLARED_YARN, DECLARED, Map.of("yarnDecorator", "YARN_DECORATOR is not declared"));
+        assertCaught(
+                Flaw.NONE,
+                EnumSet.of(DriverCapability.KUBERNETES_DECORATOR),
+                Map.of("visibleDevices", "VISIBLE_DEVICES is not declared"));
+    }
+
+    @Test
+    @DisplayName("fails a driver that declares a capability it does not have")
+    void catchesFalseDeclarations() {
+        assertCaught(
+                Flaw.NONE,
+                EnumSet.allOf(DriverCapability.class),
+                Map.of("yarnDecorator", "YARN_DECORATOR is declared"));
+    }
+
+    private static void assertCaught(
+            Flaw flaw, Set<DriverCapability> declared, Map<String, String> expected) {
+        assertCaught(factoryWith(flaw), declared, expected);
+    }
+
+    private static void assertCaught(
+            ExternalResourceDriverFactory flawed,
+            Set<DriverCapability> declared,
+            Map<String, String> expected) {
+        Map<String, TestExecutionResult> results = run(flawed, declared);
+        assertThat(failed(results)).containsAll(expected.keySet());
+        expected.forEach(
+                (test, fragment) ->
+                        assertThat(results.get(test).getThrowable())
+                                .as("why %s failed", test)
+                                .get()
+                                .extracting(Throwable::getMessage)
+                                .asString()
+                                .contains(fragment));
+    }
+
+    private static MemoryDevicesFactory factoryWith(Flaw flaw) {
+        return new MemoryDevicesFactory(flaw);
+    }
+
+    private static List<String> failed(Map<String, TestExecutionResult> results) {
+        return withStatus(results, TestExecutionResult.Status.FAILED);
+    }
+
+    private static List<String> withStatus(
+            Map<String, TestExecutionResult> results, TestExecutionResult.Status status) {
+        return results.entrySet().stream()
+                .filter(e -> e.getValue().getStatus() == status)
+                .map(Map.Entry::getKey)
+                .collect(Collectors.toList());
+    }
+
+    /** Runs the whole kit on {@code driverFactory}; results by test method or dynamic test name. */
+    private static synchronized Map<String, TestExecutionResult> run(
+            ExternalResourceDriverFactory driverFactory, Set<DriverCapability> declared) {
+        factory = driverFactory;
+        capabilities = declared;
+        Map<String, TestExecutionResult> results = new TreeMap<>();
+        Launcher launcher = LauncherFactory.create();
+        launching = true;
+        try {
+            launcher.execute(
+                    request().selectors(selectClass(MemoryKit.class)).build(),
+                    new TestExecutionListener() {
+                        @Override
+                        public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                            if (id.isTest()) {
+                                results.put(name(id), result);
+                            }
+                        }
+
+                        @Override
+                        public void executionSkipped(TestIdentifier id, String reason) {
+                            if (id.isTest()) {
+                                results.put(name(id), TestExecutionResult.aborted(null));
+                            }
+                        }
+                    });
+        } finally {
+            launching = false;
+        }
+        return results;
+    }
+
+    private static String name(TestIdentifier id) {
+        if (id.getUniqueIdObject().getLastSegment().getType().equals("dynamic-test")) {
+            return id.getDisplayName();
+        }
+        return id.getSource()
+                .filter(MethodSource.class::isInstance)
+                .map(s -> ((MethodSource) s).getMethodName())
+                .orElse(id.getDisplayName());
+    }
+
+    /** Whether a test of this class is running the kit; a build that selects it directly skips it. */
+    static boolean launchedByTest() {
+        return launching;
+    }
+
+    /** The kit on the memory driver configured by the test that runs it. */
+    @EnabledIf("io.flinkdevices.testkit.contract.DriverContractKitTest#launchedByTest")
+    public static class MemoryKit extends DriverContractKit {
+        @Override
+        protected ExternalResourceDriverFactory factory() {
+            return factory;
+        }
+
+        @Override
+        protected Map<String, String> paramsForHost(FakeHost host, int devices) {
+            host.sys().file("memory/count", devices + "\n");
+            return Map.of("count-file", host.sys().path("memory/count").toString());
+        }
+
+        @Override
+        protected Function<ExternalResourceInfo, GpuInfo> typedView() {
+            return GpuInfo::from;
+        }
+
+        @Override
+        protected Set<DriverCapability> capabilities() {
+            return capabilities;
+        }
+
+        @Override
+        protected List<BadParam> badParams() {
+            return List.of(BadParam.set("max", "0"), BadParam.unset("count-file"));
+        }
+    }
+}
