@@ -1,0 +1,87 @@
+package io.flinkdevices.cli;
+
+import io.flinkdevices.cli.common.Environment;
+import io.flinkdevices.cli.discover.DiscoverCommand;
+
+import org.apache.flink.configuration.Configuration;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.Charset;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code flink-devices}: the operator's tool for Flink external resource drivers.
+ *
+ * <p>Each task is a subcommand; {@link #commandLine(Environment)} builds the whole command tree so
+ * tests can run it in-process.
+ */
+@Command(
+        name = "flink-devices",
+        mixinStandardHelpOptions = true,
+        versionProvider = FlinkDevicesCli.Version.class,
+        header = "What Apache Flink's external resource drivers see on this host.",
+        synopsisSubcommandLabel = "COMMAND",
+        subcommands = HelpCommand.class,
+        commandListHeading = "%nCommands:%n")
+public final class FlinkDevicesCli implements Callable<Integer> {
+
+    /** Exit code when the program itself failed, as opposed to a resource or the input. */
+    public static final int EXIT_INTERNAL_ERROR = 3;
+
+    @Spec CommandSpec spec;
+
+    private FlinkDevicesCli() {}
+
+    @Override
+    public Integer call() {
+        throw new ParameterException(spec.commandLine(), "Missing command");
+    }
+
+    /** The command tree, reading the process environment through {@code env}. */
+    public static CommandLine commandLine(Environment env) {
+        CommandLine commandLine = new CommandLine(new FlinkDevicesCli());
+        commandLine.addSubcommand("discover", new DiscoverCommand(env));
+        commandLine.setExitCodeExceptionMapper(
+                e ->
+                        e instanceof ParameterException
+                                ? commandLine.getCommandSpec().exitCodeOnInvalidInput()
+                                : EXIT_INTERNAL_ERROR);
+        return commandLine;
+    }
+
+    /** Runs the command given by {@code args} and exits with its exit code. */
+    public static void main(String[] args) {
+        // Drivers and libraries sometimes print to System.out; only our report may go there.
+        PrintStream stdout = System.out;
+        System.setOut(System.err);
+        CommandLine commandLine = commandLine(Environment.system());
+        commandLine.setOut(new PrintWriter(stdout, true, Charset.defaultCharset()));
+        int exitCode = commandLine.execute(args);
+        commandLine.getOut().flush();
+        System.exit(exitCode);
+    }
+
+    /** {@code flink-devices VERSION (Flink VERSION)}. */
+    static final class Version implements IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String own = FlinkDevicesCli.class.getPackage().getImplementationVersion();
+            return new String[] {
+                "flink-devices "
+                        + (own == null ? "(development build)" : own)
+                        + " (Flink "
+                        + Configuration.class.getPackage().getImplementationVersion()
+                        + ")"
+            };
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.flinkdevices.cli.common;
+
+import io.flinkdevices.cli.flink.FlinkSetup;
+
+import org.apache.flink.configuration.ConfigConstants;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.GlobalConfiguration;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The options that say where a Flink installation keeps its configuration and plugins, shared by
+ * every subcommand that reads them.
+ */
+public final class FlinkDirsOptions {
+
+    @Option(
+            names = "--conf-dir",
+            paramLabel = "DIR",
+            required = true,
+            description = "Flink configuration directory (the one holding config.yaml).")
+    Path confDir;
+
+    @Option(
+            names = "--plugins-dir",
+            paramLabel = "DIR",
+            description = {
+                "Flink plugins directory.",
+                "Default: $"
+                        + ConfigConstants.ENV_FLINK_PLUGINS_DIR
+                        + " if set, else the plugins directory beside <conf-dir>."
+            })
+    Path pluginsDir;
+
+    /**
+     * Loads the configuration with Flink's own loader and decides the plugins directory.
+     *
+     * @throws ParameterException when the configuration cannot be read or an explicitly given
+     *     plugins directory does not exist: both are mistakes in the command line
+     */
+    public FlinkSetup resolve(Environment env, CommandLine commandLine) {
+        Path conf = confDir.toAbsolutePath().normalize();
+        if (!Files.isDirectory(conf)) {
+            throw new ParameterException(
+                    commandLine, "--conf-dir: " + conf + " is not a directory");
+        }
+        Configuration configuration;
+        try {
+            configuration = GlobalConfiguration.loadConfiguration(conf.toString());
+        } catch (RuntimeException e) {
+            String reason = e.getMessage();
+            if (e.getCause() != null && e.getCause().getMessage() != null) {
+                reason = reason + " " + e.getCause().getMessage();
+            }
+            if (Files.exists(conf.resolve("flink-conf.yaml"))
+                    && !Files.exists(conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME))) {
+                reason +=
+                        " Flink 2.x reads config.yaml only; convert flink-conf.yaml with Flink's"
+                                + " bin/migrate-config-file.sh.";
+            }
+            throw new ParameterException(
+                    commandLine, "--conf-dir: Flink cannot load its configuration: " + reason, e);
+        }
+        Path configFile = conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME);
+
+        if (pluginsDir != null) {
+            Path plugins = pluginsDir.toAbsolutePath().normalize();
+            if (!Files.isDirectory(plugins)) {
+                throw new ParameterException(
+                        commandLine, "--plugins-dir: " + plugins + " is not a directory");
+            }
+            return new FlinkSetup(configuration, configFile, plugins, "--plugins-dir");
+        }
+        String fromEnv = env.get(ConfigConstants.ENV_FLINK_PLUGINS_DIR);
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return new FlinkSetup(
+                    configuration,
+                    configFile,
+                    Path.of(fromEnv).toAbsolutePath().normalize(),
+                    "$" + ConfigConstants.ENV_FLINK_PLUGINS_DIR);
+        }
+        Path home = conf.getParent() == null ? conf : conf.getParent();
+        Path beside = home.resolve("plugins");
+        return new FlinkSetup(configuration, configFile, beside, "<conf-dir>/../plugins");
+    }
+}

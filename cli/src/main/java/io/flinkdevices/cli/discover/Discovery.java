@@ -1,0 +1,309 @@
+package io.flinkdevices.cli.discover;
+
+import io.flinkdevices.cli.flink.Failures;
+import io.flinkdevices.cli.flink.PluginFactories;
+import io.flinkdevices.cli.flink.ResourceSetting;
+import io.flinkdevices.cli.flink.ResourceSetting.AmountState;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.DelegatingConfiguration;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs every resource of a Flink configuration the way a TaskManager does at start-up ({@code
+ * ExternalResourceUtils.createStaticExternalResourceInfoProviderFromConfig}): first every driver is
+ * created from its factory with the params Flink would pass, then every driver with a usable amount
+ * is asked for that many devices.
+ *
+ * <p>Where Flink logs a WARN and drops the resource, or lets an {@code Error} end the TaskManager,
+ * this class records a problem naming the key to fix, and goes on with the next resource. Each call
+ * into a factory or driver runs under a time limit so that a hanging driver is reported, not waited
+ * on forever.
+ */
+public final class Discovery {
+
+    private static final String INDEX = "index";
+
+    /** Devices in the order of their {@code index} property, numerically where it is a number. */
+    private static final Comparator<Map<String, String>> BY_INDEX =
+            (a, b) -> {
+                String x = a.get(INDEX);
+                String y = b.get(INDEX);
+                if (x == null || y == null) {
+                    return x == null ? (y == null ? 0 : 1) : -1;
+                }
+                try {
+                    return Long.compare(Long.parseLong(x), Long.parseLong(y));
+                } catch (NumberFormatException e) {
+                    return x.compareTo(y);
+                }
+            };
+
+    private final Duration timeout;
+
+    /**
+     * @param timeout how long one factory or driver call may take
+     */
+    public Discovery(Duration timeout) {
+        this.timeout = Objects.requireNonNull(timeout);
+    }
+
+    /** One report per resource listed in {@code external-resources}, in the listed order. */
+    public List<ResourceReport> run(Configuration config, PluginFactories plugins) {
+        List<Outcome> outcomes = new ArrayList<>();
+        for (ResourceSetting setting : ResourceSetting.readAll(config)) {
+            outcomes.add(new Outcome(setting));
+        }
+        // Flink creates every driver before it asks any for devices; keep that order. The amount
+        // is checked between the two only so that problems read factory, amount, driver.
+        for (Outcome outcome : outcomes) {
+            createDriver(outcome, config, plugins);
+        }
+        outcomes.forEach(Outcome::checkAmount);
+        for (Outcome outcome : outcomes) {
+            retrieveInfos(outcome);
+        }
+        List<ResourceReport> reports = new ArrayList<>();
+        outcomes.forEach(o -> reports.add(o.toReport()));
+        return reports;
+    }
+
+    private void createDriver(Outcome outcome, Configuration config, PluginFactories plugins) {
+        ResourceSetting setting = outcome.setting;
+        if (setting.factoryClass().isEmpty()) {
+            outcome.error(
+                    setting.factoryKey()
+                            + ": not set, so Flink creates no driver for resource '"
+                            + setting.name()
+                            + "'");
+            return;
+        }
+        String className = setting.factoryClass().get();
+        ExternalResourceDriverFactory factory = plugins.find(className).orElse(null);
+        if (factory == null) {
+            outcome.error(setting.factoryKey() + ": " + plugins.describeMissing(className));
+            return;
+        }
+        // exactly what ExternalResourceUtils hands the factory: a view with the prefix cut
+        Configuration params = new DelegatingConfiguration(config, setting.paramPrefix());
+        String what =
+                "factory "
+                        + className
+                        + " failed to create a driver from the params under "
+                        + setting.paramPrefix()
+                        + "*";
+        try {
+            ExternalResourceDriver driver =
+                    callWithTimeout(
+                            "discover-" + setting.name() + "-factory",
+                            () -> factory.createExternalResourceDriver(params));
+            if (driver == null) {
+                outcome.error("factory " + className + " returned no driver (null)");
+            } else {
+                outcome.driver = driver;
+            }
+        } catch (TimeoutException e) {
+            outcome.error(
+                    "factory "
+                            + className
+                            + " did not return a driver within "
+                            + describe(timeout)
+                            + " (--timeout); a TaskManager would wait for it forever");
+        } catch (Throwable e) { // NOPMD: a driver's Error must not hide the other resources
+            outcome.error(what + ": " + describeFailure(e));
+        }
+    }
+
+    private void retrieveInfos(Outcome outcome) {
+        ResourceSetting setting = outcome.setting;
+        if (outcome.driver == null || setting.amount().state() != AmountState.VALID) {
+            return;
+        }
+        long amount = setting.amount().value().orElseThrow();
+        ExternalResourceDriver driver = outcome.driver;
+        String asked = " (" + setting.amountKey() + ": " + amount + ")";
+        final Set<? extends ExternalResourceInfo> infos;
+        try {
+            infos =
+                    callWithTimeout(
+                            "discover-" + setting.name() + "-driver",
+                            () -> driver.retrieveResourceInfo(amount));
+        } catch (TimeoutException e) {
+            outcome.error(
+                    "driver did not return devices within "
+                            + describe(timeout)
+                            + " (--timeout)"
+                            + asked
+                            + "; a TaskManager would wait for it forever");
+            return;
+        } catch (Throwable e) { // NOPMD: a driver's Error must not hide the other resources
+            outcome.error(
+                    "driver failed to retrieve "
+                            + amount
+                            + (amount == 1 ? " device" : " devices")
+                            + asked
+                            + ": "
+                            + describeFailure(e));
+            return;
+        }
+        if (infos == null) {
+            outcome.error("driver returned null instead of a set of devices" + asked);
+            return;
+        }
+        try {
+            outcome.infos = toProperties(infos);
+        } catch (RuntimeException e) {
+            outcome.error(
+                    "driver returned devices whose properties cannot be read: "
+                            + Failures.describe(e));
+            return;
+        }
+        if (infos.size() != amount) {
+            outcome.error(
+                    "driver returned "
+                            + infos.size()
+                            + (infos.size() == 1 ? " device" : " devices")
+                            + " but "
+                            + setting.amountKey()
+                            + " is "
+                            + amount
+                            + " (Flink hands tasks what the driver returns)");
+        }
+    }
+
+    private <T> T callWithTimeout(String threadName, Callable<T> call) throws Throwable {
+        FutureTask<T> task = new FutureTask<>(call);
+        // a daemon thread: a driver that never returns must not keep the CLI alive
+        Thread thread = new Thread(task, threadName);
+        thread.setDaemon(true);
+        thread.start();
+        try {
+            return task.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause();
+        } catch (TimeoutException e) {
+            task.cancel(true);
+            throw e;
+        }
+    }
+
+    private static String describeFailure(Throwable failure) {
+        String line = Failures.describe(failure);
+        if (Failures.escapesFlink(failure)) {
+            line +=
+                    " (an Error, which Flink does not catch: the TaskManager would fail to start;"
+                            + " the driver should turn it into an exception)";
+        }
+        return line;
+    }
+
+    private static String describe(Duration duration) {
+        return duration.toMillis() % 1000 == 0
+                ? duration.toSeconds() + " s"
+                : duration.toMillis() + " ms";
+    }
+
+    /** Each info as the property map a task would read, ordered by device index. */
+    static List<Map<String, String>> toProperties(Set<? extends ExternalResourceInfo> infos) {
+        List<Map<String, String>> all = new ArrayList<>();
+        for (ExternalResourceInfo info : infos) {
+            Map<String, String> properties = new LinkedHashMap<>();
+            for (String key : info.getKeys()) {
+                properties.put(key, info.getProperty(key).orElse(null));
+            }
+            all.add(properties);
+        }
+        all.sort(BY_INDEX.thenComparing(Object::toString));
+        return all;
+    }
+
+    /** What is known about one resource while the run goes on. */
+    private static final class Outcome {
+        final ResourceSetting setting;
+        final List<String> problems = new ArrayList<>();
+        boolean error;
+        boolean skipped;
+        ExternalResourceDriver driver;
+        List<Map<String, String>> infos = List.of();
+
+        Outcome(ResourceSetting setting) {
+            this.setting = setting;
+        }
+
+        void error(String problem) {
+            problems.add(problem);
+            error = true;
+        }
+
+        void skip(String problem) {
+            problems.add(problem);
+            skipped = true;
+        }
+
+        void checkAmount() {
+            ResourceSetting.Amount amount = setting.amount();
+            switch (amount.state()) {
+                case MISSING:
+                    skip(
+                            setting.amountKey()
+                                    + ": not set, so Flink never asks the driver for devices"
+                                    + " and tasks get none");
+                    break;
+                case NOT_POSITIVE:
+                    skip(
+                            setting.amountKey()
+                                    + ": "
+                                    + amount.value().orElseThrow()
+                                    + " is not positive, so Flink never asks the driver for"
+                                    + " devices and tasks get none");
+                    break;
+                case NOT_A_NUMBER:
+                    error(
+                            setting.amountKey()
+                                    + ": '"
+                                    + amount.raw().orElse("")
+                                    + "' is not a whole number; Flink fails the TaskManager"
+                                    + " start on it");
+                    break;
+                case VALID:
+                default:
+                    break;
+            }
+        }
+
+        ResourceReport toReport() {
+            ResourceStatus status =
+                    error
+                            ? ResourceStatus.ERROR
+                            : skipped ? ResourceStatus.SKIPPED : ResourceStatus.OK;
+            Long amount =
+                    setting.amount().state() == AmountState.VALID
+                                    || setting.amount().state() == AmountState.NOT_POSITIVE
+                            ? setting.amount().value().orElseThrow()
+                            : null;
+            return new ResourceReport(
+                    setting.name(),
+                    setting.factoryClass().orElse(null),
+                    amount,
+                    status,
+                    problems,
+                    infos);
+        }
+    }
+}

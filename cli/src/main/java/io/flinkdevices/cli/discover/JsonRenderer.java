@@ -1,0 +1,48 @@
+package io.flinkdevices.cli.discover;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.core.util.Separators.Spacing;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.List;
+
+/**
+ * Writes a report as one JSON object, {@code {"resources": [...]}}, for scripts and monitoring.
+ * Every resource has all six fields; absent values are {@code null}, {@code infos} is always a
+ * list.
+ */
+public final class JsonRenderer {
+
+    private static final ObjectWriter WRITER =
+            new ObjectMapper()
+                    .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
+                    .writer(
+                            new DefaultPrettyPrinter(
+                                            Separators.createDefaultInstance()
+                                                    .withObjectFieldValueSpacing(Spacing.AFTER)
+                                                    .withArrayEmptySeparator("")
+                                                    .withObjectEmptySeparator(""))
+                                    .withArrayIndenter(DefaultIndenter.SYSTEM_LINEFEED_INSTANCE));
+
+    private JsonRenderer() {}
+
+    /** Writes {@code report} and a final newline to {@code out}. */
+    public static void render(DiscoveryReport report, PrintWriter out) {
+        try {
+            WRITER.writeValue(out, new Document(report.resources()));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write the report as JSON", e);
+        }
+        out.println();
+        out.flush();
+    }
+
+    /** The document's shape: a single member, so fields can be added beside it later. */
+    private record Document(List<ResourceReport> resources) {}
+}

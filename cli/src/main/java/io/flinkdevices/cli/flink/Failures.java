@@ -1,0 +1,39 @@
+package io.flinkdevices.cli.flink;
+
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+
+/** Turns a throwable and its causes into one line an operator can read. */
+public final class Failures {
+
+    private Failures() {}
+
+    /**
+     * {@code Type: message; caused by Type: message}, leaving out a cause whose text its wrapper
+     * already repeats.
+     */
+    public static String describe(Throwable failure) {
+        StringBuilder line = new StringBuilder();
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
+            String message = t.getMessage();
+            String part =
+                    t.getClass().getSimpleName()
+                            + (message == null || message.isBlank() ? "" : ": " + message.strip());
+            if (line.length() > 0) {
+                if (message != null && line.indexOf(message.strip()) >= 0) {
+                    continue;
+                }
+                line.append("; caused by ");
+            }
+            line.append(part);
+        }
+        return line.toString();
+    }
+
+    /** Whether Flink's TaskManager would not catch {@code failure} (it catches only Exceptions). */
+    public static boolean escapesFlink(Throwable failure) {
+        return !(failure instanceof Exception);
+    }
+}

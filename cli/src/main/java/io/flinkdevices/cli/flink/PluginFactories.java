@@ -1,0 +1,180 @@
+package io.flinkdevices.cli.flink;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.core.plugin.DefaultPluginManager;
+import org.apache.flink.core.plugin.DirectoryBasedPluginFinder;
+import org.apache.flink.core.plugin.PluginDescriptor;
+import org.apache.flink.core.plugin.PluginManager;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The external resource driver factories a TaskManager would find in a plugins folder, loaded
+ * through Flink's own plugin manager and class loaders and keyed by class name exactly as Flink
+ * keys them.
+ */
+public final class PluginFactories {
+
+    /** Flink gives up on nothing here; this only stops a service loader that keeps failing. */
+    private static final int MAX_LOAD_FAILURES = 100;
+
+    private final Path pluginsDir;
+    private final boolean pluginsDirExists;
+    private final List<String> pluginIds;
+    private final Map<String, ExternalResourceDriverFactory> factories;
+    private final List<String> problems;
+
+    private PluginFactories(
+            Path pluginsDir,
+            boolean pluginsDirExists,
+            List<String> pluginIds,
+            Map<String, ExternalResourceDriverFactory> factories,
+            List<String> problems) {
+        this.pluginsDir = pluginsDir;
+        this.pluginsDirExists = pluginsDirExists;
+        this.pluginIds = List.copyOf(pluginIds);
+        this.factories = factories;
+        this.problems = List.copyOf(problems);
+    }
+
+    /**
+     * Loads every {@link ExternalResourceDriverFactory} from the plugin folders under {@code
+     * pluginsDir}, as {@code PluginUtils.createPluginManagerFromRootFolder} and {@code
+     * ExternalResourceUtils} do in a TaskManager. What would stop a TaskManager or make Flink skip
+     * a plugin is kept as a {@linkplain #problems() problem}.
+     */
+    public static PluginFactories load(Path pluginsDir, Configuration config) {
+        List<String> problems = new ArrayList<>();
+        if (!Files.isDirectory(pluginsDir)) {
+            // PluginConfig.getPluginsDir: Flink logs a WARN and starts without plugins
+            return new PluginFactories(pluginsDir, false, List.of(), Map.of(), problems);
+        }
+        final Collection<PluginDescriptor> descriptors;
+        try {
+            descriptors = new DirectoryBasedPluginFinder(pluginsDir).findPlugins();
+        } catch (Exception e) {
+            problems.add(
+                    "plugins directory "
+                            + pluginsDir
+                            + " cannot be read, and a TaskManager would not start: "
+                            + Failures.describe(e));
+            return new PluginFactories(pluginsDir, true, List.of(), Map.of(), problems);
+        }
+        List<String> ids = new ArrayList<>();
+        descriptors.forEach(d -> ids.add(d.getPluginId()));
+
+        PluginManager manager =
+                new DefaultPluginManager(
+                        descriptors, CoreOptions.getPluginParentFirstLoaderPatterns(config));
+        Map<String, ExternalResourceDriverFactory> factories = new LinkedHashMap<>();
+        Iterator<ExternalResourceDriverFactory> it =
+                manager.load(ExternalResourceDriverFactory.class);
+        int failures = 0;
+        while (failures < MAX_LOAD_FAILURES) {
+            try {
+                if (!it.hasNext()) {
+                    break;
+                }
+                ExternalResourceDriverFactory factory = it.next();
+                // as in ExternalResourceUtils: the last factory of a class name wins
+                factories.put(factory.getClass().getName(), factory);
+            } catch (Throwable e) { // NOPMD: a plugin's ServiceConfigurationError or LinkageError
+                failures++;
+                problems.add(
+                        "a plugin's factory cannot be loaded, and a TaskManager would not start: "
+                                + Failures.describe(e));
+            }
+        }
+        return new PluginFactories(pluginsDir, true, ids, factories, problems);
+    }
+
+    /** Factories given directly, as if found in plugins under {@code pluginsDir}. */
+    public static PluginFactories of(
+            Path pluginsDir, Map<String, ExternalResourceDriverFactory> factoriesByClassName) {
+        return new PluginFactories(
+                pluginsDir, true, List.of(), new LinkedHashMap<>(factoriesByClassName), List.of());
+    }
+
+    /** The factory Flink would use for {@code className}. */
+    public Optional<ExternalResourceDriverFactory> find(String className) {
+        return Optional.ofNullable(factories.get(className));
+    }
+
+    /** The plugins root folder. */
+    public Path pluginsDir() {
+        return pluginsDir;
+    }
+
+    /** The plugin ids (folder names) found, in Flink's order. */
+    public List<String> pluginIds() {
+        return pluginIds;
+    }
+
+    /** Class names of every factory found. */
+    public Collection<String> factoryClassNames() {
+        return new TreeSet<>(factories.keySet());
+    }
+
+    /** Whether the plugins root folder exists; without it Flink loads no plugin at all. */
+    public boolean pluginsDirExists() {
+        return pluginsDirExists;
+    }
+
+    /**
+     * What would stop a TaskManager from starting while it loads plugins (an unreadable folder, a
+     * plugin whose factory cannot be loaded); empty when all loaded.
+     */
+    public List<String> problems() {
+        return problems;
+    }
+
+    /** Why Flink would not find {@code className}, for an operator who has to fix it. */
+    public String describeMissing(String className) {
+        StringBuilder why = new StringBuilder("factory ").append(className);
+        why.append(" not found in any plugin under ").append(pluginsDir);
+        if (!pluginsDirExists()) {
+            why.append(": that directory does not exist (set --plugins-dir or FLINK_PLUGINS_DIR)");
+            return why.toString();
+        }
+        why.append(" (found: ");
+        why.append(factories.isEmpty() ? "none" : String.join(", ", factoryClassNames()));
+        why.append(')');
+        nearMiss(className).ifPresent(m -> why.append("; did you mean ").append(m).append('?'));
+        if (className.strip().length() != className.length()) {
+            why.append("; the value has leading or trailing blanks, which Flink keeps");
+        }
+        for (String problem : problems) {
+            why.append("; ").append(problem);
+        }
+        return why.toString();
+    }
+
+    private Optional<String> nearMiss(String className) {
+        String wanted = className.strip();
+        String wantedSimple = simpleName(wanted).toLowerCase(Locale.ROOT);
+        return factoryClassNames().stream()
+                .filter(
+                        found ->
+                                found.equalsIgnoreCase(wanted)
+                                        || simpleName(found)
+                                                .toLowerCase(Locale.ROOT)
+                                                .equals(wantedSimple))
+                .findFirst();
+    }
+
+    private static String simpleName(String className) {
+        return className.substring(className.lastIndexOf('.') + 1);
+    }
+}

@@ -1,0 +1,207 @@
+package io.flinkdevices.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+class FlinkDevicesCliTest {
+
+    @TempDir Path home;
+
+    private Path conf(String yaml) throws Exception {
+        Path conf = Files.createDirectories(home.resolve("conf"));
+        Files.writeString(conf.resolve("config.yaml"), yaml);
+        return conf;
+    }
+
+    @Nested
+    @DisplayName("a usage error")
+    class UsageErrors {
+
+        @Test
+        @DisplayName("without a command exits 2 and lists the commands")
+        void noCommand() {
+            CliRun run = CliRun.run();
+
+            assertThat(run.exitCode()).isEqualTo(2);
+            assertThat(run.err()).contains("Missing command").contains("discover");
+            assertThat(run.out()).isEmpty();
+        }
+
+        @Test
+        @DisplayName("without --conf-dir exits 2 and names the option")
+        void noConfDir() {
+            CliRun run = CliRun.run("discover");
+
+            assertThat(run.exitCode()).isEqualTo(2);
+            assertThat(run.err())
+                    .contains("Missing required option: '--conf-dir=DIR'")
+                    .contains("Usage: flink-devices discover");
+        }
+
+        @Test
+        @DisplayName("with a conf dir that has no config.yaml exits 2 with Flink's reason")
+        void noConfigFile() throws Exception {
+            Path conf = Files.createDirectories(home.resolve("conf"));
+
+            CliRun run = CliRun.run("discover", "--conf-dir", conf.toString());
+
+            assertThat(run.exitCode()).isEqualTo(2);
+            assertThat(run.err())
+                    .contains("--conf-dir: Flink cannot load its configuration")
+                    .contains("config.yaml")
+                    .contains("does not exist");
+        }
+
+        @Test
+        @DisplayName("with only a legacy flink-conf.yaml says how to migrate it")
+        void legacyConfigFile() throws Exception {
+            Path conf = Files.createDirectories(home.resolve("conf"));
+            Files.writeString(conf.resolve("flink-conf.yaml"), "external-resources: gpu\n");
+
+            CliRun run = CliRun.run("discover", "--conf-dir", conf.toString());
+
+            assertThat(run.exitCode()).isEqualTo(2);
+            assertThat(run.err()).contains("bin/migrate-config-file.sh");
+        }
+
+        @Test
+        @DisplayName("with a --plugins-dir that does not exist exits 2")
+        void missingPluginsDir() throws Exception {
+            Path conf = conf("external-resources: none\n");
+
+            CliRun run =
+                    CliRun.run(
+                            "discover",
+                            "--conf-dir",
+                            conf.toString(),
+                            "--plugins-dir",
+                            home.resolve("nope").toString());
+
+            assertThat(run.exitCode()).isEqualTo(2);
+            assertThat(run.err())
+                    .contains("--plugins-dir: " + home.resolve("nope") + " is not a directory");
+        }
+
+        @Test
+        @DisplayName("with an unusable --timeout exits 2")
+        void badTimeout() throws Exception {
+            CliRun run =
+                    CliRun.run(
+                            "discover",
+                            "--conf-dir",
+                            conf("a: b\n").toString(),
+                            "--timeout",
+                            "soon");
+
+            assertThat(run.exitCode()).isEqualTo(2);
+            assertThat(run.err()).contains("'soon' is not a duration");
+        }
+    }
+
+    @Nested
+    @DisplayName("the plugins directory")
+    class PluginsDir {
+
+        @Test
+        @DisplayName("is the one beside the conf dir by default")
+        void besideConf() throws Exception {
+            Path conf = conf("external-resources: none\n");
+
+            CliRun run = CliRun.run("discover", "--conf-dir", conf.toString());
+
+            assertThat(run.out())
+                    .contains(
+                            "Plugins directory    "
+                                    + home.resolve("plugins")
+                                    + " (from <conf-dir>/../plugins)");
+        }
+
+        @Test
+        @DisplayName("comes from FLINK_PLUGINS_DIR when set, as in a TaskManager")
+        void fromEnvironment() throws Exception {
+            Path conf = conf("external-resources: none\n");
+            Path plugins = Files.createDirectories(home.resolve("elsewhere"));
+
+            CliRun run =
+                    CliRun.run(
+                            Map.of("FLINK_PLUGINS_DIR", plugins.toString()),
+                            "discover",
+                            "--conf-dir",
+                            conf.toString());
+
+            assertThat(run.out()).contains(plugins + " (from $FLINK_PLUGINS_DIR)");
+        }
+
+        @Test
+        @DisplayName("comes from --plugins-dir above all")
+        void fromOption() throws Exception {
+            Path conf = conf("external-resources: none\n");
+            Path plugins = Files.createDirectories(home.resolve("chosen"));
+
+            CliRun run =
+                    CliRun.run(
+                            Map.of("FLINK_PLUGINS_DIR", home.resolve("elsewhere").toString()),
+                            "discover",
+                            "--conf-dir",
+                            conf.toString(),
+                            "--plugins-dir",
+                            plugins.toString());
+
+            assertThat(run.out()).contains(plugins + " (from --plugins-dir)");
+        }
+    }
+
+    @Test
+    @DisplayName("a configuration without external resources exits 0 and says so")
+    void nothingConfigured() throws Exception {
+        CliRun run =
+                CliRun.run(
+                        "discover",
+                        "--conf-dir",
+                        conf("taskmanager.numberOfTaskSlots: 2\n").toString());
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out())
+                .contains("No external resources configured")
+                .endsWith("Nothing to discover." + System.lineSeparator());
+    }
+
+    @Test
+    @DisplayName(
+            "--json writes only a JSON document to stdout and exits 1 when a resource is not ok")
+    void jsonOnly() throws Exception {
+        Path conf =
+                conf(
+                        "external-resources: gpu\n"
+                                + "external-resource.gpu.driver-factory.class: com.x.GpuFactory\n"
+                                + "external-resource.gpu.amount: 1\n");
+
+        CliRun run = CliRun.run("discover", "--conf-dir", conf.toString(), "--json");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        var root = new ObjectMapper().readTree(run.out());
+        assertThat(root.get("resources").get(0).get("error").asText())
+                .startsWith(
+                        "external-resource.gpu.driver-factory.class: factory com.x.GpuFactory not"
+                            + " found");
+    }
+
+    @Test
+    @DisplayName("--version names this tool's and Flink's versions")
+    void version() {
+        CliRun run = CliRun.run("--version");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).startsWith("flink-devices ").contains("(Flink 2.3.0)");
+    }
+}
