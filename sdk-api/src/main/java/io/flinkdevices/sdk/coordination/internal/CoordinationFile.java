@@ -7,8 +7,10 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.FileLockInterruptionException;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
@@ -32,6 +34,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -55,7 +59,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *       loader and kept open, threads of one JVM queue on a {@link ReentrantLock} first, and a
  *       second class loader (another plugin) sees {@link OverlappingFileLockException}, which
  *       counts as "held".
- *   <li>Waiting is bounded: {@code tryLock} is polled with a short back-off until the timeout.
+ *   <li>Waiting is bounded: a waiter blocks in {@link FileChannel#lock()} (the kernel wakes it
+ *       the moment the holder unlocks, so no waiter starves behind pollers) and a watchdog
+ *       interrupts it at the timeout, which closes the channel; it is reopened on the next use.
  *       The holder writes its PID into the lock file so that a waiter that gives up can name it.
  *   <li>Symbolic links are refused at both paths (checked, and opened with {@code O_NOFOLLOW}),
  *       since the default folder is world-writable.
@@ -68,6 +74,10 @@ public final class CoordinationFile {
     private static final Map<Path, Slot> SLOTS = new ConcurrentHashMap<>();
     private static final long MIN_BACKOFF_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /** The holder line is padded to this size so that it is replaced by one write, never truncated. */
+    private static final int HOLDER_LINE = 64;
+
+    private static final ScheduledThreadPoolExecutor WATCHDOG = watchdog();
 
     private final Path file;
     private final Path lockFile;
@@ -75,6 +85,7 @@ public final class CoordinationFile {
     private final Duration lockTimeout;
     private final Set<PosixFilePermission> permissions;
     private volatile boolean warnedInPlace;
+    private volatile Path lockKey;
 
     /**
      * @param file the records file; its lock is {@code file + ".lock"}
@@ -152,16 +163,10 @@ public final class CoordinationFile {
         try {
             FileLock lock = acquire(slot, deadline, timeout);
             try {
-                writeHolder(slot.channel);
-                LockedView view = new LockedView(read());
-                T result = tx.run(view);
-                return result;
+                writeHolder(slot.channel, holderLine());
+                return tx.run(new LockedView(read()));
             } finally {
-                try {
-                    slot.channel.truncate(0);
-                } catch (IOException ignored) {
-                    // the holder line is a diagnostic only
-                }
+                writeHolder(slot.channel, " ".repeat(HOLDER_LINE - 1) + "\n");
                 try {
                     lock.release();
                 } catch (IOException e) {
@@ -176,12 +181,16 @@ public final class CoordinationFile {
 
     private Path lockKey() {
         // One slot per real lock file, however the path was spelled.
-        Path parent = lockFile.getParent();
-        try {
-            return parent.toRealPath().resolve(lockFile.getFileName());
-        } catch (IOException e) {
-            return lockFile;
+        Path key = lockKey;
+        if (key == null) {
+            try {
+                key = lockFile.getParent().toRealPath().resolve(lockFile.getFileName());
+                lockKey = key;
+            } catch (IOException e) {
+                return lockFile; // the folder is missing; opening the lock file will say so
+            }
         }
+        return key;
     }
 
     private FileLock acquire(Slot slot, long deadline, Duration timeout)
@@ -189,55 +198,142 @@ public final class CoordinationFile {
         long backoff = MIN_BACKOFF_NANOS;
         while (true) {
             FileChannel ch = slot.open(this);
-            FileLock lock;
+            FileLock lock = null;
+            boolean otherClassLoader = false;
             try {
                 lock = ch.tryLock();
             } catch (OverlappingFileLockException e) {
-                lock = null; // another class loader of this JVM holds it
+                otherClassLoader = true;
             } catch (IOException e) {
                 slot.close();
                 throw new DeviceDriverException(
                         "cannot lock coordination lock file " + lockFile + ": " + e.getMessage(), e);
             }
+            long left = deadline - System.nanoTime();
+            if (lock == null && left > 0) {
+                if (otherClassLoader) {
+                    // A lock of this JVM (another plugin's copy of this class): the kernel would
+                    // grant it to us at once, so poll the JVM's lock table instead.
+                    LockSupport.parkNanos(Math.min(backoff, left));
+                    backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
+                    checkInterrupt();
+                    continue;
+                }
+                lock = waitForLock(slot, ch, left);
+            }
             if (lock != null) {
-                if (slot.stillCurrent(lockFile)) {
+                if (lock.isValid() && slot.stillCurrent(lockFile)) {
                     return lock;
                 }
                 // The lock file was deleted or replaced since we opened it: lock the new one.
                 slot.close();
                 continue;
             }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                throw new DeviceDriverException(
-                        "timed out after "
-                                + human(timeout)
-                                + " waiting for the lock on coordination file "
-                                + file
-                                + " (lock file "
-                                + lockFile
-                                + "): "
-                                + describeHolder(ch)
-                                + "; raise coordination.lock-timeout if allocations are slow");
+            if (deadline - System.nanoTime() > 0) {
+                continue;
             }
-            LockSupport.parkNanos(Math.min(backoff, left));
-            if (Thread.interrupted()) {
-                Thread.currentThread().interrupt();
-                throw new DeviceDriverException(
-                        "interrupted while waiting for the lock on coordination file " + file);
-            }
-            backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
+            throw new DeviceDriverException(
+                    "timed out after "
+                            + human(timeout)
+                            + " waiting for the lock on coordination file "
+                            + file
+                            + " (lock file "
+                            + lockFile
+                            + "): "
+                            + describeHolder(slot.open(this))
+                            + "; raise coordination.lock-timeout if allocations are slow");
         }
     }
 
-    private void writeHolder(FileChannel ch) {
-        ProcessIdentity self = ProcessIdentity.current();
-        byte[] line =
-                (self.pid() + " " + self.start() + " " + System.currentTimeMillis() + "\n")
-                        .getBytes(StandardCharsets.US_ASCII);
+    /**
+     * Blocks in {@link FileChannel#lock()} for at most {@code nanos}; {@code null} when the time
+     * ran out. The watchdog's interrupt closes the channel; {@link Slot#open} reopens it.
+     */
+    private FileLock waitForLock(Slot slot, FileChannel ch, long nanos)
+            throws DeviceDriverException {
+        Watch watch = new Watch(Thread.currentThread());
+        ScheduledFuture<?> alarm = WATCHDOG.schedule(watch::fire, nanos, TimeUnit.NANOSECONDS);
         try {
-            ch.write(ByteBuffer.wrap(line), 0);
-            ch.truncate(line.length);
+            return ch.lock();
+        } catch (ClosedByInterruptException | FileLockInterruptionException e) {
+            // The interrupt closed the channel (the JDK turns the first into the second).
+            slot.close();
+            if (!watch.disarm()) {
+                Thread.currentThread().interrupt();
+                throw new DeviceDriverException(
+                        "interrupted while waiting for the lock on coordination file " + file, e);
+            }
+            return null;
+        } catch (OverlappingFileLockException e) {
+            return null;
+        } catch (IOException e) {
+            slot.close();
+            throw new DeviceDriverException(
+                    "cannot lock coordination lock file " + lockFile + ": " + e.getMessage(), e);
+        } finally {
+            alarm.cancel(false);
+            if (watch.disarm()) {
+                // Our own alarm, not the caller's interrupt: clear it. A lock it cut short (the
+                // channel closed) is no longer valid and is retried by the caller.
+                Thread.interrupted();
+            }
+        }
+    }
+
+    private void checkInterrupt() throws DeviceDriverException {
+        if (Thread.currentThread().isInterrupted()) {
+            throw new DeviceDriverException(
+                    "interrupted while waiting for the lock on coordination file " + file);
+        }
+    }
+
+    private static ScheduledThreadPoolExecutor watchdog() {
+        ScheduledThreadPoolExecutor timer =
+                new ScheduledThreadPoolExecutor(
+                        1,
+                        r -> {
+                            Thread t = new Thread(r, "flink-devices-coordination-lock-timeout");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
+    }
+
+    /** Interrupts a waiting thread once, unless disarmed first. */
+    private static final class Watch {
+        private final Thread waiter;
+        private boolean armed = true;
+        private boolean fired;
+
+        Watch(Thread waiter) {
+            this.waiter = waiter;
+        }
+
+        synchronized void fire() {
+            if (armed) {
+                fired = true;
+                armed = false;
+                waiter.interrupt();
+            }
+        }
+
+        /** Stops the alarm; whether it had fired. */
+        synchronized boolean disarm() {
+            armed = false;
+            return fired;
+        }
+    }
+
+    private String holderLine() {
+        ProcessIdentity self = ProcessIdentity.current();
+        String line = self.pid() + " " + self.start() + " " + System.currentTimeMillis();
+        return line + " ".repeat(Math.max(0, HOLDER_LINE - 1 - line.length())) + "\n";
+    }
+
+    private void writeHolder(FileChannel ch, String line) {
+        try {
+            ch.write(ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII)), 0);
         } catch (IOException e) {
             LOG.debug("Cannot write the holder into {}", lockFile, e);
         }
@@ -249,10 +345,12 @@ public final class CoordinationFile {
             ByteBuffer buf = ByteBuffer.allocate(256);
             ch.read(buf, 0);
             text = new String(buf.array(), 0, buf.position(), StandardCharsets.US_ASCII).trim();
+            int nl = text.indexOf('\n');
+            text = nl < 0 ? text : text.substring(0, nl).trim();
         } catch (IOException e) {
             text = "";
         }
-        String[] f = text.split(" ");
+        String[] f = text.split(" +");
         if (f.length != 3 || !f[0].matches("[0-9]{1,18}") || !f[2].matches("[0-9]{1,19}")) {
             return "the holder did not say who it is (a process other than a flink-devices"
                     + " coordinator may hold a lock on the lock file)";
@@ -274,7 +372,6 @@ public final class CoordinationFile {
     }
 
     private RecordFormat.Parsed read() throws DeviceDriverException {
-        refuseLink(file);
         byte[] content;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             long size = ch.size();
@@ -293,6 +390,7 @@ public final class CoordinationFile {
         } catch (NoSuchFileException e) {
             return RecordFormat.parse(new byte[0]);
         } catch (IOException e) {
+            refuseLink(file); // O_NOFOLLOW or a folder: say so clearly
             throw ioFailure("cannot read coordination file " + file, file, e);
         }
         RecordFormat.Parsed parsed = RecordFormat.parse(content);
@@ -313,7 +411,6 @@ public final class CoordinationFile {
 
     private void write(List<DeviceRecord> records) throws DeviceDriverException {
         byte[] content = RecordFormat.format(records);
-        refuseLink(file);
         try {
             Files.deleteIfExists(tempFile);
             try (FileChannel ch =
@@ -393,13 +490,20 @@ public final class CoordinationFile {
 
     /** Sets the configured mode exactly: the umask may have removed the group bits. */
     private void applyPermissions(Path p) throws IOException {
-        if (posix()) {
+        // The umask never removes owner bits, only the group bits of 0660.
+        if (posix() && permissions.contains(PosixFilePermission.GROUP_WRITE)) {
             Files.setPosixFilePermissions(p, permissions);
         }
     }
 
     void refuseLink(Path p) throws DeviceDriverException {
-        if (Files.isSymbolicLink(p)) {
+        BasicFileAttributes attrs;
+        try {
+            attrs = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            return; // missing: it is created without following anything
+        }
+        if (attrs.isSymbolicLink()) {
             String target;
             try {
                 target = " -> " + Files.readSymbolicLink(p);
@@ -415,7 +519,7 @@ public final class CoordinationFile {
                             + " or point coordination.file at a regular file in a folder only"
                             + " TaskManagers can write");
         }
-        if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+        if (!attrs.isRegularFile()) {
             throw new DeviceDriverException(
                     "coordination file " + p + " exists but is not a regular file");
         }
