@@ -83,6 +83,7 @@ public final class DeviceCoordinator {
 
     private final CoordinationFile file;
     private final Duration lockTimeout;
+    private final ExitRelease.Releasable atExit = this::releaseAtExit;
 
     private DeviceCoordinator(CoordinationParams params) {
         this.file =
@@ -190,7 +191,7 @@ public final class DeviceCoordinator {
                             }
                             return taken;
                         });
-        ExitRelease.register(this::releaseAtExit);
+        ExitRelease.register(atExit);
         LOG.info("Allocated devices {} for pid {} through coordination file {}", chosen, self.pid(), file.file());
         return chosen;
     }

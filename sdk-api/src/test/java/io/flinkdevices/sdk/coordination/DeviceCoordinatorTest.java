@@ -349,6 +349,26 @@ class DeviceCoordinatorTest {
         }
 
         @Test
+        @DisplayName("writes in place, with a WARN, when the file cannot be replaced atomically")
+        void inPlaceFallback() throws Exception {
+            // A stale temporary that cannot be removed stands in for another user's file in /tmp.
+            Files.createDirectories(dir.resolve("gpu.coordination.tmp/stuck"));
+            writeRecords(DeviceRecord.of("0", other), DeviceRecord.of("1", dead()));
+            try (LogCapture log = LogCapture.warnings(CoordinationFile.class)) {
+                DeviceCoordinator c = coordinator();
+                assertThat(c.allocate(ids(3), 1)).containsExactly("1");
+                c.release(List.of("1"));
+                assertThat(c.allocate(ids(3), 2)).containsExactly("1", "2");
+                assertThat(log.text())
+                        .contains("Cannot replace coordination file " + file + " atomically")
+                        .contains("writing it in place");
+            }
+            assertThat(idsHeldBy(other)).containsExactly("0");
+            assertThat(idsHeldBy(self)).containsExactly("1", "2");
+            assertThat(records()).hasSize(3);
+        }
+
+        @Test
         @DisplayName("fails naming the folder when it does not exist")
         void missingFolder() {
             file = dir.resolve("nope/gpu.coordination");

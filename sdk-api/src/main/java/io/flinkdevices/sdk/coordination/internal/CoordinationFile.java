@@ -13,13 +13,11 @@ import java.nio.channels.FileLock;
 import java.nio.channels.FileLockInterruptionException;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -425,40 +423,35 @@ public final class CoordinationFile {
             }
             applyPermissions(tempFile);
             Files.move(tempFile, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AccessDeniedException e) {
-            writeInPlace(content, e);
-        } catch (FileSystemException e) {
-            if (isPermissionProblem(e)) {
-                writeInPlace(content, e);
-            } else {
-                throw ioFailure("cannot write coordination file " + file, file, e);
-            }
-        } catch (IOException e) {
+        } catch (NoSuchFileException e) {
             throw ioFailure("cannot write coordination file " + file, file, e);
+        } catch (IOException e) {
+            // Typically another user's file in a sticky folder, which may be written but not
+            // replaced, or a stale temporary file that cannot be removed.
+            writeInPlace(content, e);
         }
-    }
-
-    private static boolean isPermissionProblem(FileSystemException e) {
-        String reason = String.valueOf(e.getReason());
-        return reason.contains("Operation not permitted") || reason.contains("Permission denied");
     }
 
     private void writeInPlace(byte[] content, IOException why) throws DeviceDriverException {
+        refuseLink(file);
         if (!warnedInPlace) {
             warnedInPlace = true;
             LOG.warn(
-                    "Cannot replace coordination file {} atomically ({}); writing it in place instead."
-                            + " Put it in a folder without the sticky bit that all TaskManager users"
-                            + " may write to.",
+                    "Cannot replace coordination file {} atomically through {} ({}); writing it in"
+                            + " place instead. Put it in a folder without the sticky bit that all"
+                            + " TaskManager users may write to.",
                     file,
+                    tempFile,
                     why.toString());
         }
-        refuseLink(file);
-        OpenOption[] options = {
-            StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS
-        };
-        try (FileChannel ch = FileChannel.open(file, options)) {
-            // One write of a small buffer: a killed process cannot leave half of it.
+        try (FileChannel ch =
+                FileChannel.open(
+                        file,
+                        Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                        permissionAttribute())) {
+            // One write of a small buffer, then the truncation: a process killed in between
+            // leaves stale lines behind the new content, which can only keep a device held
+            // longer, never free one that is held.
             ByteBuffer buf = ByteBuffer.wrap(content);
             long pos = 0;
             while (buf.hasRemaining()) {
@@ -466,7 +459,9 @@ public final class CoordinationFile {
             }
             ch.truncate(content.length);
         } catch (IOException e) {
-            throw ioFailure("cannot write coordination file " + file, file, e);
+            DeviceDriverException failure = ioFailure("cannot write coordination file " + file, file, e);
+            failure.addSuppressed(why);
+            throw failure;
         }
     }
 
