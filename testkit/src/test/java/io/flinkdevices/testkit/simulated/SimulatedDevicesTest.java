@@ -2,8 +2,8 @@ package io.flinkdevices.testkit.simulated;
 
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.testkit.plugin.PluginCheck;
+import io.flinkdevices.testkit.plugin.PluginFolder;
 
-import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -16,8 +16,13 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ServiceLoader;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,8 +71,15 @@ class SimulatedDevicesTest {
 
     @Test
     @DisplayName("the testkit itself does not register the factory, so job class paths stay clean")
-    void notRegisteredOnClassPath() {
-        assertThat(ServiceLoader.load(ExternalResourceDriverFactory.class).stream())
-                .noneMatch(p -> p.type() == SimulatedGpuDriverFactory.class);
+    void notRegisteredOnClassPath() throws Exception {
+        List<String> registered = new ArrayList<>();
+        for (URL serviceFile :
+                Collections.list(
+                        getClass().getClassLoader().getResources(PluginFolder.FACTORY_SERVICE_FILE))) {
+            try (InputStream in = serviceFile.openStream()) {
+                registered.add(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            }
+        }
+        assertThat(registered).noneMatch(s -> s.contains(SimulatedGpuDriverFactory.class.getName()));
     }
 }
