@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -55,7 +56,8 @@ public final class DriverParams {
     private final Configuration config;
     private final String keyPrefix;
     private final Set<String> known = new LinkedHashSet<>();
-    private final List<String> problems = new ArrayList<>();
+    // A set: reading a bad key twice must not report it twice.
+    private final Set<String> problems = new LinkedHashSet<>();
 
     private DriverParams(Configuration config, String keyPrefix) {
         this.config = config;
@@ -175,6 +177,11 @@ public final class DriverParams {
         if (v == null) {
             return defaultValue;
         }
+        if (v.isEmpty()) {
+            // Path.of("") is the working directory, which would pass EXISTS silently.
+            problem(key, "expected a path but the value is empty");
+            return defaultValue;
+        }
         Path p;
         try {
             p = Path.of(v);
@@ -277,7 +284,7 @@ public final class DriverParams {
 
     /** The keys declared so far, in declaration order. */
     public Set<String> knownKeys() {
-        return Set.copyOf(known);
+        return Collections.unmodifiableSet(new LinkedHashSet<>(known));
     }
 
     /** The problems found so far, each naming its full key. */

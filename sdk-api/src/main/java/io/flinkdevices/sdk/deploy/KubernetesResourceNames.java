@@ -8,10 +8,13 @@ import java.util.regex.Pattern;
 
 /**
  * Validation of Kubernetes extended resource names and quantities, following the rules of the
- * Kubernetes API server ({@code IsExtendedResourceName}): a qualified {@code domain/name}, the
- * domain a DNS subdomain outside {@code kubernetes.io}, the name part at most 63 characters of
- * alphanumerics, {@code -}, {@code _} and {@code .} that begins and ends alphanumeric. Extended
- * resources cannot be overcommitted, so quantities are positive whole numbers.
+ * Kubernetes API server ({@code IsExtendedResourceName}): a qualified {@code domain/name} that is
+ * not in the {@code kubernetes.io/} namespace (Kubernetes treats every name containing {@code
+ * kubernetes.io/} as native) and does not start with {@code requests.}; the domain a lower-case
+ * DNS-1123 subdomain that still fits in 253 characters once Kubernetes prefixes it with {@code
+ * requests.} for quotas; the name part at most 63 characters of alphanumerics, {@code -}, {@code _}
+ * and {@code .} that begins and ends alphanumeric. Extended resources cannot be overcommitted and
+ * are counted in whole units, so quantities are positive whole numbers.
  */
 @PublicEvolving
 public final class KubernetesResourceNames {
@@ -19,6 +22,12 @@ public final class KubernetesResourceNames {
     private static final Pattern NAME_PART =
             Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+
+    /** Kubernetes checks quota names {@code requests.<name>} as qualified names too. */
+    private static final String QUOTA_PREFIX = "requests.";
+
+    /** 253 (a DNS subdomain) less the quota prefix Kubernetes puts in front of the domain. */
+    private static final int MAX_DOMAIN_LENGTH = 253 - QUOTA_PREFIX.length();
 
     private KubernetesResourceNames() {}
 
@@ -46,28 +55,33 @@ public final class KubernetesResourceNames {
         }
         String domain = name.substring(0, slash);
         String local = name.substring(slash + 1);
-        if (domain.equals("kubernetes.io") || domain.endsWith(".kubernetes.io")) {
+        if (name.contains("kubernetes.io/")) {
             problems.add(
                     "'"
                             + name
-                            + "' is in the kubernetes.io domain, which is reserved for native"
+                            + "' is in the kubernetes.io namespace, which is reserved for native"
                             + " resources");
         }
-        if (name.startsWith("requests.")) {
-            problems.add("'" + name + "' must not start with 'requests.'");
+        if (name.startsWith(QUOTA_PREFIX)) {
+            problems.add("'" + name + "' must not start with '" + QUOTA_PREFIX + "'");
         }
-        if (domain.isEmpty() || domain.length() > 253) {
+        if (domain.isEmpty() || domain.length() > MAX_DOMAIN_LENGTH) {
             problems.add(
-                    "the domain of '" + name + "' must be 1 to 253 characters but is "
+                    "the domain of '"
+                            + name
+                            + "' must be 1 to "
+                            + MAX_DOMAIN_LENGTH
+                            + " characters but is "
                             + domain.length());
         } else {
             for (String label : domain.split("\\.", -1)) {
-                if (label.length() > 63 || !DNS_LABEL.matcher(label).matches()) {
+                if (!DNS_LABEL.matcher(label).matches()) {
                     problems.add(
                             "the domain of '"
                                     + name
                                     + "' must be a DNS subdomain (lower-case alphanumerics, '-'"
-                                    + " and '.'), but has the label '"
+                                    + " and '.', each label beginning and ending alphanumeric),"
+                                    + " but has the label '"
                                     + label
                                     + "'");
                     break;

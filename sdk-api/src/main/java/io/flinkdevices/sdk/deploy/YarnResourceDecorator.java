@@ -16,7 +16,8 @@ public interface YarnResourceDecorator {
     /**
      * Yarn resource types a container needs for {@code amount} devices: resource name (for
      * example {@code yarn.io/gpu}) to amount. Names must pass {@link
-     * YarnResourceNames#validate(String)}.
+     * YarnResourceNames#validate(String)} and amounts {@link
+     * YarnResourceNames#validateAmount(String, long)}.
      */
     Map<String, Long> yarnResources(long amount);
 }

@@ -6,18 +6,20 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * Validation of Yarn resource type names, following Hadoop's {@code RESOURCE_NAME_PATTERN}: an
- * optional DNS-like prefix and {@code /}, then a name that starts with a letter and continues
- * with letters, digits, {@code _}, {@code .} or {@code -}. {@code memory-mb} and {@code vcores}
- * are Yarn's own and cannot be requested as device types.
+ * Validation of Yarn resource type names, following Hadoop's {@code
+ * ResourceUtils.RESOURCE_NAME_PATTERN}: an optional prefix of dot-separated labels (letters,
+ * digits and {@code -}, beginning and ending with a letter or digit) and {@code /}, then a name
+ * that starts with a letter and continues with letters, digits, {@code _}, {@code .} or {@code
+ * -}. {@code memory}, {@code memory-mb} and {@code vcores} are Yarn's own and cannot be defined as
+ * device types. Amounts are positive whole numbers.
  */
 @PublicEvolving
 public final class YarnResourceNames {
 
     private static final Pattern RESOURCE_NAME =
             Pattern.compile(
-                    "^(((\\p{Alpha}([\\p{Alnum}-]*\\p{Alnum})?\\.)*"
-                            + "\\p{Alpha}([\\p{Alnum}-]*\\p{Alnum})?)/)?\\p{Alpha}([\\w.-]*)$");
+                    "^(((\\p{Alnum}([\\p{Alnum}-]*\\p{Alnum})?\\.)*"
+                            + "\\p{Alnum}([\\p{Alnum}-]*\\p{Alnum})?)/)?\\p{Alpha}([\\w.-]*)$");
 
     private YarnResourceNames() {}
 
@@ -35,8 +37,20 @@ public final class YarnResourceNames {
                     "'"
                             + name
                             + "' is not a valid Yarn resource name: expected an optional"
-                            + " 'prefix/' of DNS labels, then a letter followed by letters,"
-                            + " digits, '_', '.' or '-' (as in 'yarn.io/gpu')");
+                            + " 'prefix/' of dot-separated labels, then a letter followed by"
+                            + " letters, digits, '_', '.' or '-' (as in 'yarn.io/gpu')");
+        }
+        return List.of();
+    }
+
+    /** Returns the reason {@code amount} is not a valid amount of resource {@code name}, if any. */
+    public static List<String> validateAmount(String name, long amount) {
+        if (amount < 1) {
+            return List.of(
+                    "the amount of Yarn resource '"
+                            + name
+                            + "' must be a positive whole number but is "
+                            + amount);
         }
         return List.of();
     }

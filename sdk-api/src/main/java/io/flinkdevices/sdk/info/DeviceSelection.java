@@ -7,16 +7,25 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
  * Picks one device per subtask from the infos a TaskManager received.
  *
  * <p>Every task of a TaskManager sees the same set of infos, so subtasks must agree on who uses
- * which device. The pick is deterministic: infos are ordered by their properties and subtask
- * {@code i} gets entry {@code i mod n}, so that two subtasks share a device only when there are
- * more subtasks on the TaskManager than devices.
+ * which device. The pick is deterministic: infos are ordered by their properties (numbers in
+ * numeric order) and subtask {@code i} gets entry {@code i mod n}.
+ *
+ * <p>Subtask indexes are global to the job, and Flink does not tell a task which slot of its
+ * TaskManager it runs in. Subtasks on one TaskManager therefore get distinct devices only when
+ * their indexes differ modulo the number of devices, as they do when a single TaskManager runs
+ * consecutive subtasks. With several TaskManagers, subtasks 0 and 2 on a TaskManager with two
+ * GPUs both pick the first GPU while the second stays idle. Where exclusive use matters,
+ * coordinate between the tasks of a TaskManager (a lock per device) instead of relying on the
+ * index.
  */
 @PublicEvolving
 public final class DeviceSelection {
@@ -34,6 +43,7 @@ public final class DeviceSelection {
         if (subtaskIndex < 0) {
             throw new IllegalArgumentException("subtaskIndex must be >= 0 but is " + subtaskIndex);
         }
+        Objects.requireNonNull(view, "view");
         if (infos == null || infos.isEmpty()) {
             return Optional.empty();
         }
@@ -44,7 +54,7 @@ public final class DeviceSelection {
 
     private static String sortKey(ExternalResourceInfo info) {
         StringBuilder sb = new StringBuilder();
-        for (String key : new java.util.TreeSet<>(info.getKeys())) {
+        for (String key : new TreeSet<>(info.getKeys())) {
             String value = info.getProperty(key).orElse("");
             // Left-pad numbers so that index 10 sorts after index 9.
             if (!value.isEmpty() && value.chars().allMatch(Character::isDigit)) {

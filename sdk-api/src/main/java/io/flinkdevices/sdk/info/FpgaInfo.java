@@ -98,13 +98,15 @@ public final class FpgaInfo implements ExternalResourceInfo, java.io.Serializabl
      * Reads an {@code FpgaInfo} from any {@link ExternalResourceInfo}, including one created by a
      * plugin class loader.
      *
-     * @throws IllegalArgumentException naming the missing or malformed property
+     * @throws IllegalArgumentException naming the missing or malformed property, or the other
+     *     kind when the info's {@code kind} property names another kind of device
      */
     public static FpgaInfo from(ExternalResourceInfo info) {
         if (info instanceof FpgaInfo) {
             return (FpgaInfo) info;
         }
-        InfoProperties.Reader r = new InfoProperties.Reader(info, "FpgaInfo");
+        InfoProperties.Reader r =
+                new InfoProperties.Reader(info, "FpgaInfo").requireKind(KEY_KIND, KIND);
         Builder b =
                 builder(
                         r.required(KEY_PLATFORM),

@@ -75,13 +75,20 @@ public final class GpuInfo implements ExternalResourceInfo, java.io.Serializable
             throw new IllegalArgumentException(
                     "GPU " + KEY_MEMORY_BYTES + " must be >= 0 but is " + b.memoryBytes);
         }
-        if ((b.visibleDevicesEnv == null) != (b.visibleDevicesValue == null)) {
+        // Compare after blank-to-null: a blank half would otherwise leave a lone property that
+        // from(...) cannot read back.
+        if ((blankToNull(b.visibleDevicesEnv) == null)
+                != (blankToNull(b.visibleDevicesValue) == null)) {
             throw new IllegalArgumentException(
                     "GPU "
                             + KEY_VISIBLE_DEVICES_ENV
                             + " and "
                             + KEY_VISIBLE_DEVICES_VALUE
-                            + " must be given together");
+                            + " must be given together but are '"
+                            + b.visibleDevicesEnv
+                            + "' and '"
+                            + b.visibleDevicesValue
+                            + "'");
         }
         this.index = b.index;
         this.uuid = blankToNull(b.uuid);
@@ -118,13 +125,15 @@ public final class GpuInfo implements ExternalResourceInfo, java.io.Serializable
      * plugin class loader.
      *
      * @throws IllegalArgumentException naming the missing or malformed property when {@code info}
-     *     does not describe a GPU
+     *     does not describe a GPU, or naming the other kind when its {@code kind} property says it
+     *     is not a GPU
      */
     public static GpuInfo from(ExternalResourceInfo info) {
         if (info instanceof GpuInfo) {
             return (GpuInfo) info;
         }
-        InfoProperties.Reader r = new InfoProperties.Reader(info, "GpuInfo");
+        InfoProperties.Reader r =
+                new InfoProperties.Reader(info, "GpuInfo").requireKind(KEY_KIND, KIND);
         Builder b =
                 builder(
                         r.required(KEY_VENDOR),

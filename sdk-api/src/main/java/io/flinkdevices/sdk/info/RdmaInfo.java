@@ -89,13 +89,15 @@ public final class RdmaInfo implements ExternalResourceInfo, java.io.Serializabl
      * Reads an {@code RdmaInfo} from any {@link ExternalResourceInfo}, including one created by a
      * plugin class loader.
      *
-     * @throws IllegalArgumentException naming the missing or malformed property
+     * @throws IllegalArgumentException naming the missing or malformed property, or the other
+     *     kind when the info's {@code kind} property names another kind of device
      */
     public static RdmaInfo from(ExternalResourceInfo info) {
         if (info instanceof RdmaInfo) {
             return (RdmaInfo) info;
         }
-        InfoProperties.Reader r = new InfoProperties.Reader(info, "RdmaInfo");
+        InfoProperties.Reader r =
+                new InfoProperties.Reader(info, "RdmaInfo").requireKind(KEY_KIND, KIND);
         long port = r.requiredLong(KEY_PORT);
         return builder(r.required(KEY_DEVICE), InfoProperties.toIntIndex("RdmaInfo", KEY_PORT, port))
                 .linkLayer(r.optional(KEY_LINK_LAYER))

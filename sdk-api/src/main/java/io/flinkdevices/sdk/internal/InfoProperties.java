@@ -52,8 +52,31 @@ public final class InfoProperties {
             this.kind = kind;
         }
 
+        /**
+         * Fails when the info says it is another kind of device (its {@code kind} property is
+         * set and differs); an info without that property may be of any kind.
+         */
+        public Reader requireKind(String kindKey, String expected) {
+            String actual = optional(kindKey);
+            if (actual != null && !actual.equalsIgnoreCase(expected)) {
+                throw new IllegalArgumentException(
+                        "Not a "
+                                + kind
+                                + ": "
+                                + describe()
+                                + " describes a device of kind '"
+                                + actual
+                                + "' (property '"
+                                + kindKey
+                                + "'), expected '"
+                                + expected
+                                + "'");
+            }
+            return this;
+        }
+
         public String required(String key) {
-            Optional<String> v = info.getProperty(key);
+            Optional<String> v = property(key);
             if (v.isEmpty() || v.get().isBlank()) {
                 throw new IllegalArgumentException(
                         "Not a "
@@ -70,7 +93,13 @@ public final class InfoProperties {
         }
 
         public String optional(String key) {
-            return info.getProperty(key).filter(s -> !s.isBlank()).orElse(null);
+            return property(key).filter(s -> !s.isBlank()).orElse(null);
+        }
+
+        // A foreign implementation may break the contract and return null.
+        private Optional<String> property(String key) {
+            Optional<String> v = info.getProperty(key);
+            return v == null ? Optional.empty() : v;
         }
 
         public long requiredLong(String key) {

@@ -43,17 +43,41 @@ public final class NativeGuard {
                     "native library "
                             + library
                             + " could not be loaded ("
-                            + e.getClass().getSimpleName()
-                            + ": "
-                            + e.getMessage()
+                            + describe(e)
                             + "); "
                             + installHint,
                     e);
         } catch (DeviceDriverException e) {
             throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DeviceDriverException(library + ": interrupted", e);
         } catch (Exception e) {
-            throw new DeviceDriverException(library + ": " + e.getMessage(), e);
+            throw new DeviceDriverException(library + ": " + describe(e), e);
         }
+    }
+
+    /**
+     * The class and message of {@code t} and of its causes: an {@link ExceptionInInitializerError}
+     * has no message of its own, the reason is in its cause.
+     */
+    private static String describe(Throwable t) {
+        StringBuilder sb = new StringBuilder();
+        Throwable current = t;
+        for (int depth = 0; current != null && depth < 4; depth++) {
+            if (depth > 0) {
+                sb.append(", caused by ");
+            }
+            sb.append(current.getClass().getSimpleName());
+            if (current.getMessage() != null) {
+                sb.append(": ").append(current.getMessage());
+            }
+            if (current.getCause() == current) {
+                break;
+            }
+            current = current.getCause();
+        }
+        return sb.toString();
     }
 
     /** Like {@link #call(String, String, NativeCall)} for a {@link Callable}. */

@@ -8,7 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * A discovery script run under the contract of Flink's GPU plugin: {@code <script> <amount>
@@ -17,8 +20,9 @@ import java.util.List;
  *
  * <p>Unlike Flink's runner it passes arguments as a list (paths with spaces work), kills the
  * script and all its children at a configurable timeout, drains stdout and stderr concurrently,
- * and puts the tail of stderr into every error. Scripts written for Flink's GPU plugin, Flink's
- * own {@code nvidia-gpu-discovery.sh} included, run unchanged.
+ * and puts the tail of stderr (or, when stderr is empty, the start of stdout) into every error.
+ * Scripts written for Flink's GPU plugin, Flink's own {@code nvidia-gpu-discovery.sh} included,
+ * run unchanged.
  */
 @PublicEvolving
 public final class DiscoveryScript {
@@ -26,16 +30,25 @@ public final class DiscoveryScript {
     /** Flink's GPU plugin kills a discovery script after this long; so do we by default. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
 
+    private static final int STDOUT_IN_ERROR = 1024;
+
     private final Path script;
     private final List<String> args;
     private final Duration timeout;
     private final String configKey;
+    private final Map<String, String> environment;
 
-    private DiscoveryScript(Path script, List<String> args, Duration timeout, String configKey) {
+    private DiscoveryScript(
+            Path script,
+            List<String> args,
+            Duration timeout,
+            String configKey,
+            Map<String, String> environment) {
         this.script = script;
         this.args = List.copyOf(args);
         this.timeout = timeout;
         this.configKey = configKey;
+        this.environment = Map.copyOf(environment);
     }
 
     /**
@@ -45,10 +58,28 @@ public final class DiscoveryScript {
      * @param args arguments passed after the amount, one list entry per argument
      * @param timeout kill the script and its children after this long
      * @param configKey the full key that configured the script, named in every error
+     * @throws IllegalArgumentException when the timeout is not positive
      */
     public static DiscoveryScript of(
             Path script, List<String> args, Duration timeout, String configKey) {
-        return new DiscoveryScript(script, args, timeout, configKey);
+        Objects.requireNonNull(script, "script");
+        Objects.requireNonNull(args, "args");
+        Objects.requireNonNull(configKey, "configKey");
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException(
+                    configKey + ": the discovery script timeout must be positive but is " + timeout);
+        }
+        return new DiscoveryScript(script, args, timeout, configKey, Map.of());
+    }
+
+    /**
+     * The same script run with extra environment variables (for example a {@code PATH} that
+     * finds a vendor tool), added to those given by earlier calls.
+     */
+    public DiscoveryScript withEnvironment(Map<String, String> env) {
+        Map<String, String> merged = new HashMap<>(environment);
+        merged.putAll(env);
+        return new DiscoveryScript(script, args, timeout, configKey, merged);
     }
 
     /**
@@ -56,9 +87,14 @@ public final class DiscoveryScript {
      * blank entries dropped.
      *
      * @throws DeviceDriverException naming the key and script, with the stderr tail, when the
-     *     script is missing or not executable, exits non-zero, hangs, or prints no id
+     *     script is missing or not executable, exits non-zero, hangs, or prints no id, and when
+     *     {@code amount} is not positive
      */
     public List<String> discover(long amount) throws DeviceDriverException {
+        if (amount < 1) {
+            throw new DeviceDriverException(
+                    configKey + ": the amount of devices must be positive but is " + amount);
+        }
         if (!Files.isRegularFile(script)) {
             throw new DeviceDriverException(configKey + ": no such discovery script " + script);
         }
@@ -70,7 +106,9 @@ public final class DiscoveryScript {
         argv.add(Long.toString(amount));
         argv.addAll(args);
         ExternalCommand.Result result =
-                ExternalCommand.of(script, argv, timeout, configKey).run();
+                ExternalCommand.of(script, argv, timeout, configKey)
+                        .withEnvironment(environment)
+                        .run();
         if (result.exitCode() != 0) {
             throw new DeviceDriverException(
                     configKey
@@ -78,7 +116,7 @@ public final class DiscoveryScript {
                             + script
                             + " exited with code "
                             + result.exitCode()
-                            + ExternalCommand.stderrSuffix(result.stderrTail()));
+                            + outputSuffix(result));
         }
         String firstLine = result.stdout().lines().findFirst().orElse("");
         List<String> ids = parseIds(firstLine);
@@ -89,9 +127,28 @@ public final class DiscoveryScript {
                             + script
                             + " printed no device id (expected a first line of comma-separated"
                             + " ids)"
-                            + ExternalCommand.stderrSuffix(result.stderrTail()));
+                            + outputSuffix(result));
         }
         return ids;
+    }
+
+    /**
+     * The stderr tail, or the start of stdout when stderr is empty: Flink's own scripts print
+     * their reason ("Could not get enough GPU resources.") on stdout.
+     */
+    private static String outputSuffix(ExternalCommand.Result result) {
+        String stderr = ExternalCommand.stderrSuffix(result.stderrTail());
+        if (!stderr.isEmpty()) {
+            return stderr;
+        }
+        String stdout = result.stdout().strip();
+        if (stdout.isEmpty()) {
+            return "";
+        }
+        return "; stdout: "
+                + (stdout.length() > STDOUT_IN_ERROR
+                        ? stdout.substring(0, STDOUT_IN_ERROR) + "..."
+                        : stdout);
     }
 
     /** Splits one output line of the contract into ids, dropping blank entries. */

@@ -8,12 +8,21 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,6 +30,12 @@ import java.util.concurrent.TimeUnit;
  * an argument list and never a shell string, a hard timeout that kills the program and every
  * process it started, stdout and stderr drained concurrently so that neither can block the
  * program, and the process destroyed on every path.
+ *
+ * <p>A run owns every process the program starts: when {@link #run()} returns or throws (exit,
+ * timeout, interrupt), none of them is left running. Children are found through {@link
+ * ProcessHandle#descendants()} while the program runs and, on Linux, through the environment
+ * variable {@value #MARKER_ENV} that every child inherits, so that children whose parent already
+ * exited are found too. A program that must leave a daemon behind cannot be run with this class.
  *
  * <p>Instances are immutable and can be run many times from any thread.
  */
@@ -30,6 +45,16 @@ public final class ExternalCommand {
     private static final int STDOUT_LIMIT = 4 * 1024 * 1024;
     private static final int STDERR_TAIL = 2048;
     private static final Duration DRAIN_GRACE = Duration.ofMillis(500);
+    private static final Duration EXEC_GRACE = Duration.ofMillis(500);
+    private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    /**
+     * Environment variable set, with a value unique to one run, in every program this class
+     * starts; its descendants inherit it, which lets a run find and kill them after their parent
+     * exited.
+     */
+    public static final String MARKER_ENV = "FLINK_DEVICES_COMMAND_ID";
 
     private final List<String> command;
     private final Duration timeout;
@@ -52,18 +77,27 @@ public final class ExternalCommand {
     public static ExternalCommand of(
             Path program, List<String> args, Duration timeout, String description) {
         Objects.requireNonNull(program, "program");
+        Objects.requireNonNull(args, "args");
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive but is " + timeout);
         }
         List<String> cmd = new ArrayList<>();
         cmd.add(program.toString());
-        cmd.addAll(args);
-        return new ExternalCommand(cmd, timeout, Map.of(), description);
+        for (String arg : args) {
+            cmd.add(Objects.requireNonNull(arg, "an argument of " + program + " is null"));
+        }
+        String name = description == null || description.isBlank() ? program.toString() : description;
+        return new ExternalCommand(cmd, timeout, Map.of(), name);
     }
 
-    /** The same command with extra environment variables for the child. */
+    /**
+     * The same command with extra environment variables for the child, added to those given by
+     * earlier calls (a later value wins).
+     */
     public ExternalCommand withEnvironment(Map<String, String> env) {
-        return new ExternalCommand(command, timeout, env, description);
+        Map<String, String> merged = new HashMap<>(environment);
+        merged.putAll(env);
+        return new ExternalCommand(command, timeout, merged, description);
     }
 
     /** The program and its arguments. */
@@ -85,8 +119,10 @@ public final class ExternalCommand {
      *     the tail of its stderr
      */
     public Result run() throws DeviceDriverException {
+        String marker = UUID.randomUUID().toString();
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().putAll(environment);
+        pb.environment().put(MARKER_ENV, marker);
         pb.redirectInput(ProcessBuilder.Redirect.PIPE);
         long start = System.nanoTime();
         Process process;
@@ -96,15 +132,17 @@ public final class ExternalCommand {
             throw new DeviceDriverException(
                     description + ": cannot start " + command.get(0) + ": " + e.getMessage(), e);
         }
+        Set<ProcessHandle> seen = new LinkedHashSet<>();
         Drain out = new Drain(process.getInputStream(), STDOUT_LIMIT, false);
         Drain err = new Drain(process.getErrorStream(), STDERR_TAIL, true);
+        boolean done = false;
         try {
             closeQuietly(process);
             out.start();
             err.start();
-            boolean finished = process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            if (!finished) {
-                killTree(process);
+            if (!waitWatchingChildren(process, start + timeout.toNanos(), seen)) {
+                killTree(process, seen, marker);
+                done = true;
                 out.join(DRAIN_GRACE);
                 err.join(DRAIN_GRACE);
                 throw new DeviceDriverException(
@@ -116,12 +154,13 @@ public final class ExternalCommand {
                                 + " and was killed with its child processes"
                                 + stderrSuffix(err.text()));
             }
-            // A child that inherited stdout can keep the pipe open after the program exits.
-            if (!out.join(DRAIN_GRACE) || !err.join(DRAIN_GRACE)) {
-                killTree(process);
-                out.join(DRAIN_GRACE);
-                err.join(DRAIN_GRACE);
-            }
+            // The program exited. What it left running (a child in the background, holding our
+            // pipes or not) belongs to this run and dies with it. A finished drain proves
+            // nothing: the JDK may close our pipe ends when the program exits.
+            killLeftovers(process.pid(), seen, marker);
+            out.join(DRAIN_GRACE);
+            err.join(DRAIN_GRACE);
+            done = true;
             return new Result(
                     process.exitValue(),
                     out.text(),
@@ -130,10 +169,11 @@ public final class ExternalCommand {
                     Duration.ofNanos(System.nanoTime() - start));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new DeviceDriverException(description + ": interrupted while running " + command.get(0), e);
+            throw new DeviceDriverException(
+                    description + ": interrupted while running " + command.get(0), e);
         } finally {
-            if (process.isAlive()) {
-                killTree(process);
+            if (!done || process.isAlive()) {
+                killTree(process, seen, marker);
             }
         }
     }
@@ -146,19 +186,171 @@ public final class ExternalCommand {
         }
     }
 
-    /** Kills {@code process} and every process it started, children first. */
-    static void killTree(Process process) {
-        List<ProcessHandle> descendants = new ArrayList<>();
-        process.descendants().forEach(descendants::add);
-        process.destroyForcibly();
-        for (ProcessHandle h : descendants) {
-            h.destroyForcibly();
+    /**
+     * Waits until {@code process} exits or {@code deadlineNanos} passes, recording its
+     * descendants meanwhile: once the program exits, its orphans can no longer be found through
+     * it.
+     */
+    private static boolean waitWatchingChildren(
+            Process process, long deadlineNanos, Set<ProcessHandle> seen)
+            throws InterruptedException {
+        long poll = FIRST_POLL_NANOS;
+        while (true) {
+            long left = deadlineNanos - System.nanoTime();
+            if (left <= 0) {
+                return !process.isAlive();
+            }
+            if (process.waitFor(Math.min(left, poll), TimeUnit.NANOSECONDS)) {
+                return true;
+            }
+            process.descendants().forEach(seen::add);
+            poll = Math.min(poll * 2, MAX_POLL_NANOS);
         }
+    }
+
+    /**
+     * Kills {@code process}, the descendants seen while it ran, those it has now, and (on Linux)
+     * every process that carries this run's marker.
+     */
+    private static void killTree(Process process, Set<ProcessHandle> seen, String marker) {
+        // Snapshot the tree before the root dies: its children are re-parented then.
+        Set<ProcessHandle> victims = new LinkedHashSet<>();
+        process.descendants().forEach(victims::add);
+        victims.addAll(seen);
+        victims.addAll(processesMarkedWith(marker, process.pid()));
+        process.destroyForcibly();
+        killAll(victims);
         try {
             process.waitFor(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Kills what an exited program left running: the descendants seen, and marked processes. */
+    private static void killLeftovers(long rootPid, Set<ProcessHandle> seen, String marker) {
+        Set<ProcessHandle> victims = new LinkedHashSet<>();
+        for (ProcessHandle h : seen) {
+            if (h.isAlive()) {
+                victims.add(h);
+            }
+        }
+        victims.addAll(processesMarkedWith(marker, rootPid));
+        killAll(victims);
+    }
+
+    /** Kills {@code victims} breadth-first, picking up what each forked since it was found. */
+    private static void killAll(Set<ProcessHandle> victims) {
+        Deque<ProcessHandle> queue = new ArrayDeque<>(victims);
+        while (!queue.isEmpty()) {
+            ProcessHandle h = queue.poll();
+            h.descendants()
+                    .forEach(
+                            d -> {
+                                if (victims.add(d)) {
+                                    queue.add(d);
+                                }
+                            });
+            h.destroyForcibly();
+        }
+    }
+
+    /**
+     * Processes (Linux only) whose environment carries this run's marker. Only pids above the
+     * program's are read: Linux hands out pids in increasing order, so the program's children are
+     * there (barring a pid wrap-around during the run), and a run does not pay for reading every
+     * process of a busy host.
+     */
+    private static List<ProcessHandle> processesMarkedWith(String marker, long rootPid) {
+        Path proc = Path.of("/proc");
+        if (!Files.isDirectory(proc)) {
+            return List.of();
+        }
+        byte[] needle = (MARKER_ENV + "=" + marker).getBytes(StandardCharsets.UTF_8);
+        long self = ProcessHandle.current().pid();
+        List<ProcessHandle> found = new ArrayList<>();
+        List<Long> unreadable = new ArrayList<>();
+        try (DirectoryStream<Path> pids = Files.newDirectoryStream(proc, "[0-9]*")) {
+            for (Path dir : pids) {
+                long pid;
+                try {
+                    pid = Long.parseLong(dir.getFileName().toString());
+                } catch (NumberFormatException e) {
+                    continue;
+                }
+                if (pid <= rootPid || pid == self) {
+                    continue;
+                }
+                byte[] env = environ(pid);
+                if (env != null && env.length == 0 && !isKernelThread(pid)) {
+                    unreadable.add(pid);
+                } else if (env != null && contains(env, needle)) {
+                    ProcessHandle.of(pid).ifPresent(found::add);
+                }
+            }
+        } catch (IOException | SecurityException ignored) {
+            // no /proc to read: descendants are all we can find
+        }
+        // A process in the middle of exec() shows an empty environment for a moment; a child
+        // that the program started just before it exited is often exactly there.
+        // Under load a process can stay there for tens of milliseconds.
+        long deadline = System.nanoTime() + EXEC_GRACE.toNanos();
+        for (long pause = 1; !unreadable.isEmpty() && System.nanoTime() < deadline; ) {
+            pause = Math.min(pause * 2, 20);
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            for (var it = unreadable.iterator(); it.hasNext(); ) {
+                long pid = it.next();
+                byte[] env = environ(pid);
+                if (env == null || env.length > 0) {
+                    it.remove();
+                    if (env != null && contains(env, needle)) {
+                        ProcessHandle.of(pid).ifPresent(found::add);
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    /** The raw environment of {@code pid}; null when it is gone or belongs to another user. */
+    private static byte[] environ(long pid) {
+        try {
+            return Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ"));
+        } catch (IOException | SecurityException e) {
+            return null;
+        }
+    }
+
+    /** Kernel threads have no environment ever; they are children of kthreadd (pid 2). */
+    private static boolean isKernelThread(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return pid == 2 || "2".equals(fields[1]);
+        } catch (IOException | RuntimeException e) {
+            return true;
+        }
+    }
+
+    private static boolean contains(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            if (i > 0 && haystack[i - 1] != 0) {
+                continue;
+            }
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i + needle.length == haystack.length || haystack[i + needle.length] == 0;
+        }
+        return false;
     }
 
     static String stderrSuffix(String stderr) {
@@ -270,7 +462,7 @@ public final class ExternalCommand {
                 bytes = buffer.toByteArray();
             }
             if (keepTail && bytes.length > limit) {
-                bytes = java.util.Arrays.copyOfRange(bytes, bytes.length - limit, bytes.length);
+                bytes = Arrays.copyOfRange(bytes, bytes.length - limit, bytes.length);
             }
             return new String(bytes, StandardCharsets.UTF_8);
         }

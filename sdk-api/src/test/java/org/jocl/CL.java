@@ -1,0 +1,8 @@
+package org.jocl;
+
+/** A stand-in for the real class, so that a test can show an ArchUnit rule catching its use. */
+public class CL {
+    public static int touch() {
+        return 0;
+    }
+}
