@@ -1,0 +1,79 @@
+package io.flinkdevices.testkit.arch;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flinkdevices.example.acme.AcmeTensorStickDriverFactory;
+import io.flinkdevices.nvidia.archviolation.LeakyNvidiaFactory;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The driver rules pass on the worked example driver and fail on a driver that breaks them. */
+class DriverArchitectureRulesTest {
+
+    private static final JavaClasses EXAMPLE =
+            new ClassFileImporter().importPackagesOf(AcmeTensorStickDriverFactory.class);
+
+    private static final JavaClasses VIOLATING =
+            new ClassFileImporter()
+                    .importPackages(
+                            "io.flinkdevices.nvidia.archviolation",
+                            "io.flinkdevices.amd.archviolation");
+
+    @Test
+    @DisplayName("the worked example driver passes every driver rule")
+    void exampleDriverPasses() {
+        assertThatCode(
+                        () -> {
+                            DriverArchitectureRules.DRIVERS_DO_NOT_DEPEND_ON_EACH_OTHER.check(EXAMPLE);
+                            DriverArchitectureRules.DRIVERS_DO_NOT_DEPEND_ON_TESTKIT.check(EXAMPLE);
+                            DriverArchitectureRules.DRIVERS_DO_NOT_USE_SDK_INTERNALS.check(EXAMPLE);
+                            DriverArchitectureRules
+                                    .FACTORIES_ARE_PUBLIC_FINAL_WITH_NO_ARG_CONSTRUCTOR
+                                    .check(EXAMPLE);
+                            DriverArchitectureRules.FACTORIES_ARE_OUTSIDE_INTERNAL_PACKAGES.check(
+                                    EXAMPLE);
+                            DriverArchitectureRules.NO_CLASSES_IN_FLINK_PACKAGES.check(EXAMPLE);
+                        })
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    @DisplayName("a driver that reaches into another driver fails the build")
+    void driverToDriverDependencyFails() {
+        assertThatThrownBy(
+                        () ->
+                                DriverArchitectureRules.DRIVERS_DO_NOT_DEPEND_ON_EACH_OTHER.check(
+                                        VIOLATING))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining(LeakyNvidiaFactory.class.getName())
+                .hasMessageContaining("AmdHelper");
+    }
+
+    @Test
+    @DisplayName("a driver that uses the testkit in production code fails the build")
+    void testkitDependencyFails() {
+        assertThatThrownBy(
+                        () ->
+                                DriverArchitectureRules.DRIVERS_DO_NOT_DEPEND_ON_TESTKIT.check(
+                                        VIOLATING))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("FakeHost");
+    }
+
+    @Test
+    @DisplayName("a factory Flink's ServiceLoader cannot instantiate fails the build")
+    void nonFinalFactoryWithoutNoArgConstructorFails() {
+        assertThatThrownBy(
+                        () ->
+                                DriverArchitectureRules
+                                        .FACTORIES_ARE_PUBLIC_FINAL_WITH_NO_ARG_CONSTRUCTOR
+                                        .check(VIOLATING))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining(LeakyNvidiaFactory.class.getName())
+                .hasMessageContaining("no-arg constructor");
+    }
+}
