@@ -12,6 +12,8 @@ import org.apache.flink.annotation.PublicEvolving;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +27,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * Hands each device of a host to at most one TaskManager at a time, across processes.
@@ -270,11 +273,14 @@ public final class DeviceCoordinator {
     }
 
     private void releaseAtExit() throws DeviceDriverException {
+        if (!Files.exists(file.file(), LinkOption.NOFOLLOW_LINKS)) {
+            return; // removed already: nothing of ours is recorded
+        }
         Duration timeout = lockTimeout.compareTo(EXIT_LOCK_TIMEOUT) < 0 ? lockTimeout : EXIT_LOCK_TIMEOUT;
         releaseWhere(id -> true, timeout);
     }
 
-    private void releaseWhere(java.util.function.Predicate<String> which, Duration timeout)
+    private void releaseWhere(Predicate<String> which, Duration timeout)
             throws DeviceDriverException {
         ProcessIdentity self = ProcessIdentity.current();
         List<String> released =
