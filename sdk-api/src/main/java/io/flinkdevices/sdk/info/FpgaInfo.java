@@ -52,7 +52,9 @@ public final class FpgaInfo implements ExternalResourceInfo, java.io.Serializabl
     private final long globalMemoryBytes;
     private final long computeUnits;
     private final String bitstream;
-    private final Map<String, String> properties;
+    // Derived from the fields and rebuilt on demand: Flink's Kryo fallback and Java
+    // serialization copy only the fields, never an unmodifiable map they cannot rebuild.
+    private transient volatile Map<String, String> properties;
 
     private FpgaInfo(Builder b) {
         this.platform = requireText(b.platform, KEY_PLATFORM);
@@ -74,18 +76,6 @@ public final class FpgaInfo implements ExternalResourceInfo, java.io.Serializabl
         this.globalMemoryBytes = b.globalMemoryBytes;
         this.computeUnits = b.computeUnits;
         this.bitstream = blankToNull(b.bitstream);
-        this.properties =
-                new InfoProperties()
-                        .put(KEY_KIND, KIND)
-                        .put(KEY_PLATFORM, platform)
-                        .put(KEY_VENDOR, vendor)
-                        .put(KEY_DEVICE_NAME, deviceName)
-                        .put(KEY_PLATFORM_INDEX, platformIndex)
-                        .put(KEY_DEVICE_INDEX, deviceIndex)
-                        .putIfNonNegative(KEY_GLOBAL_MEMORY_BYTES, globalMemoryBytes)
-                        .putIfNonNegative(KEY_COMPUTE_UNITS, computeUnits)
-                        .put(KEY_BITSTREAM, bitstream)
-                        .freeze();
     }
 
     /** Starts an FPGA description; platform, device name and both indexes are required. */
@@ -161,19 +151,39 @@ public final class FpgaInfo implements ExternalResourceInfo, java.io.Serializabl
         return Optional.ofNullable(bitstream);
     }
 
+    private Map<String, String> props() {
+        Map<String, String> p = properties;
+        if (p == null) {
+            p =
+                    new InfoProperties()
+                            .put(KEY_KIND, KIND)
+                            .put(KEY_PLATFORM, platform)
+                            .put(KEY_VENDOR, vendor)
+                            .put(KEY_DEVICE_NAME, deviceName)
+                            .put(KEY_PLATFORM_INDEX, platformIndex)
+                            .put(KEY_DEVICE_INDEX, deviceIndex)
+                            .putIfNonNegative(KEY_GLOBAL_MEMORY_BYTES, globalMemoryBytes)
+                            .putIfNonNegative(KEY_COMPUTE_UNITS, computeUnits)
+                            .put(KEY_BITSTREAM, bitstream)
+                            .freeze();
+            properties = p;
+        }
+        return p;
+    }
+
     @Override
     public Optional<String> getProperty(String key) {
-        return Optional.ofNullable(properties.get(key));
+        return Optional.ofNullable(props().get(key));
     }
 
     @Override
     public Collection<String> getKeys() {
-        return properties.keySet();
+        return props().keySet();
     }
 
     /** All present properties, in a stable order. */
     public Map<String, String> asMap() {
-        return properties;
+        return props();
     }
 
     @Override
@@ -198,7 +208,7 @@ public final class FpgaInfo implements ExternalResourceInfo, java.io.Serializabl
 
     @Override
     public String toString() {
-        return "FpgaInfo" + properties;
+        return "FpgaInfo" + props();
     }
 
     private static String requireText(String s, String key) {

@@ -64,7 +64,9 @@ public final class GpuInfo implements ExternalResourceInfo, java.io.Serializable
     private final String visibleDevicesEnv;
     private final String visibleDevicesValue;
     private final String partition;
-    private final Map<String, String> properties;
+    // Derived from the fields and rebuilt on demand: Flink's Kryo fallback and Java
+    // serialization copy only the fields, never an unmodifiable map they cannot rebuild.
+    private transient volatile Map<String, String> properties;
 
     private GpuInfo(Builder b) {
         this.vendor = requireText(b.vendor, KEY_VENDOR).toLowerCase(java.util.Locale.ROOT);
@@ -99,20 +101,6 @@ public final class GpuInfo implements ExternalResourceInfo, java.io.Serializable
         this.visibleDevicesEnv = blankToNull(b.visibleDevicesEnv);
         this.visibleDevicesValue = blankToNull(b.visibleDevicesValue);
         this.partition = blankToNull(b.partition);
-        this.properties =
-                new InfoProperties()
-                        .put(KEY_KIND, KIND)
-                        .put(KEY_VENDOR, vendor)
-                        .put(KEY_INDEX, index)
-                        .put(KEY_UUID, uuid)
-                        .put(KEY_NAME, name)
-                        .putIfNonNegative(KEY_MEMORY_BYTES, memoryBytes)
-                        .put(KEY_ARCHITECTURE, architecture)
-                        .put(KEY_PCI_ADDRESS, pciAddress)
-                        .put(KEY_VISIBLE_DEVICES_ENV, visibleDevicesEnv)
-                        .put(KEY_VISIBLE_DEVICES_VALUE, visibleDevicesValue)
-                        .put(KEY_PARTITION, partition)
-                        .freeze();
     }
 
     /** Starts a GPU description; vendor and index are required. */
@@ -202,19 +190,41 @@ public final class GpuInfo implements ExternalResourceInfo, java.io.Serializable
         return Optional.ofNullable(partition);
     }
 
+    private Map<String, String> props() {
+        Map<String, String> p = properties;
+        if (p == null) {
+            p =
+                    new InfoProperties()
+                            .put(KEY_KIND, KIND)
+                            .put(KEY_VENDOR, vendor)
+                            .put(KEY_INDEX, index)
+                            .put(KEY_UUID, uuid)
+                            .put(KEY_NAME, name)
+                            .putIfNonNegative(KEY_MEMORY_BYTES, memoryBytes)
+                            .put(KEY_ARCHITECTURE, architecture)
+                            .put(KEY_PCI_ADDRESS, pciAddress)
+                            .put(KEY_VISIBLE_DEVICES_ENV, visibleDevicesEnv)
+                            .put(KEY_VISIBLE_DEVICES_VALUE, visibleDevicesValue)
+                            .put(KEY_PARTITION, partition)
+                            .freeze();
+            properties = p;
+        }
+        return p;
+    }
+
     @Override
     public Optional<String> getProperty(String key) {
-        return Optional.ofNullable(properties.get(key));
+        return Optional.ofNullable(props().get(key));
     }
 
     @Override
     public Collection<String> getKeys() {
-        return properties.keySet();
+        return props().keySet();
     }
 
     /** All present properties, in a stable order. */
     public Map<String, String> asMap() {
-        return properties;
+        return props();
     }
 
     @Override
@@ -239,7 +249,7 @@ public final class GpuInfo implements ExternalResourceInfo, java.io.Serializable
 
     @Override
     public String toString() {
-        return "GpuInfo" + properties;
+        return "GpuInfo" + props();
     }
 
     private static String requireText(String s, String key) {

@@ -49,7 +49,9 @@ public final class RdmaInfo implements ExternalResourceInfo, java.io.Serializabl
     private final String gidType;
     private final String netdev;
     private final String nodeGuid;
-    private final Map<String, String> properties;
+    // Derived from the fields and rebuilt on demand: Flink's Kryo fallback and Java
+    // serialization copy only the fields, never an unmodifiable map they cannot rebuild.
+    private transient volatile Map<String, String> properties;
 
     private RdmaInfo(Builder b) {
         if (b.device == null || b.device.isBlank()) {
@@ -66,18 +68,6 @@ public final class RdmaInfo implements ExternalResourceInfo, java.io.Serializabl
         this.gidType = blankToNull(b.gidType);
         this.netdev = blankToNull(b.netdev);
         this.nodeGuid = blankToNull(b.nodeGuid);
-        this.properties =
-                new InfoProperties()
-                        .put(KEY_KIND, KIND)
-                        .put(KEY_DEVICE, device)
-                        .put(KEY_PORT, port)
-                        .put(KEY_LINK_LAYER, linkLayer)
-                        .put(KEY_STATE, state)
-                        .put(KEY_GID, gid)
-                        .put(KEY_GID_TYPE, gidType)
-                        .put(KEY_NETDEV, netdev)
-                        .put(KEY_NODE_GUID, nodeGuid)
-                        .freeze();
     }
 
     /** Starts an RDMA port description; device and port are required. */
@@ -148,19 +138,39 @@ public final class RdmaInfo implements ExternalResourceInfo, java.io.Serializabl
         return Optional.ofNullable(nodeGuid);
     }
 
+    private Map<String, String> props() {
+        Map<String, String> p = properties;
+        if (p == null) {
+            p =
+                    new InfoProperties()
+                            .put(KEY_KIND, KIND)
+                            .put(KEY_DEVICE, device)
+                            .put(KEY_PORT, port)
+                            .put(KEY_LINK_LAYER, linkLayer)
+                            .put(KEY_STATE, state)
+                            .put(KEY_GID, gid)
+                            .put(KEY_GID_TYPE, gidType)
+                            .put(KEY_NETDEV, netdev)
+                            .put(KEY_NODE_GUID, nodeGuid)
+                            .freeze();
+            properties = p;
+        }
+        return p;
+    }
+
     @Override
     public Optional<String> getProperty(String key) {
-        return Optional.ofNullable(properties.get(key));
+        return Optional.ofNullable(props().get(key));
     }
 
     @Override
     public Collection<String> getKeys() {
-        return properties.keySet();
+        return props().keySet();
     }
 
     /** All present properties, in a stable order. */
     public Map<String, String> asMap() {
-        return properties;
+        return props();
     }
 
     @Override
@@ -182,7 +192,7 @@ public final class RdmaInfo implements ExternalResourceInfo, java.io.Serializabl
 
     @Override
     public String toString() {
-        return "RdmaInfo" + properties;
+        return "RdmaInfo" + props();
     }
 
     private static String blankToNull(String s) {
