@@ -126,7 +126,8 @@ class ExternalCommandITCase {
             long start = System.nanoTime();
             ExternalCommand.Result r = command(tool, Duration.ofSeconds(30)).run();
 
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+            // Far below the 30 s timeout: the run did not wait for the orphan to close the pipe.
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
             assertThat(r.exitCode()).isZero();
             assertThat(r.stdout()).isEqualTo("done\n");
             assertGone("the orphaned sleep", pid(orphanPid));
@@ -179,7 +180,7 @@ class ExternalCommandITCase {
                                     + tool
                                     + " did not finish within 1 s and was killed with its child"
                                     + " processes; stderr ends with: probing GPUs");
-            assertThat(took).isLessThan(Duration.ofSeconds(4));
+            assertThat(took).isLessThan(Duration.ofSeconds(8));
             assertGone("the script", pid(scriptPid));
             assertGone("its background child", pid(childPid));
             assertGone("its grandchild", pid(grandchildPid));

@@ -55,9 +55,9 @@ final class Scripts {
         return ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true);
     }
 
-    /** Asserts that {@code pid} is gone within two seconds (a SIGKILL is delivered asynchronously). */
+    /** Asserts that {@code pid} is gone within five seconds (a SIGKILL is delivered asynchronously). */
     static void assertGone(String what, long pid) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (!gone(pid) && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
