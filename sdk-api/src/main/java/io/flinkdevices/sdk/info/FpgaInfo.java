@@ -5,7 +5,6 @@ import io.flinkdevices.sdk.internal.InfoProperties;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
-import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,7 +18,7 @@ import java.util.OptionalLong;
  * #from(ExternalResourceInfo)}.
  */
 @PublicEvolving
-public final class FpgaInfo implements ExternalResourceInfo, java.io.Serializable {
+public final class FpgaInfo extends DeviceInfoBase {
 
     private static final long serialVersionUID = 1L;
 
@@ -52,9 +51,6 @@ public final class FpgaInfo implements ExternalResourceInfo, java.io.Serializabl
     private final long globalMemoryBytes;
     private final long computeUnits;
     private final String bitstream;
-    // Derived from the fields and rebuilt on demand: Flink's Kryo fallback and Java
-    // serialization copy only the fields, never an unmodifiable map they cannot rebuild.
-    private transient volatile Map<String, String> properties;
 
     private FpgaInfo(Builder b) {
         this.platform = requireText(b.platform, KEY_PLATFORM);
@@ -151,39 +147,19 @@ public final class FpgaInfo implements ExternalResourceInfo, java.io.Serializabl
         return Optional.ofNullable(bitstream);
     }
 
-    private Map<String, String> props() {
-        Map<String, String> p = properties;
-        if (p == null) {
-            p =
-                    new InfoProperties()
-                            .put(KEY_KIND, KIND)
-                            .put(KEY_PLATFORM, platform)
-                            .put(KEY_VENDOR, vendor)
-                            .put(KEY_DEVICE_NAME, deviceName)
-                            .put(KEY_PLATFORM_INDEX, platformIndex)
-                            .put(KEY_DEVICE_INDEX, deviceIndex)
-                            .putIfNonNegative(KEY_GLOBAL_MEMORY_BYTES, globalMemoryBytes)
-                            .putIfNonNegative(KEY_COMPUTE_UNITS, computeUnits)
-                            .put(KEY_BITSTREAM, bitstream)
-                            .freeze();
-            properties = p;
-        }
-        return p;
-    }
-
     @Override
-    public Optional<String> getProperty(String key) {
-        return Optional.ofNullable(props().get(key));
-    }
-
-    @Override
-    public Collection<String> getKeys() {
-        return props().keySet();
-    }
-
-    /** All present properties, in a stable order. */
-    public Map<String, String> asMap() {
-        return props();
+    Map<String, String> buildProperties() {
+        return new InfoProperties()
+                .put(KEY_KIND, KIND)
+                .put(KEY_PLATFORM, platform)
+                .put(KEY_VENDOR, vendor)
+                .put(KEY_DEVICE_NAME, deviceName)
+                .put(KEY_PLATFORM_INDEX, platformIndex)
+                .put(KEY_DEVICE_INDEX, deviceIndex)
+                .putIfNonNegative(KEY_GLOBAL_MEMORY_BYTES, globalMemoryBytes)
+                .putIfNonNegative(KEY_COMPUTE_UNITS, computeUnits)
+                .put(KEY_BITSTREAM, bitstream)
+                .freeze();
     }
 
     @Override
@@ -204,11 +180,6 @@ public final class FpgaInfo implements ExternalResourceInfo, java.io.Serializabl
     @Override
     public int hashCode() {
         return Objects.hash(platform, platformIndex, deviceName, deviceIndex);
-    }
-
-    @Override
-    public String toString() {
-        return "FpgaInfo" + props();
     }
 
     private static String requireText(String s, String key) {

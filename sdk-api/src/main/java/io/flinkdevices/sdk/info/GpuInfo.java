@@ -5,7 +5,6 @@ import io.flinkdevices.sdk.internal.InfoProperties;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
-import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -25,7 +24,7 @@ import java.util.OptionalLong;
  * partition.
  */
 @PublicEvolving
-public final class GpuInfo implements ExternalResourceInfo, java.io.Serializable {
+public final class GpuInfo extends DeviceInfoBase {
 
     private static final long serialVersionUID = 1L;
 
@@ -64,9 +63,6 @@ public final class GpuInfo implements ExternalResourceInfo, java.io.Serializable
     private final String visibleDevicesEnv;
     private final String visibleDevicesValue;
     private final String partition;
-    // Derived from the fields and rebuilt on demand: Flink's Kryo fallback and Java
-    // serialization copy only the fields, never an unmodifiable map they cannot rebuild.
-    private transient volatile Map<String, String> properties;
 
     private GpuInfo(Builder b) {
         this.vendor = requireText(b.vendor, KEY_VENDOR).toLowerCase(java.util.Locale.ROOT);
@@ -190,41 +186,21 @@ public final class GpuInfo implements ExternalResourceInfo, java.io.Serializable
         return Optional.ofNullable(partition);
     }
 
-    private Map<String, String> props() {
-        Map<String, String> p = properties;
-        if (p == null) {
-            p =
-                    new InfoProperties()
-                            .put(KEY_KIND, KIND)
-                            .put(KEY_VENDOR, vendor)
-                            .put(KEY_INDEX, index)
-                            .put(KEY_UUID, uuid)
-                            .put(KEY_NAME, name)
-                            .putIfNonNegative(KEY_MEMORY_BYTES, memoryBytes)
-                            .put(KEY_ARCHITECTURE, architecture)
-                            .put(KEY_PCI_ADDRESS, pciAddress)
-                            .put(KEY_VISIBLE_DEVICES_ENV, visibleDevicesEnv)
-                            .put(KEY_VISIBLE_DEVICES_VALUE, visibleDevicesValue)
-                            .put(KEY_PARTITION, partition)
-                            .freeze();
-            properties = p;
-        }
-        return p;
-    }
-
     @Override
-    public Optional<String> getProperty(String key) {
-        return Optional.ofNullable(props().get(key));
-    }
-
-    @Override
-    public Collection<String> getKeys() {
-        return props().keySet();
-    }
-
-    /** All present properties, in a stable order. */
-    public Map<String, String> asMap() {
-        return props();
+    Map<String, String> buildProperties() {
+        return new InfoProperties()
+                .put(KEY_KIND, KIND)
+                .put(KEY_VENDOR, vendor)
+                .put(KEY_INDEX, index)
+                .put(KEY_UUID, uuid)
+                .put(KEY_NAME, name)
+                .putIfNonNegative(KEY_MEMORY_BYTES, memoryBytes)
+                .put(KEY_ARCHITECTURE, architecture)
+                .put(KEY_PCI_ADDRESS, pciAddress)
+                .put(KEY_VISIBLE_DEVICES_ENV, visibleDevicesEnv)
+                .put(KEY_VISIBLE_DEVICES_VALUE, visibleDevicesValue)
+                .put(KEY_PARTITION, partition)
+                .freeze();
     }
 
     @Override
@@ -245,11 +221,6 @@ public final class GpuInfo implements ExternalResourceInfo, java.io.Serializable
     @Override
     public int hashCode() {
         return Objects.hash(vendor, index, uuid, partition);
-    }
-
-    @Override
-    public String toString() {
-        return "GpuInfo" + props();
     }
 
     private static String requireText(String s, String key) {

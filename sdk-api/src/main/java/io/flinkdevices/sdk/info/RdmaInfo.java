@@ -5,7 +5,6 @@ import io.flinkdevices.sdk.internal.InfoProperties;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
-import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -16,7 +15,7 @@ import java.util.Optional;
  * <p>Identified by device and port. Read it in job code with {@link #from(ExternalResourceInfo)}.
  */
 @PublicEvolving
-public final class RdmaInfo implements ExternalResourceInfo, java.io.Serializable {
+public final class RdmaInfo extends DeviceInfoBase {
 
     private static final long serialVersionUID = 1L;
 
@@ -49,9 +48,6 @@ public final class RdmaInfo implements ExternalResourceInfo, java.io.Serializabl
     private final String gidType;
     private final String netdev;
     private final String nodeGuid;
-    // Derived from the fields and rebuilt on demand: Flink's Kryo fallback and Java
-    // serialization copy only the fields, never an unmodifiable map they cannot rebuild.
-    private transient volatile Map<String, String> properties;
 
     private RdmaInfo(Builder b) {
         if (b.device == null || b.device.isBlank()) {
@@ -138,39 +134,19 @@ public final class RdmaInfo implements ExternalResourceInfo, java.io.Serializabl
         return Optional.ofNullable(nodeGuid);
     }
 
-    private Map<String, String> props() {
-        Map<String, String> p = properties;
-        if (p == null) {
-            p =
-                    new InfoProperties()
-                            .put(KEY_KIND, KIND)
-                            .put(KEY_DEVICE, device)
-                            .put(KEY_PORT, port)
-                            .put(KEY_LINK_LAYER, linkLayer)
-                            .put(KEY_STATE, state)
-                            .put(KEY_GID, gid)
-                            .put(KEY_GID_TYPE, gidType)
-                            .put(KEY_NETDEV, netdev)
-                            .put(KEY_NODE_GUID, nodeGuid)
-                            .freeze();
-            properties = p;
-        }
-        return p;
-    }
-
     @Override
-    public Optional<String> getProperty(String key) {
-        return Optional.ofNullable(props().get(key));
-    }
-
-    @Override
-    public Collection<String> getKeys() {
-        return props().keySet();
-    }
-
-    /** All present properties, in a stable order. */
-    public Map<String, String> asMap() {
-        return props();
+    Map<String, String> buildProperties() {
+        return new InfoProperties()
+                .put(KEY_KIND, KIND)
+                .put(KEY_DEVICE, device)
+                .put(KEY_PORT, port)
+                .put(KEY_LINK_LAYER, linkLayer)
+                .put(KEY_STATE, state)
+                .put(KEY_GID, gid)
+                .put(KEY_GID_TYPE, gidType)
+                .put(KEY_NETDEV, netdev)
+                .put(KEY_NODE_GUID, nodeGuid)
+                .freeze();
     }
 
     @Override
@@ -188,11 +164,6 @@ public final class RdmaInfo implements ExternalResourceInfo, java.io.Serializabl
     @Override
     public int hashCode() {
         return Objects.hash(device, port);
-    }
-
-    @Override
-    public String toString() {
-        return "RdmaInfo" + props();
     }
 
     private static String blankToNull(String s) {
