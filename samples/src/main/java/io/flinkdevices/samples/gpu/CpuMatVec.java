@@ -1,0 +1,81 @@
+package io.flinkdevices.samples.gpu;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+
+/**
+ * The CPU path: the same sums as {@link Matrix#multiplyNaive} in the same order, so its results
+ * equal the reference exactly. Used for validation and on hosts without a usable NVIDIA GPU.
+ */
+final class CpuMatVec implements MatVecBackend {
+
+    private final Matrix matrix;
+    private final int batchSize;
+    private final FloatBuffer input;
+    private final FloatBuffer output;
+    private final float[] x;
+    private final float[] y;
+
+    CpuMatVec(Matrix matrix, int batchSize) {
+        this.matrix = matrix;
+        this.batchSize = batchSize;
+        this.input = direct((long) batchSize * matrix.cols());
+        this.output = direct((long) batchSize * matrix.rows());
+        this.x = new float[matrix.cols()];
+        this.y = new float[matrix.rows()];
+    }
+
+    static FloatBuffer direct(long floats) {
+        return ByteBuffer.allocateDirect(Math.toIntExact(floats * Float.BYTES))
+                .order(ByteOrder.nativeOrder())
+                .asFloatBuffer();
+    }
+
+    @Override
+    public Path path() {
+        return Path.CPU;
+    }
+
+    @Override
+    public FloatBuffer input() {
+        return input;
+    }
+
+    @Override
+    public FloatBuffer output() {
+        return output;
+    }
+
+    @Override
+    public int batchSize() {
+        return batchSize;
+    }
+
+    @Override
+    public void multiply(int count) {
+        int rows = matrix.rows();
+        int cols = matrix.cols();
+        float[] a = matrix.rowMajor();
+        for (int k = 0; k < count; k++) {
+            input.get(k * cols, x, 0, cols);
+            for (int r = 0; r < rows; r++) {
+                float sum = 0f;
+                int base = r * cols;
+                for (int c = 0; c < cols; c++) {
+                    sum += a[base + c] * x[c];
+                }
+                y[r] = sum;
+            }
+            output.put(k * rows, y, 0, rows);
+        }
+    }
+
+    @Override
+    public String describe() {
+        return "CPU path (" + Runtime.getRuntime().availableProcessors() + " cores visible, one thread per subtask)";
+    }
+
+    @Override
+    public void close() {}
+}
