@@ -1,0 +1,13 @@
+package io.flinkdevices.nvidia;
+
+/** The values of the {@code backend} parameter. */
+enum BackendKind {
+    /** {@code discovery-script.*} set: the script; otherwise nvidia-smi, then JCuda. */
+    AUTO,
+    /** One {@code nvidia-smi --query-gpu} process (plus {@code nvidia-smi -L} for MIG). */
+    NVIDIA_SMI,
+    /** The CUDA driver API through JCuda. */
+    JCUDA,
+    /** Flink's discovery-script contract. */
+    SCRIPT
+}

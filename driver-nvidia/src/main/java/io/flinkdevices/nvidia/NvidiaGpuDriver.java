@@ -1,0 +1,104 @@
+package io.flinkdevices.nvidia;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
+import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
+import io.flinkdevices.sdk.info.GpuInfo;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Hands a TaskManager {@code amount} NVIDIA GPUs (or MIG devices) found by its backend, in the
+ * backend's order, through the device coordinator when coordination is on.
+ */
+final class NvidiaGpuDriver
+        implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator {
+
+    static final String KUBERNETES_GPU = "nvidia.com/gpu";
+    static final String YARN_GPU = "yarn.io/gpu";
+
+    private final Backend backend;
+    private final DeviceCoordinator coordinator;
+    private final String amountKey;
+    private final String migProfile;
+
+    /**
+     * @param coordinator null when coordination is off
+     * @param migProfile null unless MIG devices of this profile are the units
+     */
+    NvidiaGpuDriver(
+            Backend backend, DeviceCoordinator coordinator, String amountKey, String migProfile) {
+        this.backend = backend;
+        this.coordinator = coordinator;
+        this.amountKey = amountKey;
+        this.migProfile = migProfile;
+    }
+
+    Backend backend() {
+        return backend;
+    }
+
+    @Override
+    public Set<GpuInfo> retrieveResourceInfo(long amount) throws DeviceDriverException {
+        String unit = migProfile == null ? "NVIDIA GPUs" : "MIG devices of profile " + migProfile;
+        if (amount <= 0) {
+            throw new DeviceDriverException(
+                    amountKey + ": the amount of " + unit + " must be at least 1 but is " + amount);
+        }
+        List<GpuInfo> devices = backend.devices(amount);
+        if (devices.size() < amount) {
+            throw new DeviceDriverException(
+                    "Asked for " + amount + " " + unit + " (" + amountKey + ") but "
+                            + backend.describe() + " found " + devices.size()
+                            + (devices.isEmpty() ? "" : ": " + describe(devices))
+                            + ". Lower " + amountKey + " or check the host and its "
+                            + VisibleDevices.ENV + ".");
+        }
+        List<GpuInfo> chosen;
+        if (coordinator == null) {
+            chosen = devices.subList(0, (int) amount);
+        } else {
+            Map<String, GpuInfo> byId = new LinkedHashMap<>();
+            for (GpuInfo d : devices) {
+                byId.put(coordinationId(d), d);
+            }
+            chosen = new ArrayList<>();
+            for (String id : coordinator.allocate(new ArrayList<>(byId.keySet()), amount)) {
+                chosen.add(byId.get(id));
+            }
+        }
+        return Collections.unmodifiableSet(new LinkedHashSet<>(chosen));
+    }
+
+    /** The id in the coordination file: the UUID, or the index when the backend knows none. */
+    static String coordinationId(GpuInfo d) {
+        return d.getUuid().orElse(Integer.toString(d.getIndex()));
+    }
+
+    private static List<String> describe(List<GpuInfo> devices) {
+        List<String> out = new ArrayList<>();
+        for (GpuInfo d : devices) {
+            out.add("GPU " + d.getIndex() + d.getUuid().map(u -> " " + u).orElse(""));
+        }
+        return out;
+    }
+
+    @Override
+    public Map<String, Long> kubernetesResources(long amount) {
+        return Map.of(migProfile == null ? KUBERNETES_GPU : "nvidia.com/mig-" + migProfile, amount);
+    }
+
+    @Override
+    public Map<String, Long> yarnResources(long amount) {
+        return Map.of(YARN_GPU, amount);
+    }
+}

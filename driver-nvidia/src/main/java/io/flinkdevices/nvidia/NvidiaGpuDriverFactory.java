@@ -1,0 +1,145 @@
+package io.flinkdevices.nvidia;
+
+import io.flinkdevices.sdk.config.DriverParams;
+import io.flinkdevices.sdk.config.DriverParams.PathCheck;
+import io.flinkdevices.sdk.coordination.CoordinationParams;
+import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.process.DiscoveryScript;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
+import org.apache.flink.configuration.Configuration;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Creates drivers for NVIDIA GPUs. Replaces Flink's {@code GPUDriverFactory}: an existing Flink GPU
+ * configuration works by swapping only the factory class.
+ *
+ * <pre>{@code
+ * external-resources: gpu
+ * external-resource.gpu.amount: 2
+ * external-resource.gpu.driver-factory.class: io.flinkdevices.nvidia.NvidiaGpuDriverFactory
+ * external-resource.gpu.param.backend: auto             # auto | nvidia-smi | jcuda | script
+ * external-resource.gpu.param.nvidia-smi.path: /usr/bin/nvidia-smi   # default: nvidia-smi on PATH
+ * external-resource.gpu.param.timeout: 10 s
+ * external-resource.gpu.param.mig: false                # true: MIG devices are the units
+ * external-resource.gpu.param.mig.profile: 1g.10gb      # required with mig: true
+ * external-resource.gpu.param.discovery-script.path: ... # Flink's keys, for backend script
+ * external-resource.gpu.param.discovery-script.args: ...
+ * external-resource.gpu.param.coordination.enabled: false
+ * }</pre>
+ *
+ * <p>{@code auto} uses the discovery script when {@code discovery-script.path} or {@code
+ * discovery-script.args} is set (the operator asked for it, as under Flink's plugin); otherwise it
+ * tries {@code nvidia-smi}, then {@code jcuda}, and logs why an earlier one did not work.
+ *
+ * <p>Its class name is configuration: it stays public, final, outside internal packages, and is
+ * never renamed.
+ */
+public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFactory {
+
+    static final String BACKEND = "backend";
+    static final String NVIDIA_SMI_PATH = "nvidia-smi.path";
+    static final String TIMEOUT = "timeout";
+    static final String SCRIPT_PATH = "discovery-script.path";
+    static final String SCRIPT_ARGS = "discovery-script.args";
+    static final String MIG = "mig";
+    static final String MIG_PROFILE = "mig.profile";
+
+    /** Flink's default script, relative to {@code FLINK_HOME}, as its GPU plugin resolves it. */
+    static final String FLINK_DEFAULT_SCRIPT = "plugins/external-resource-gpu/nvidia-gpu-discovery.sh";
+
+    private static final Pattern MIG_PROFILE_SYNTAX = Pattern.compile("\\d{1,2}g\\.\\d{1,4}gb(\\+me)?");
+
+    private final Map<String, String> environment;
+
+    /** Creates the factory; Flink's plugin loader calls this. */
+    public NvidiaGpuDriverFactory() {
+        this(System.getenv());
+    }
+
+    /** For tests: the TaskManager environment the driver sees. */
+    NvidiaGpuDriverFactory(Map<String, String> environment) {
+        this.environment = Map.copyOf(environment);
+    }
+
+    @Override
+    public ExternalResourceDriver createExternalResourceDriver(Configuration config)
+            throws Exception {
+        DriverParams params = DriverParams.of(config);
+        BackendKind kind = params.enumValue(BACKEND, BackendKind.class, BackendKind.AUTO);
+        Path smi =
+                params.isSet(NVIDIA_SMI_PATH)
+                        ? params.path(NVIDIA_SMI_PATH, null, PathCheck.EXECUTABLE)
+                        : Path.of("nvidia-smi");
+        Duration timeout = params.duration(TIMEOUT, DiscoveryScript.DEFAULT_TIMEOUT);
+        boolean scriptSet = params.isSet(SCRIPT_PATH) || params.isSet(SCRIPT_ARGS);
+        String scriptPath = params.string(SCRIPT_PATH, FLINK_DEFAULT_SCRIPT);
+        String scriptArgs = params.string(SCRIPT_ARGS, "");
+        boolean mig = params.bool(MIG, false);
+        String migProfile = params.string(MIG_PROFILE, null);
+        if (mig && (migProfile == null || migProfile.isEmpty())) {
+            params.problem(MIG_PROFILE, "is required when " + params.fullKey(MIG)
+                    + " is true: the MIG profile offered as the unit, e.g. 1g.10gb"
+                    + " (Kubernetes then requests nvidia.com/mig-<profile>)");
+        } else if (migProfile != null && !MIG_PROFILE_SYNTAX.matcher(migProfile).matches()) {
+            params.problem(MIG_PROFILE, "expected a MIG profile such as 1g.10gb or 3g.40gb but got '"
+                    + migProfile + "'");
+        }
+        if (mig && (kind == BackendKind.JCUDA || kind == BackendKind.SCRIPT)) {
+            params.problem(MIG, "MIG devices are found with backend nvidia-smi only, but "
+                    + params.fullKey(BACKEND) + " is " + kind.name().toLowerCase().replace('_', '-'));
+        }
+        CoordinationParams coordination = CoordinationParams.read(params, "nvidia-gpu");
+        params.validate();
+
+        String unitProfile = mig ? migProfile : null;
+        VisibleDevices visible = VisibleDevices.from(environment);
+        Backend nvidiaSmi =
+                new NvidiaSmiBackend(smi, timeout, params.fullKey(NVIDIA_SMI_PATH),
+                        Map.of(), visible, unitProfile);
+        Backend backend;
+        switch (kind) {
+            case NVIDIA_SMI:
+                backend = nvidiaSmi;
+                break;
+            case JCUDA:
+                backend = new JCudaBackend();
+                break;
+            case SCRIPT:
+                backend = script(params, scriptPath, scriptArgs, timeout);
+                break;
+            default:
+                backend =
+                        scriptSet && !mig
+                                ? script(params, scriptPath, scriptArgs, timeout)
+                                : new AutoBackend(
+                                        mig ? List.of(nvidiaSmi) : List.of(nvidiaSmi, new JCudaBackend()));
+        }
+        DeviceCoordinator coordinator =
+                coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
+        String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
+        return new NvidiaGpuDriver(backend, coordinator, amountKey, unitProfile);
+    }
+
+    private Backend script(DriverParams params, String path, String args, Duration timeout) {
+        Path script = Path.of(path);
+        if (!script.isAbsolute()) {
+            // as Flink's GPUDriver: relative to FLINK_HOME when set, else the working directory
+            script = Path.of(environment.getOrDefault("FLINK_HOME", "."), path);
+        }
+        // Flink's GPUDriver runs "<path> <amount> <args>" with Runtime.exec(String), which splits
+        // on whitespace; so does this.
+        List<String> argv = new ArrayList<>();
+        Arrays.stream(args.strip().split("\\s+")).filter(s -> !s.isEmpty()).forEach(argv::add);
+        DiscoveryScript ds = DiscoveryScript.of(script, argv, timeout, params.fullKey(SCRIPT_PATH));
+        return new ScriptBackend(ds, script + ", " + params.fullKey(SCRIPT_PATH));
+    }
+}

@@ -1,0 +1,280 @@
+package io.flinkdevices.nvidia;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.sdk.process.ExternalCommand;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Runs one {@code nvidia-smi --query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,
+ * mig.mode.current --format=csv,noheader,nounits} and parses it. Drivers older than 510 do not know
+ * {@code compute_cap}; then it runs the query once more without it. With MIG units asked for it
+ * also runs {@code nvidia-smi -L}, which lists the MIG devices under each GPU.
+ */
+final class NvidiaSmiBackend implements Backend {
+
+    static final List<String> QUERY =
+            List.of(
+                    "--query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,mig.mode.current",
+                    "--format=csv,noheader,nounits");
+    static final List<String> QUERY_WITHOUT_COMPUTE_CAP =
+            List.of(
+                    "--query-gpu=index,uuid,name,memory.total,pci.bus_id,mig.mode.current",
+                    "--format=csv,noheader,nounits");
+    static final List<String> LIST = List.of("-L");
+
+    private static final Pattern GPU_LINE = Pattern.compile("GPU (\\d{1,6}): .*\\(UUID: ([^)\\s]+)\\)");
+    private static final Pattern MIG_LINE =
+            Pattern.compile("MIG\\s+(\\S+)\\s+Device\\s+(\\d{1,6}):\\s*\\(UUID: ([^)\\s]+)\\)");
+    private static final Pattern PCI =
+            Pattern.compile("(?:[0-9a-fA-F]{4})?([0-9a-fA-F]{4}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\\.([0-7])");
+    private static final Pattern COMPUTE_CAP = Pattern.compile("(\\d{1,2})\\.(\\d{1,2})");
+
+    private final Path program;
+    private final Duration timeout;
+    private final String key;
+    private final Map<String, String> environment;
+    private final VisibleDevices visible;
+    private final String migProfile;
+
+    /**
+     * @param key the parameter that names the program, for errors
+     * @param migProfile when not null, offer the MIG devices of this profile instead of GPUs
+     */
+    NvidiaSmiBackend(
+            Path program,
+            Duration timeout,
+            String key,
+            Map<String, String> environment,
+            VisibleDevices visible,
+            String migProfile) {
+        this.program = program;
+        this.timeout = timeout;
+        this.key = key;
+        this.environment = environment;
+        this.visible = visible;
+        this.migProfile = migProfile;
+    }
+
+    @Override
+    public String describe() {
+        return "nvidia-smi (" + program + ", " + key + ")";
+    }
+
+    @Override
+    public List<GpuInfo> devices(long amount) throws DeviceDriverException {
+        List<Gpu> gpus = query();
+        List<GpuInfo> devices = new ArrayList<>();
+        Map<GpuInfo, VisibleDevices.GpuRef> parents = new HashMap<>();
+        if (migProfile == null) {
+            for (Gpu g : gpus) {
+                devices.add(g.info);
+            }
+        } else {
+            Map<Integer, Gpu> byIndex = new HashMap<>();
+            gpus.forEach(g -> byIndex.put(g.info.getIndex(), g));
+            for (Mig m : listMig()) {
+                Gpu parent = byIndex.get(m.gpuIndex);
+                if (parent == null || !m.profile.equals(migProfile)) {
+                    continue;
+                }
+                GpuInfo.Builder b =
+                        GpuInfo.builder("nvidia", parent.info.getIndex())
+                                .uuid(m.uuid)
+                                .name(parent.info.getName().orElse("NVIDIA GPU") + " MIG " + m.profile)
+                                .partition(m.profile)
+                                .visibleDevices(VisibleDevices.ENV, m.uuid);
+                parent.info.getArchitecture().ifPresent(b::architecture);
+                parent.info.getPciAddress().ifPresent(b::pciAddress);
+                GpuInfo info = b.build();
+                devices.add(info);
+                parents.put(info, new VisibleDevices.GpuRef(parent.info.getIndex(), parent.info.getUuid()));
+            }
+        }
+        return visible.apply(devices, parents);
+    }
+
+    private ExternalCommand.Result run(List<String> args) throws DeviceDriverException {
+        if (program.getParent() != null && !java.nio.file.Files.exists(program)) {
+            throw new DeviceDriverException(key + ": no such file " + program + " (the nvidia-smi program)");
+        }
+        return ExternalCommand.of(program, args, timeout, key).withEnvironment(environment).run();
+    }
+
+    private List<Gpu> query() throws DeviceDriverException {
+        ExternalCommand.Result r = run(QUERY);
+        boolean computeCap = true;
+        if (r.exitCode() != 0 && mentions(r, "compute_cap")) {
+            r = run(QUERY_WITHOUT_COMPUTE_CAP);
+            computeCap = false;
+        }
+        List<String> args = computeCap ? QUERY : QUERY_WITHOUT_COMPUTE_CAP;
+        if (r.exitCode() != 0) {
+            throw new DeviceDriverException(
+                    describe() + " " + String.join(" ", args) + " exited with code " + r.exitCode()
+                            + output(r));
+        }
+        return parseQuery(r.stdout(), computeCap, describe());
+    }
+
+    private static boolean mentions(ExternalCommand.Result r, String field) {
+        String text = r.stdout() + "\n" + r.stderrTail();
+        return text.contains("\"" + field + "\"") && text.contains("not a valid field");
+    }
+
+    private static String output(ExternalCommand.Result r) {
+        String err = r.stderrTail().strip();
+        String out = r.stdout().strip();
+        String s = !err.isEmpty() ? err : out;
+        if (s.isEmpty()) {
+            return "";
+        }
+        return "; " + (err.isEmpty() ? "stdout" : "stderr") + " ends with: " + abbreviate(s, 400);
+    }
+
+    /** One parsed GPU. */
+    static final class Gpu {
+        final GpuInfo info;
+        final boolean migEnabled;
+
+        Gpu(GpuInfo info, boolean migEnabled) {
+            this.info = info;
+            this.migEnabled = migEnabled;
+        }
+    }
+
+    /**
+     * Parses the CSV of the query: one GPU per line, fields separated by commas, {@code [N/A]}
+     * and {@code [Not Supported]} meaning unknown, blanks and CR LF tolerated.
+     */
+    static List<Gpu> parseQuery(String stdout, boolean computeCap, String source)
+            throws DeviceDriverException {
+        int fields = computeCap ? 7 : 6;
+        List<Gpu> gpus = new ArrayList<>();
+        Set<Integer> indexes = new HashSet<>();
+        String[] lines = stdout.split("\r?\n|\r", -1);
+        for (int n = 0; n < lines.length; n++) {
+            String line = lines[n].strip();
+            if (line.isEmpty()) {
+                continue;
+            }
+            String[] f = line.split(",", -1);
+            if (f.length != fields) {
+                throw unexpected(source, n, line, "expected " + fields + " comma-separated fields"
+                        + " (index, uuid, name, memory.total, pci.bus_id, "
+                        + (computeCap ? "compute_cap, " : "") + "mig.mode.current) but found "
+                        + f.length + (f.length < fields ? " (truncated output?)" : ""));
+            }
+            for (int i = 0; i < f.length; i++) {
+                f[i] = value(f[i]);
+            }
+            Integer index = parseIndex(f[0]);
+            if (index == null) {
+                throw unexpected(source, n, line, "the index '" + f[0] + "' is not a whole number");
+            }
+            if (!indexes.add(index)) {
+                throw unexpected(source, n, line, "GPU " + index + " is listed twice");
+            }
+            GpuInfo.Builder b = GpuInfo.builder("nvidia", index).uuid(f[1]).name(f[2]);
+            if (f[3] != null) {
+                try {
+                    b.memoryBytes(Math.multiplyExact(Long.parseLong(f[3]), 1024L * 1024L));
+                } catch (NumberFormatException | ArithmeticException e) {
+                    throw unexpected(source, n, line, "memory.total '" + f[3] + "' is not a number of MiB");
+                }
+            }
+            if (f[4] != null) {
+                Matcher m = PCI.matcher(f[4]);
+                if (!m.matches()) {
+                    throw unexpected(source, n, line, "pci.bus_id '" + f[4] + "' is not a PCI address");
+                }
+                b.pciAddress((m.group(1) + ":" + m.group(2) + ":" + m.group(3) + "." + m.group(4))
+                        .toLowerCase(Locale.ROOT));
+            }
+            if (computeCap && f[5] != null) {
+                Matcher m = COMPUTE_CAP.matcher(f[5]);
+                if (!m.matches()) {
+                    throw unexpected(source, n, line, "compute_cap '" + f[5] + "' is not like 9.0");
+                }
+                b.architecture("sm_" + Integer.parseInt(m.group(1)) + Integer.parseInt(m.group(2)));
+            }
+            String mig = f[fields - 1];
+            b.visibleDevices(VisibleDevices.ENV, f[1] != null ? f[1] : Integer.toString(index));
+            gpus.add(new Gpu(b.build(), "Enabled".equalsIgnoreCase(mig)));
+        }
+        gpus.sort((a, c) -> Integer.compare(a.info.getIndex(), c.info.getIndex()));
+        return gpus;
+    }
+
+    private List<Mig> listMig() throws DeviceDriverException {
+        ExternalCommand.Result r = run(LIST);
+        if (r.exitCode() != 0) {
+            throw new DeviceDriverException(describe() + " -L exited with code " + r.exitCode() + output(r));
+        }
+        return parseList(r.stdout(), describe());
+    }
+
+    /** A MIG device from {@code nvidia-smi -L}. */
+    record Mig(int gpuIndex, String profile, int device, String uuid) {}
+
+    /** Parses {@code nvidia-smi -L}: GPU lines, each followed by its MIG device lines. */
+    static List<Mig> parseList(String stdout, String source) throws DeviceDriverException {
+        List<Mig> migs = new ArrayList<>();
+        Integer gpu = null;
+        String[] lines = stdout.split("\r?\n|\r", -1);
+        for (int n = 0; n < lines.length; n++) {
+            String line = lines[n].strip();
+            if (line.isEmpty()) {
+                continue;
+            }
+            Matcher g = GPU_LINE.matcher(line);
+            Matcher m = MIG_LINE.matcher(line);
+            if (g.matches()) {
+                gpu = Integer.parseInt(g.group(1));
+            } else if (m.matches() && gpu != null) {
+                migs.add(new Mig(gpu, m.group(1), Integer.parseInt(m.group(2)), m.group(3)));
+            } else {
+                throw new DeviceDriverException(source + " -L printed an unexpected line " + (n + 1)
+                        + ": '" + abbreviate(line, 120) + "'; expected 'GPU <index>: <name> (UUID: GPU-...)'"
+                        + " or, below it, 'MIG <profile> Device <n>: (UUID: MIG-...)'");
+            }
+        }
+        return migs;
+    }
+
+    /** A field with blanks removed; null for the values nvidia-smi prints when it does not know. */
+    static String value(String field) {
+        String v = field.strip();
+        if (v.isEmpty() || v.startsWith("[") && v.endsWith("]") || v.equals("N/A")) {
+            return null; // [N/A], [Not Supported], [Unknown Error], [Insufficient Permissions]
+        }
+        return v;
+    }
+
+    private static Integer parseIndex(String s) {
+        if (s == null || !s.matches("\\d{1,6}")) {
+            return null;
+        }
+        return Integer.parseInt(s);
+    }
+
+    private static DeviceDriverException unexpected(String source, int n, String line, String why) {
+        return new DeviceDriverException(source + " printed an unexpected line " + (n + 1) + ": '"
+                + abbreviate(line, 160) + "'; " + why);
+    }
+
+    static String abbreviate(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max) + "...";
+    }
+}

@@ -1,0 +1,57 @@
+package io.flinkdevices.nvidia;
+
+import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.testkit.contract.BadParam;
+import io.flinkdevices.testkit.contract.DriverCapability;
+import io.flinkdevices.testkit.contract.DriverContractKit;
+import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+
+import org.junit.jupiter.api.DisplayName;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/** The NVIDIA driver keeps the driver contract, on a fake host of H100s read with nvidia-smi. */
+@DisplayName("The NVIDIA GPU driver keeps the driver contract")
+class NvidiaDriverContractITCase extends DriverContractKit {
+
+    @Override
+    protected ExternalResourceDriverFactory factory() {
+        return new NvidiaGpuDriverFactory(Map.of());
+    }
+
+    @Override
+    protected Map<String, String> paramsForHost(FakeHost host, int devices) {
+        return Map.of(
+                "backend", "nvidia-smi",
+                "nvidia-smi.path", FakeNvidiaHost.installH100s(host, devices).toString());
+    }
+
+    @Override
+    protected Function<ExternalResourceInfo, GpuInfo> typedView() {
+        return GpuInfo::from;
+    }
+
+    @Override
+    protected Set<DriverCapability> capabilities() {
+        return EnumSet.allOf(DriverCapability.class);
+    }
+
+    @Override
+    protected List<BadParam> badParams() {
+        return List.of(
+                BadParam.set("backend", "cuda"),
+                BadParam.set("nvidia-smi.path", "/no/such/nvidia-smi"),
+                BadParam.set("timeout", "soon"),
+                BadParam.set("mig", "maybe"),
+                BadParam.set("mig.profile", "huge"),
+                BadParam.set("coordination.enabled", "yes"));
+    }
+}
