@@ -104,7 +104,7 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
         VisibleDevices visible = VisibleDevices.from(environment);
         Backend nvidiaSmi =
                 new NvidiaSmiBackend(smi, timeout, params.fullKey(NVIDIA_SMI_PATH),
-                        Map.of(), visible, unitProfile);
+                        environment, visible, unitProfile);
         Backend backend;
         switch (kind) {
             case NVIDIA_SMI:
@@ -140,6 +140,10 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
         List<String> argv = new ArrayList<>();
         Arrays.stream(args.strip().split("\\s+")).filter(s -> !s.isEmpty()).forEach(argv::add);
         DiscoveryScript ds = DiscoveryScript.of(script, argv, timeout, params.fullKey(SCRIPT_PATH));
+        if (environment.containsKey("PATH")) {
+            // the script finds nvidia-smi on the TaskManager's PATH
+            ds = ds.withEnvironment(Map.of("PATH", environment.get("PATH")));
+        }
         return new ScriptBackend(ds, script + ", " + params.fullKey(SCRIPT_PATH));
     }
 }

@@ -4,6 +4,8 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
+import java.io.File;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,6 +52,7 @@ final class NvidiaSmiBackend implements Backend {
 
     /**
      * @param key the parameter that names the program, for errors
+     * @param environment the TaskManager's environment, whose {@code PATH} finds {@code nvidia-smi}
      * @param migProfile when not null, offer the MIG devices of this profile instead of GPUs
      */
     NvidiaSmiBackend(
@@ -106,10 +109,37 @@ final class NvidiaSmiBackend implements Backend {
     }
 
     private ExternalCommand.Result run(List<String> args) throws DeviceDriverException {
-        if (program.getParent() != null && !java.nio.file.Files.exists(program)) {
-            throw new DeviceDriverException(key + ": no such file " + program + " (the nvidia-smi program)");
+        Path resolved = resolve();
+        return ExternalCommand.of(resolved, args, timeout, key).run();
+    }
+
+    /**
+     * The program: the configured path, or {@code nvidia-smi} looked up on the TaskManager's
+     * {@code PATH} as Flink's script does.
+     */
+    private Path resolve() throws DeviceDriverException {
+        if (program.getParent() != null || program.isAbsolute()) {
+            if (!Files.isRegularFile(program)) {
+                throw new DeviceDriverException(key + ": no such file " + program);
+            }
+            if (!Files.isExecutable(program)) {
+                throw new DeviceDriverException(key + ": " + program + " is not executable");
+            }
+            return program;
         }
-        return ExternalCommand.of(program, args, timeout, key).withEnvironment(environment).run();
+        String path = environment.getOrDefault("PATH", "");
+        for (String dir : path.split(File.pathSeparator)) {
+            if (dir.isEmpty()) {
+                continue;
+            }
+            Path candidate = Path.of(dir).resolve(program);
+            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                return candidate;
+            }
+        }
+        throw new DeviceDriverException(
+                program + " is not on the TaskManager's PATH (" + NvidiaSmiBackend.abbreviate(path, 300)
+                        + "); install the NVIDIA driver or set " + key);
     }
 
     private List<Gpu> query() throws DeviceDriverException {
