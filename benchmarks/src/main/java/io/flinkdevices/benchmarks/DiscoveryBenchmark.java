@@ -1,5 +1,7 @@
 package io.flinkdevices.benchmarks;
 
+import io.flinkdevices.sdk.process.ExternalCommand;
+
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
@@ -14,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -60,11 +63,18 @@ public final class DiscoveryBenchmark {
 
     static final String NOT_BUILT = "not built";
 
+    /** The query our driver makes (FakeNvidiaHost.QUERY). */
+    static final List<String> QUERY =
+            List.of(
+                    "--query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,mig.mode.current",
+                    "--format=csv,noheader,nounits");
+
     private DiscoveryBenchmark() {}
 
     /** What is measured, in table order. */
     enum Impl {
         BARE_SPAWN("one bare fake nvidia-smi spawn"),
+        EXTERNAL_COMMAND("the same spawn through sdk ExternalCommand"),
         FLINK_PLAIN("Flink 2.3.0 GPUDriver, plain"),
         FLINK_COORDINATION("Flink 2.3.0 GPUDriver, coordination"),
         OURS_PLAIN("flink-devices NvidiaGpuDriver, plain"),
@@ -232,6 +242,7 @@ public final class DiscoveryBenchmark {
         Map<Impl, String> missing = new LinkedHashMap<>();
 
         probes.put(Impl.BARE_SPAWN, bareSpawn(smi));
+        probes.put(Impl.EXTERNAL_COMMAND, externalCommand(smi));
 
         URLClassLoader flinkLoader =
                 new URLClassLoader(new URL[] {o.flinkJar.toUri().toURL()}, DiscoveryBenchmark.class.getClassLoader());
@@ -271,7 +282,8 @@ public final class DiscoveryBenchmark {
                 long start = System.nanoTime();
                 int got = probe.call();
                 long nanos = System.nanoTime() - start;
-                int expected = e.getKey() == Impl.BARE_SPAWN ? o.gpus : o.amount;
+                int expected =
+                        e.getKey() == Impl.BARE_SPAWN || e.getKey() == Impl.EXTERNAL_COMMAND ? o.gpus : o.amount;
                 if (got != expected) {
                     throw new IllegalStateException(
                             e.getKey().label + " returned " + got + " devices, expected " + expected);
@@ -300,11 +312,9 @@ public final class DiscoveryBenchmark {
     }
 
     private static Probe bareSpawn(Path smi) {
-        List<String> cmd =
-                List.of(
-                        smi.toString(),
-                        "--query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,mig.mode.current",
-                        "--format=csv,noheader,nounits");
+        List<String> cmd = new ArrayList<>();
+        cmd.add(smi.toString());
+        cmd.addAll(QUERY);
         return new Probe() {
             @Override
             public void prepare() {}
@@ -320,6 +330,28 @@ public final class DiscoveryBenchmark {
                     throw new IllegalStateException("fake nvidia-smi failed");
                 }
                 return (int) new String(out, StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).count();
+            }
+        };
+    }
+
+    /**
+     * The spawn as drivers of flink-devices make it: {@link ExternalCommand} adds stream drain
+     * threads, a timeout, and the hunt for processes the program left behind.
+     */
+    private static Probe externalCommand(Path smi) {
+        ExternalCommand command =
+                ExternalCommand.of(smi, QUERY, Duration.ofSeconds(10), "fake nvidia-smi");
+        return new Probe() {
+            @Override
+            public void prepare() {}
+
+            @Override
+            public int call() throws Exception {
+                ExternalCommand.Result r = command.run();
+                if (r.exitCode() != 0) {
+                    throw new IllegalStateException("fake nvidia-smi failed: " + r.stderrTail());
+                }
+                return (int) r.stdout().lines().filter(l -> !l.isBlank()).count();
             }
         };
     }
@@ -393,9 +425,11 @@ public final class DiscoveryBenchmark {
                 ratio(flinkPlain, oursPlain, 99));
         out.printf(
                 Locale.ROOT,
-                "ours / one bare nvidia-smi spawn: coordination %.2fx, plain %.2fx at p50 (goal <= 1.5x)%n",
+                "ours / one bare nvidia-smi spawn: coordination %.2fx, plain %.2fx at p50 (goal <= 1.5x);"
+                        + " ExternalCommand alone %.2fx%n",
                 ratio(oursCoord, bare, 50),
-                ratio(oursPlain, bare, 50));
+                ratio(oursPlain, bare, 50),
+                ratio(rows.get(Impl.EXTERNAL_COMMAND), bare, 50));
     }
 
     static double ratio(Row a, Row b, double p) {
