@@ -21,6 +21,9 @@ final class JCudaNatives {
 
     private static final Object LOCK = new Object();
 
+    /** Classes whose initialization was attempted: later calls neither swap nor create folders. */
+    private static final java.util.Set<String> ATTEMPTED = new java.util.HashSet<>();
+
     private JCudaNatives() {}
 
     /**
@@ -32,6 +35,11 @@ final class JCudaNatives {
      */
     static Class<?> initializePrivately(String className) throws ClassNotFoundException {
         synchronized (LOCK) {
+            ClassLoader loader = JCudaNatives.class.getClassLoader();
+            if (!ATTEMPTED.add(className)) {
+                // initialized, or failed before: then this throws NoClassDefFoundError
+                return Class.forName(className, true, loader);
+            }
             String original = System.getProperty("java.io.tmpdir");
             Path folder;
             try {
@@ -42,7 +50,7 @@ final class JCudaNatives {
             folder.toFile().deleteOnExit();
             System.setProperty("java.io.tmpdir", folder.toString());
             try {
-                return Class.forName(className, true, JCudaNatives.class.getClassLoader());
+                return Class.forName(className, true, loader);
             } finally {
                 System.setProperty("java.io.tmpdir", original);
             }

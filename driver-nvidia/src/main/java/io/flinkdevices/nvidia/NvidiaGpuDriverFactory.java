@@ -96,6 +96,10 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
         if (mig && (kind == BackendKind.JCUDA || kind == BackendKind.SCRIPT)) {
             params.problem(MIG, "MIG devices are found with backend nvidia-smi only, but "
                     + params.fullKey(BACKEND) + " is " + kind.name().toLowerCase().replace('_', '-'));
+        } else if (mig && kind == BackendKind.AUTO && scriptSet) {
+            params.problem(MIG, "MIG devices are found with backend nvidia-smi only, but "
+                    + params.fullKey(SCRIPT_PATH) + " or " + params.fullKey(SCRIPT_ARGS)
+                    + " asks for a discovery script; remove them or set mig to false");
         }
         CoordinationParams coordination = CoordinationParams.read(params, "nvidia-gpu");
         params.validate();
@@ -118,7 +122,7 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
                 break;
             default:
                 backend =
-                        scriptSet && !mig
+                        scriptSet
                                 ? script(params, scriptPath, scriptArgs, timeout)
                                 : new AutoBackend(
                                         mig ? List.of(nvidiaSmi) : List.of(nvidiaSmi, new JCudaBackend()));

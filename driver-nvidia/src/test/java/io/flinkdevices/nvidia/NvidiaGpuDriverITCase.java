@@ -365,6 +365,9 @@ class NvidiaGpuDriverITCase {
                     .isInstanceOf(DriverConfigException.class)
                     .hasMessageContaining("external-resource.gpu.param.mig.profile: is required")
                     .hasMessageContaining("external-resource.gpu.param.mig: MIG devices are found with backend nvidia-smi only");
+            assertThatThrownBy(() -> driver(Map.of("mig", "true", "mig.profile", "1g.10gb", "discovery-script.args", "--x")))
+                    .isInstanceOf(DriverConfigException.class)
+                    .hasMessageContaining("external-resource.gpu.param.discovery-script.args asks for a discovery script");
         }
     }
 

@@ -3,6 +3,8 @@
  * prints what a test says and records its calls), {@link io.flinkdevices.testkit.fake.FakeFileTree}
  * (a sysfs-like tree) and {@link io.flinkdevices.testkit.fake.FakeHost}, which groups them with
  * the environment a driver would see. Deterministic and thread-safe; POSIX systems only. Driver
- * modules build their vendor hosts (a fake NVIDIA host, say) on top of these.
+ * modules build their vendor hosts on top of these; {@link
+ * io.flinkdevices.testkit.fake.FakeNvidiaHost} is one: a fake {@code nvidia-smi} printing what the
+ * real tool prints for common NVIDIA GPUs, MIG on and off, and for drivers older than 510.
  */
 package io.flinkdevices.testkit.fake;
