@@ -402,6 +402,27 @@ class NvidiaGpuDriverITCase {
                     .hasMessageMatching("(?s).*nvidia-smi is not on the TaskManager's PATH.*then jcuda.*libcuda\\.so\\.1.*|(?s).*nvidia-smi.*not on the TaskManager's PATH.*jcuda.*libcuda\\.so\\.1.*");
         }
 
+        @Test
+        @DisplayName("on a host with a GPU, finds the same GPUs as the host's nvidia-smi, every field filled")
+        void realGpu() throws Exception {
+            assumeThat(libcudaPresent()).as("this host has an NVIDIA driver").isTrue();
+            ExternalResourceDriver jcuda = driver(System.getenv(), Map.of("backend", "jcuda"));
+
+            List<GpuInfo> found = gpus(jcuda.retrieveResourceInfo(1));
+
+            GpuInfo gpu = found.get(0);
+            assertThat(gpu.getUuid()).hasValueSatisfying(u -> assertThat(u).matches("GPU-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}"));
+            assertThat(gpu.getArchitecture()).hasValueSatisfying(a -> assertThat(a).matches("sm_\\d{2,3}"));
+            assertThat(gpu.getMemoryBytes()).hasValueSatisfying(m -> assertThat(m).isPositive());
+            assertThat(gpu.getPciAddress()).isPresent();
+            if (System.getenv("CUDA_VISIBLE_DEVICES") == null) {
+                List<GpuInfo> smi = gpus(driver(System.getenv(), Map.of("backend", "nvidia-smi")).retrieveResourceInfo(1));
+                assertThat(gpu.getUuid()).isEqualTo(smi.get(0).getUuid());
+                assertThat(gpu.getArchitecture()).isEqualTo(smi.get(0).getArchitecture());
+                assertThat(gpu.getPciAddress()).isEqualTo(smi.get(0).getPciAddress());
+            }
+        }
+
         private boolean libcudaPresent() {
             for (String dir : List.of("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64")) {
                 if (Files.exists(Path.of(dir, "libcuda.so.1"))) {
