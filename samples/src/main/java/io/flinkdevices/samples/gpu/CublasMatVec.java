@@ -87,12 +87,14 @@ final class CublasMatVec implements MatVecBackend {
         if (rc != 0) {
             return new Opened(null, "CUDA reports no usable device: cudaGetDeviceCount returned " + cudaError(rc));
         }
-        int index = gpu.getIndex();
-        if (index >= count[0]) {
+        String[] how = new String[1];
+        int index = cudaOrdinal(gpu, count[0], how);
+        if (index < 0) {
             return new Opened(
                     null,
                     "GPU #"
-                            + index
+                            + gpu.getIndex()
+                            + gpu.getUuid().map(u -> " " + u).orElse("")
                             + " is not among the "
                             + count[0]
                             + " devices CUDA sees in this process (CUDA_VISIBLE_DEVICES="
@@ -102,7 +104,7 @@ final class CublasMatVec implements MatVecBackend {
         check(JCuda.cudaSetDevice(index), "cudaSetDevice(" + index + ")");
         cudaDeviceProp prop = new cudaDeviceProp();
         check(JCuda.cudaGetDeviceProperties(prop, index), "cudaGetDeviceProperties");
-        CublasMatVec b = new CublasMatVec(index, matrix, batchSize, prop.getName());
+        CublasMatVec b = new CublasMatVec(index, matrix, batchSize, prop.getName() + ", " + how[0]);
         try {
             b.allocate(matrix);
             return new Opened(b, null);
@@ -110,6 +112,53 @@ final class CublasMatVec implements MatVecBackend {
             b.close();
             throw e;
         }
+    }
+
+    /**
+     * The CUDA ordinal of {@code gpu}: CUDA numbers only the devices this process sees (after
+     * {@code CUDA_VISIBLE_DEVICES}), so the driver's index is the last resort. Matched by UUID
+     * first, then by PCI address, then by index; -1 when none matches.
+     */
+    private static int cudaOrdinal(GpuInfo gpu, int count, String[] how) {
+        if (gpu.getUuid().isPresent()) {
+            String wanted = gpu.getUuid().get();
+            for (int d = 0; d < count; d++) {
+                cudaDeviceProp p = new cudaDeviceProp();
+                if (JCuda.cudaGetDeviceProperties(p, d) == 0
+                        && p.uuid != null
+                        && wanted.equalsIgnoreCase(formatUuid(p.uuid.bytes))) {
+                    how[0] = "matched by UUID " + wanted;
+                    return d;
+                }
+            }
+        }
+        if (gpu.getPciAddress().isPresent()) {
+            int[] d = new int[1];
+            if (JCuda.cudaDeviceGetByPCIBusId(d, gpu.getPciAddress().get()) == 0) {
+                how[0] = "matched by PCI address " + gpu.getPciAddress().get();
+                return d[0];
+            }
+        }
+        if (gpu.getUuid().isEmpty() && gpu.getPciAddress().isEmpty() && gpu.getIndex() < count) {
+            how[0] = "by index " + gpu.getIndex();
+            return gpu.getIndex();
+        }
+        return -1;
+    }
+
+    /** A CUDA UUID as nvidia-smi prints it: {@code GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}. */
+    static String formatUuid(byte[] bytes) {
+        if (bytes == null || bytes.length != 16) {
+            return null;
+        }
+        StringBuilder sb = new StringBuilder("GPU-");
+        for (int i = 0; i < 16; i++) {
+            if (i == 4 || i == 6 || i == 8 || i == 10) {
+                sb.append('-');
+            }
+            sb.append(String.format(java.util.Locale.ROOT, "%02x", bytes[i] & 0xff));
+        }
+        return sb.toString();
     }
 
     private void allocate(Matrix matrix) {

@@ -9,8 +9,19 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** The GPU path; runs only where CUDA starts on GPU 0, skipped with the reason elsewhere. */
+/** The GPU path; the device test runs only where CUDA starts on GPU 0, skipped with the reason elsewhere. */
 class CublasMatVecTest {
+
+    @Test
+    @DisplayName("a CUDA UUID is written as nvidia-smi prints it, so a driver's GpuInfo finds its CUDA device")
+    void uuidLikeNvidiaSmi() {
+        byte[] b = new byte[16];
+        for (int i = 0; i < 16; i++) {
+            b[i] = (byte) (0xf0 + i);
+        }
+        assertThat(CublasMatVec.formatUuid(b)).isEqualTo("GPU-f0f1f2f3-f4f5-f6f7-f8f9-fafbfcfdfeff");
+        assertThat(CublasMatVec.formatUuid(new byte[3])).isNull();
+    }
 
     @Test
     @DisplayName("on an NVIDIA GPU, one cublasSgemm per batch gives the products within float rounding")
