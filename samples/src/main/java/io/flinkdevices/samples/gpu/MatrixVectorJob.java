@@ -24,15 +24,18 @@ import java.util.Map;
  * The GPU sample job: batched matrix-vector multiplication on a local device cluster.
  *
  * <pre>
- * MatrixVectorJob [batch size (256)] [records (200000)] [dims (256)] [parallelism (2)]
+ * MatrixVectorJob [batch size (256)] [records (200000)] [dims (256)] [parallelism (2)] [simulated | nvidia[=PATH]]
  * </pre>
  *
  * A source generates {@code records} vectors of {@code dims} floats; {@link
  * BatchedMatVecOperator} multiplies each with one {@code dims x dims} matrix, {@code batch size}
  * vectors per device call; every 97th product is checked against {@link Matrix#multiplyExact}.
- * The TaskManager gets its GPUs from a plugin (here the testkit's simulated GPU driver, so the
- * subtasks take the CPU path and say why); the job prints the path each subtask used and its
- * throughput. Exits 1 when a checked product is wrong.
+ * The TaskManager gets its GPUs from a plugin: by default the testkit's simulated GPU driver (the
+ * subtasks take the CPU path and say why); with {@code nvidia} flink-devices' NVIDIA driver
+ * ({@code io.flinkdevices.nvidia.NvidiaGpuDriverFactory}, nvidia-smi backend, {@code nvidia-smi}
+ * from the {@code PATH} or {@code PATH} given), so on a GPU host the subtasks take the GPU path.
+ * The job prints the path each subtask used and its throughput. Exits 1 when a checked product
+ * is wrong or a record is missing.
  */
 public final class MatrixVectorJob {
 
@@ -51,7 +54,8 @@ public final class MatrixVectorJob {
         long records = args.length > 1 ? Long.parseLong(args[1]) : 200_000L;
         int dims = args.length > 2 ? Integer.parseInt(args[2]) : 256;
         int parallelism = args.length > 3 ? Integer.parseInt(args[3]) : 2;
-        Result r = run(batch, records, dims, parallelism);
+        Devices devices = Devices.parse(args.length > 4 ? args[4] : "simulated");
+        Result r = run(batch, records, dims, parallelism, devices);
         System.out.println();
         System.out.println(r.summary());
         System.exit(r.mismatches == 0 && r.records() == records ? 0 : 1);
@@ -146,27 +150,81 @@ public final class MatrixVectorJob {
         }
     }
 
+    /** Where the TaskManager's GPUs come from. */
+    public static final class Devices {
+        final boolean nvidia;
+        final String nvidiaSmi;
+
+        private Devices(boolean nvidia, String nvidiaSmi) {
+            this.nvidia = nvidia;
+            this.nvidiaSmi = nvidiaSmi;
+        }
+
+        /** The testkit's simulated GPU driver: 4 GPUs of vendor {@code simulated}. */
+        public static Devices simulated() {
+            return new Devices(false, null);
+        }
+
+        /**
+         * flink-devices' NVIDIA driver with its nvidia-smi backend.
+         *
+         * @param nvidiaSmi the {@code nvidia-smi} to run, or null for the one on the {@code PATH}
+         */
+        public static Devices nvidia(String nvidiaSmi) {
+            return new Devices(true, nvidiaSmi);
+        }
+
+        static Devices parse(String arg) {
+            if (arg.equals("simulated")) {
+                return simulated();
+            }
+            if (arg.equals("nvidia")) {
+                return nvidia(null);
+            }
+            if (arg.startsWith("nvidia=")) {
+                return nvidia(arg.substring("nvidia=".length()));
+            }
+            throw new IllegalArgumentException(
+                    "devices must be 'simulated', 'nvidia' or 'nvidia=/path/to/nvidia-smi' but is '" + arg + "'");
+        }
+    }
+
     /**
-     * Starts a local device cluster with {@code parallelism} simulated GPUs on one TaskManager and
-     * runs the job.
+     * Starts a local device cluster with one TaskManager holding {@code parallelism} GPUs of the
+     * simulated driver and runs the job.
      */
     public static Result run(int batch, long records, int dims, int parallelism) throws Exception {
+        return run(batch, records, dims, parallelism, Devices.simulated());
+    }
+
+    /**
+     * Starts a local device cluster with one TaskManager that takes {@code parallelism} GPUs from
+     * {@code devices} and runs the job.
+     */
+    public static Result run(int batch, long records, int dims, int parallelism, Devices devices)
+            throws Exception {
         Path work = Files.createTempDirectory("flink-devices-matvec");
         try {
             Path plugins = work.resolve("plugins");
-            SimulatedDevices.installGpuPlugin(plugins);
-            try (LocalDeviceCluster cluster =
-                    LocalDeviceCluster.builder()
-                            .pluginsDir(plugins)
-                            .taskManagers(1)
-                            .slotsPerTaskManager(parallelism)
-                            .resource(
-                                    RESOURCE,
-                                    SimulatedGpuDriverFactory.class.getName(),
-                                    parallelism,
-                                    Map.of("count", Integer.toString(Math.max(4, parallelism))))
-                            .build()
-                            .start()) {
+            LocalDeviceCluster.Builder builder =
+                    LocalDeviceCluster.builder().pluginsDir(plugins).taskManagers(1).slotsPerTaskManager(parallelism);
+            if (devices.nvidia) {
+                NvidiaPlugin.install(plugins);
+                Map<String, String> params = new java.util.HashMap<>();
+                params.put("backend", "nvidia-smi");
+                if (devices.nvidiaSmi != null) {
+                    params.put("nvidia-smi.path", devices.nvidiaSmi);
+                }
+                builder.resource(RESOURCE, NvidiaPlugin.FACTORY, parallelism, params);
+            } else {
+                SimulatedDevices.installGpuPlugin(plugins);
+                builder.resource(
+                        RESOURCE,
+                        SimulatedGpuDriverFactory.class.getName(),
+                        parallelism,
+                        Map.of("count", Integer.toString(Math.max(4, parallelism))));
+            }
+            try (LocalDeviceCluster cluster = builder.build().start()) {
                 StreamExecutionEnvironment env = cluster.createEnvironment();
                 env.setParallelism(parallelism);
                 products(env, records, dims, batch)

@@ -1,0 +1,27 @@
+package io.flinkdevices.samples.gpu;
+
+import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
+import io.flinkdevices.testkit.plugin.PluginFolder;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Writes {@code plugins/nvidia/} from the class path: flink-devices' NVIDIA driver and the SDK,
+ * as the shipped plugin jar holds them (without JCuda: the job runs the driver's nvidia-smi
+ * backend).
+ */
+final class NvidiaPlugin {
+
+    static final String FACTORY = NvidiaGpuDriverFactory.class.getName();
+
+    private NvidiaPlugin() {}
+
+    static Path install(Path pluginsRoot) throws IOException {
+        return PluginFolder.builder("nvidia")
+                .includePackageOf(NvidiaGpuDriverFactory.class)
+                .includeSdk()
+                .factory(NvidiaGpuDriverFactory.class)
+                .buildInto(pluginsRoot);
+    }
+}
