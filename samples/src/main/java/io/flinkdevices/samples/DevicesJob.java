@@ -1,25 +1,29 @@
 package io.flinkdevices.samples;
 
+import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
-import io.flinkdevices.testkit.simulated.SimulatedDevices;
-import io.flinkdevices.testkit.simulated.SimulatedGpuDriverFactory;
+import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost;
+import io.flinkdevices.testkit.plugin.PluginFolder;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * The main job: a local Flink cluster loads driver plugins from a {@code plugins/} folder, and a
- * job's tasks print the devices they were given.
+ * The main job: a local Flink cluster loads the NVIDIA driver plugin from a {@code plugins/}
+ * folder, and a job's tasks print the GPUs they were given.
  *
- * <p>This build ships no hardware driver yet, so the TaskManager loads the testkit's simulated
- * GPU driver from a plugin folder built on the fly; everything else (plugin class loading,
- * Flink's {@code ExternalResourceUtils}, the TaskManager start path, the tasks' runtime context)
- * is Flink 2.3.0's own.
+ * <p>On a host with {@code nvidia-smi} on the {@code PATH} the driver sees the real GPUs. On any
+ * other host a fake {@code nvidia-smi} from the testkit lists four H100s; everything else (plugin
+ * class loading, Flink's {@code ExternalResourceUtils}, the TaskManager start path, the tasks'
+ * runtime context, the driver itself) is the real thing.
  */
 public final class DevicesJob {
 
@@ -30,55 +34,65 @@ public final class DevicesJob {
 
     /** Runs the job and prints what every subtask saw. */
     public static void main(String[] args) throws Exception {
-        int gpusOnHost = 4;
-        int gpusPerTaskManager = 2;
-        List<DeviceReport.Line> lines = run(gpusOnHost, gpusPerTaskManager);
+        int amount = 2;
+        Optional<Path> realSmi = onPath("nvidia-smi");
+        String host =
+                realSmi.map(p -> "this host's GPUs (" + p + ")")
+                        .orElse("a simulated host: no nvidia-smi on the PATH, so a fake one lists 4 H100 GPUs");
+        List<DeviceReport.Line> lines = run(realSmi.isEmpty(), 4, amount);
         System.out.println();
+        System.out.println("flink-devices NVIDIA driver, " + host);
         System.out.println(
-                "flink-devices: simulated host with "
-                        + gpusOnHost
-                        + " GPUs, one TaskManager configured with external-resource."
-                        + RESOURCE
-                        + ".amount: "
-                        + gpusPerTaskManager);
+                "one TaskManager, external-resource." + RESOURCE + ".amount: " + amount + ":");
         for (DeviceReport.Line line : lines) {
             System.out.println("  " + line);
         }
-        boolean everySubtaskHasOne = lines.stream().allMatch(l -> l.picked != null);
+        boolean everySubtaskHasOne = !lines.isEmpty() && lines.stream().allMatch(l -> l.picked != null);
         System.out.println(
                 everySubtaskHasOne
                         ? "Every subtask received a device."
-                        : "Some subtasks received no device: see the TaskManager log above.");
+                        : "Some subtasks received no device: see the TaskManager's WARN above.");
         System.exit(everySubtaskHasOne ? 0 : 1);
     }
 
-    /** Starts the cluster, runs the job with one subtask per device, and returns the report. */
-    static List<DeviceReport.Line> run(int gpusOnHost, int gpusPerTaskManager) throws Exception {
+    /**
+     * Starts the cluster with the NVIDIA driver plugin, runs the job with one subtask per device,
+     * and returns what each subtask saw.
+     *
+     * @param fakeHost use a fake {@code nvidia-smi} listing {@code fakeGpus} H100s
+     */
+    static List<DeviceReport.Line> run(boolean fakeHost, int fakeGpus, int amount)
+            throws Exception {
         Path work = Files.createTempDirectory("flink-devices-job");
         try {
             Path plugins = work.resolve("plugins");
-            SimulatedDevices.installGpuPlugin(plugins);
+            PluginFolder.builder("nvidia")
+                    .includePackageOf(NvidiaGpuDriverFactory.class)
+                    .includeSdk()
+                    .factory(NvidiaGpuDriverFactory.class)
+                    .buildInto(plugins);
+            Map<String, String> params = Map.of();
+            if (fakeHost) {
+                Path smi = FakeNvidiaHost.installH100s(FakeHost.create(work.resolve("host")), fakeGpus);
+                params = Map.of("backend", "nvidia-smi", "nvidia-smi.path", smi.toString());
+            }
             try (LocalDeviceCluster cluster =
                     LocalDeviceCluster.builder()
                             .pluginsDir(plugins)
                             .taskManagers(1)
-                            .slotsPerTaskManager(gpusPerTaskManager)
-                            .resource(
-                                    RESOURCE,
-                                    SimulatedGpuDriverFactory.class.getName(),
-                                    gpusPerTaskManager,
-                                    Map.of("count", Integer.toString(gpusOnHost)))
+                            .slotsPerTaskManager(amount)
+                            .resource(RESOURCE, NvidiaGpuDriverFactory.class.getName(), amount, params)
                             .build()
                             .start()) {
                 StreamExecutionEnvironment env = cluster.createEnvironment();
-                env.setParallelism(gpusPerTaskManager);
+                env.setParallelism(amount);
                 // One source subtask and a rebalance: round robin reaches every map subtask.
                 List<DeviceReport.Line> all =
-                        env.fromSequence(0, 16L * gpusPerTaskManager - 1)
+                        env.fromSequence(0, 16L * amount - 1)
                                 .setParallelism(1)
                                 .rebalance()
                                 .map(new DeviceReport(RESOURCE))
-                                .executeAndCollect(16 * gpusPerTaskManager);
+                                .executeAndCollect(16 * amount);
                 Map<Integer, DeviceReport.Line> bySubtask = new java.util.TreeMap<>();
                 for (DeviceReport.Line line : all) {
                     bySubtask.putIfAbsent(line.subtask, line);
@@ -88,6 +102,22 @@ public final class DevicesJob {
         } finally {
             deleteRecursively(work);
         }
+    }
+
+    private static Optional<Path> onPath(String program) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return Optional.empty();
+        }
+        for (String dir : path.split(File.pathSeparator)) {
+            if (!dir.isEmpty()) {
+                Path candidate = Path.of(dir, program);
+                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                    return Optional.of(candidate);
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     private static void deleteRecursively(Path root) throws java.io.IOException {
