@@ -40,7 +40,8 @@ class NvidiaDriverClusterITCase {
         Path smi = FakeNvidiaHost.installH100s(host, 3);
         Path plugins = temp.resolve("plugins");
         Path folder = Files.createDirectories(plugins.resolve("nvidia"));
-        Files.copy(NvidiaPluginJarITCase.pluginJar(), folder.resolve("flink-devices-nvidia-plugin.jar"));
+        Path jar = NvidiaPluginJarITCase.pluginJar();
+        Files.copy(jar, folder.resolve(jar.getFileName()));
 
         Map<Integer, Seen> bySubtask = new TreeMap<>();
         try (LocalDeviceCluster cluster =
