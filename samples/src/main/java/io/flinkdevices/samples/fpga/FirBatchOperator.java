@@ -1,0 +1,425 @@
+package io.flinkdevices.samples.fpga;
+
+import io.flinkdevices.sdk.info.DeviceSelection;
+import io.flinkdevices.sdk.info.FpgaInfo;
+
+import org.apache.flink.api.common.accumulators.ListAccumulator;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * FIR-filters every sensor's stream of samples, a batch at a time, with one OpenCL kernel run per
+ * batch on the subtask's device. Apply it to a stream keyed by sensor ({@code keyBy(s ->
+ * s.sensor)}), whose samples arrive in order per sensor.
+ *
+ * <p>Records are gathered until {@code batchSize} are in. Then the batch is marshalled into
+ * direct, native-order buffers: one segment per sensor of the batch, holding the sensor's last
+ * {@code taps - 1} samples from earlier batches followed by its samples of this batch, plus each
+ * record's position in those segments. One kernel run computes every record's output, and the
+ * filtered samples are emitted in arrival order. The history carried from batch to batch makes
+ * the output equal to filtering each sensor's whole stream ({@link Fir#filter}); it is kept in
+ * keyed state at checkpoints, so it survives a restore and a rescale.
+ *
+ * <p>A partial batch is flushed before a watermark is forwarded, before a checkpoint barrier, and
+ * at the end of input. Timestamps are not kept.
+ *
+ * <p>The device: a fixed {@link FpgaInfo}, or the one {@link DeviceSelection#forSubtask} picks
+ * from {@code getExternalResourceInfos(resourceName)}. It is opened by platform and device index
+ * and both names are checked. The kernel is built from {@code fir.cl} or, given a bitstream, loaded
+ * with {@code clCreateProgramWithBinary}. A device that cannot be opened fails the task with a
+ * message naming it. When the TaskManager received no device, the subtask filters on the CPU and
+ * says so.
+ *
+ * <p>Accumulators: {@code records-opencl} / {@code records-cpu}, {@code subtasks-opencl} / {@code
+ * subtasks-cpu}, {@code batches}, {@code nanos-marshal} (copying records into the direct buffers
+ * and results out of them, history included), {@code nanos-kernel} (enqueued writes, kernel, read,
+ * wait), {@code nanos-cpu} (the CPU path's filtering) and {@code devices} (one line per subtask).
+ */
+public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
+        implements OneInputStreamOperator<SensorSample, SensorSample>, BoundedOneInput {
+
+    private static final long serialVersionUID = 1L;
+
+    static final ValueStateDescriptor<float[]> HISTORY =
+            new ValueStateDescriptor<>("fir-history", PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO);
+
+    private final String resourceName;
+    private final FpgaInfo fixedDevice;
+    private final String bitstream;
+    private final String buildOptions;
+    private final float[] taps;
+    private final int batchSize;
+
+    private transient OpenClFir fir;
+    private transient SensorSample[] pending;
+    private transient Slot[] pendingSlots;
+    private transient Slot[] touched;
+    private transient SensorSample[] results;
+    private transient int count;
+    private transient SlotMap slots;
+    private transient ValueState<float[]> historyState;
+    private transient boolean restored;
+    private transient StreamRecord<SensorSample> reuse;
+    private transient LongCounter records;
+    private transient LongCounter batches;
+    private transient LongCounter nanosMarshal;
+    private transient LongCounter nanosKernel;
+    private transient LongCounter nanosCpu;
+
+    private FirBatchOperator(
+            String resourceName, FpgaInfo fixedDevice, String bitstream, String buildOptions, float[] taps, int batchSize) {
+        if (batchSize <= 0) {
+            throw new IllegalArgumentException("batch size must be > 0 but is " + batchSize);
+        }
+        if (taps.length == 0) {
+            throw new IllegalArgumentException("a FIR filter needs at least 1 tap");
+        }
+        this.resourceName = resourceName;
+        this.fixedDevice = fixedDevice;
+        this.bitstream = bitstream;
+        this.buildOptions = buildOptions;
+        this.taps = taps.clone();
+        this.batchSize = batchSize;
+    }
+
+    /**
+     * Filters on the device {@link DeviceSelection} picks for the subtask from {@code
+     * getExternalResourceInfos(resourceName)}.
+     *
+     * @param bitstream path of a device binary on the TaskManager host, or null to build {@code
+     *     fir.cl} from source
+     */
+    public static FirBatchOperator onResource(String resourceName, float[] taps, int batchSize, String bitstream) {
+        return new FirBatchOperator(resourceName, null, bitstream, null, taps, batchSize);
+    }
+
+    /** Filters on {@code device} in every subtask, without an external resource (local runs). */
+    public static FirBatchOperator onDevice(FpgaInfo device, float[] taps, int batchSize, String bitstream) {
+        return new FirBatchOperator(null, device, bitstream, null, taps, batchSize);
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        if (getKeyedStateBackend() == null) {
+            throw new IllegalStateException(
+                    "FirBatchOperator keeps each sensor's history in keyed state: apply it after keyBy(s -> s.sensor)");
+        }
+        historyState = context.getKeyedStateStore().getState(HISTORY);
+        restored = context.isRestored();
+    }
+
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public void open() throws Exception {
+        super.open();
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        slots = new SlotMap();
+        if (restored) {
+            ((KeyedStateBackend) getKeyedStateBackend())
+                    .applyToAllKeys(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            HISTORY,
+                            (key, state) -> {
+                                float[] h = ((ValueState<float[]>) state).value();
+                                if (h != null && h.length == taps.length - 1) {
+                                    slots.put(new Slot((Integer) key, h.clone()));
+                                }
+                            });
+        }
+        FpgaInfo device = fixedDevice;
+        String cpuReason = null;
+        if (device == null) {
+            device =
+                    DeviceSelection.forSubtask(
+                                    getRuntimeContext().getExternalResourceInfos(resourceName), subtask, FpgaInfo::from)
+                            .orElse(null);
+            if (device == null) {
+                cpuReason = "the TaskManager received no '" + resourceName + "' device";
+            }
+        }
+        String line;
+        if (device != null) {
+            fir = OpenClFir.open(device, taps, batchSize, bitstream == null ? null : Path.of(bitstream), buildOptions);
+            line =
+                    "FirJob subtask "
+                            + subtask
+                            + ": "
+                            + fir.describe()
+                            + (bitstream == null ? ", kernel built from " + OpenClFir.SOURCE_RESOURCE : ", bitstream " + bitstream)
+                            + "; batches of "
+                            + batchSize
+                            + " samples, "
+                            + taps.length
+                            + " taps";
+        } else {
+            line = "FirJob subtask " + subtask + ": CPU path, because " + cpuReason;
+        }
+        System.out.println(line);
+        String path = fir != null ? "opencl" : "cpu";
+        ListAccumulator<String> devices = new ListAccumulator<>();
+        devices.add(line);
+        getRuntimeContext().addAccumulator("devices", devices);
+        records = getRuntimeContext().getLongCounter("records-" + path);
+        getRuntimeContext().getLongCounter("subtasks-" + path).add(1);
+        batches = getRuntimeContext().getLongCounter("batches");
+        nanosMarshal = getRuntimeContext().getLongCounter("nanos-marshal");
+        nanosKernel = getRuntimeContext().getLongCounter("nanos-kernel");
+        nanosCpu = getRuntimeContext().getLongCounter("nanos-cpu");
+        pending = new SensorSample[batchSize];
+        pendingSlots = new Slot[batchSize];
+        touched = new Slot[batchSize];
+        results = new SensorSample[batchSize];
+        reuse = new StreamRecord<>(null);
+        count = 0;
+    }
+
+    @Override
+    public void processElement(StreamRecord<SensorSample> element) {
+        pending[count++] = element.getValue();
+        if (count == batchSize) {
+            flush();
+        }
+    }
+
+    private void flush() {
+        if (count == 0) {
+            return;
+        }
+        if (fir != null) {
+            flushOpenCl();
+        } else {
+            flushCpu();
+        }
+        records.add(count);
+        batches.add(1);
+        for (int i = 0; i < count; i++) {
+            output.collect(reuse.replace(results[i]));
+            results[i] = null;
+        }
+        count = 0;
+    }
+
+    private void flushOpenCl() {
+        int h = taps.length - 1;
+        long t0 = System.nanoTime();
+        int sensors = 0;
+        for (int i = 0; i < count; i++) {
+            Slot s = slot(pending[i].sensor);
+            if (s.count++ == 0) {
+                touched[sensors++] = s;
+            }
+            pendingSlots[i] = s;
+        }
+        FloatBuffer in = fir.input();
+        IntBuffer pos = fir.positions();
+        int length = 0;
+        for (int t = 0; t < sensors; t++) {
+            Slot s = touched[t];
+            in.put(length, s.history, 0, h);
+            s.cursor = length + h;
+            length += h + s.count;
+        }
+        for (int i = 0; i < count; i++) {
+            int p = pendingSlots[i].cursor++;
+            in.put(p, pending[i].value);
+            pos.put(i, p);
+        }
+        long t1 = System.nanoTime();
+        fir.run(count, length);
+        long t2 = System.nanoTime();
+        for (int t = 0; t < sensors; t++) {
+            Slot s = touched[t];
+            // the segment's last h samples: the history the sensor's next batch starts from
+            in.get(s.cursor - h, s.history, 0, h);
+            s.count = 0;
+            s.dirty = true;
+            touched[t] = null;
+        }
+        FloatBuffer out = fir.output();
+        for (int i = 0; i < count; i++) {
+            SensorSample r = pending[i];
+            results[i] = new SensorSample(r.sensor, r.seq, out.get(i));
+            pending[i] = null;
+            pendingSlots[i] = null;
+        }
+        long t3 = System.nanoTime();
+        nanosMarshal.add((t1 - t0) + (t3 - t2));
+        nanosKernel.add(t2 - t1);
+    }
+
+    private void flushCpu() {
+        long t0 = System.nanoTime();
+        for (int i = 0; i < count; i++) {
+            SensorSample r = pending[i];
+            Slot s = slot(r.sensor);
+            results[i] = new SensorSample(r.sensor, r.seq, s.push(taps, r.value));
+            s.dirty = true;
+            pending[i] = null;
+        }
+        nanosCpu.add(System.nanoTime() - t0);
+    }
+
+    private Slot slot(int sensor) {
+        Slot s = slots.get(sensor);
+        if (s == null) {
+            s = new Slot(sensor, new float[taps.length - 1]);
+            slots.put(s);
+        }
+        return s;
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        flush();
+        super.processWatermark(mark);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        flush();
+        super.prepareSnapshotPreBarrier(checkpointId);
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        for (Slot s : slots.all()) {
+            if (s.dirty) {
+                setCurrentKey(s.sensor);
+                historyState.update(s.history.clone());
+                s.dirty = false;
+            }
+        }
+    }
+
+    @Override
+    public void endInput() {
+        flush();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (fir != null) {
+                fir.close();
+                fir = null;
+            }
+        } finally {
+            super.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FirBatchOperator{" + taps.length + " taps, batch " + batchSize + "}";
+    }
+
+    /** One sensor: the samples the next batch starts from, and this batch's bookkeeping. */
+    static final class Slot {
+        final int sensor;
+        final float[] history;
+        int count;
+        int cursor;
+        boolean dirty;
+
+        Slot(int sensor, float[] history) {
+            this.sensor = sensor;
+            this.history = history;
+        }
+
+        /** The CPU path: filters one sample and shifts it into the history. */
+        float push(float[] taps, float x) {
+            float y = Fir.output(taps, history, x);
+            int h = history.length;
+            if (h > 0) {
+                System.arraycopy(history, 1, history, 0, h - 1);
+                history[h - 1] = x;
+            }
+            return y;
+        }
+    }
+
+    /** Sensor id to slot, open addressing on ints: no boxing per record. */
+    static final class SlotMap {
+        private Slot[] table = new Slot[64];
+        private int size;
+
+        Slot get(int sensor) {
+            int mask = table.length - 1;
+            for (int i = mix(sensor) & mask; ; i = (i + 1) & mask) {
+                Slot s = table[i];
+                if (s == null || s.sensor == sensor) {
+                    return s;
+                }
+            }
+        }
+
+        void put(Slot slot) {
+            if ((size + 1) * 2 > table.length) {
+                Slot[] old = table;
+                table = new Slot[old.length * 2];
+                size = 0;
+                for (Slot s : old) {
+                    if (s != null) {
+                        insert(s);
+                    }
+                }
+            }
+            insert(slot);
+        }
+
+        private void insert(Slot slot) {
+            int mask = table.length - 1;
+            for (int i = mix(slot.sensor) & mask; ; i = (i + 1) & mask) {
+                if (table[i] == null || table[i].sensor == slot.sensor) {
+                    if (table[i] == null) {
+                        size++;
+                    }
+                    table[i] = slot;
+                    return;
+                }
+            }
+        }
+
+        List<Slot> all() {
+            List<Slot> out = new ArrayList<>(size);
+            for (Slot s : table) {
+                if (s != null) {
+                    out.add(s);
+                }
+            }
+            return out;
+        }
+
+        private static int mix(int x) {
+            int h = x * 0x9E3779B9;
+            return h ^ (h >>> 16);
+        }
+
+        @Override
+        public String toString() {
+            return "SlotMap" + Arrays.toString(all().stream().mapToInt(s -> s.sensor).toArray());
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.flinkdevices.samples.fpga;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+class FirTest {
+
+    @Test
+    @DisplayName("the low-pass filter passes a constant signal unchanged once its history is full")
+    void unitGainAtDc() {
+        float[] taps = Fir.lowPass(33);
+        float[] ones = new float[100];
+        java.util.Arrays.fill(ones, 1f);
+        float[] ys = Fir.filter(taps, ones);
+        assertThat(ys[99]).isCloseTo(1f, org.assertj.core.data.Offset.offset(1e-5f));
+        assertThat(ys[0]).isEqualTo(taps[0]); // only one sample seen: the rest of the history is zero
+    }
+
+    @Test
+    @DisplayName("filtering sample by sample with a carried history equals filtering the whole stream")
+    void streamingEqualsWholeStream() {
+        float[] taps = Fir.lowPass(17);
+        float[] xs = new float[200];
+        for (int i = 0; i < xs.length; i++) {
+            xs[i] = Fir.signal(3, i);
+        }
+        FirBatchOperator.Slot slot = new FirBatchOperator.Slot(3, new float[taps.length - 1]);
+        float[] streamed = new float[xs.length];
+        for (int i = 0; i < xs.length; i++) {
+            streamed[i] = slot.push(taps, xs[i]);
+        }
+        assertThat(streamed).containsExactly(Fir.filter(taps, xs));
+    }
+
+    @Test
+    @DisplayName("a filter without taps is refused")
+    void noTaps() {
+        assertThatThrownBy(() -> Fir.lowPass(0)).hasMessageContaining("at least 1 tap");
+    }
+
+    @Test
+    @DisplayName("the sensor map finds every sensor again after growing")
+    void slotMapGrows() {
+        FirBatchOperator.SlotMap map = new FirBatchOperator.SlotMap();
+        for (int s = -500; s < 500; s += 3) {
+            map.put(new FirBatchOperator.Slot(s, new float[0]));
+        }
+        for (int s = -500; s < 500; s++) {
+            FirBatchOperator.Slot slot = map.get(s);
+            if ((s + 500) % 3 == 0) {
+                assertThat(slot).isNotNull().extracting(x -> x.sensor).isEqualTo(s);
+            } else {
+                assertThat(slot).isNull();
+            }
+        }
+        assertThat(map.all()).hasSize(334);
+    }
+}
