@@ -1,0 +1,250 @@
+package io.flinkdevices.fpga;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
+import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
+import io.flinkdevices.sdk.info.FpgaInfo;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Hands a TaskManager {@code amount} OpenCL devices of the configured types on the platforms the
+ * pattern matches, in platform and device order; with a program configured, only devices on which
+ * it loads and builds. Through the device coordinator when coordination is on.
+ */
+final class OpenClFpgaDriver
+        implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OpenClFpgaDriver.class);
+
+    static final String YARN_FPGA = "yarn.io/fpga";
+
+    /** Everything the factory read and checked. */
+    static final class Settings {
+        Pattern platformPattern;
+        long typeMask;
+        String typeNames;
+        ProgramFile program;
+        String kubernetesResource;
+        String amountKey;
+        String patternKey;
+        String typesKey;
+    }
+
+    private final OpenCl openCl;
+    private final Settings settings;
+    private final DeviceCoordinator coordinator;
+    private final Map<String, String> environment;
+
+    /** @param coordinator null when coordination is off */
+    OpenClFpgaDriver(
+            OpenCl openCl,
+            Settings settings,
+            DeviceCoordinator coordinator,
+            Map<String, String> environment) {
+        this.openCl = openCl;
+        this.settings = settings;
+        this.coordinator = coordinator;
+        this.environment = environment;
+    }
+
+    @Override
+    public Set<FpgaInfo> retrieveResourceInfo(long amount) throws DeviceDriverException {
+        if (amount <= 0) {
+            throw new DeviceDriverException(
+                    settings.amountKey + ": the amount of OpenCL devices must be at least 1 but is "
+                            + amount);
+        }
+        List<ClDevice> candidates = candidates(amount);
+        List<ClDevice> chosen = new ArrayList<>();
+        Map<ClDevice, String> rejected = new LinkedHashMap<>();
+        if (coordinator == null) {
+            for (ClDevice d : candidates) {
+                if (chosen.size() == amount) {
+                    break;
+                }
+                if (accept(d, rejected)) {
+                    chosen.add(d);
+                }
+            }
+        } else {
+            allocateCoordinated(candidates, amount, chosen, rejected);
+        }
+        if (chosen.size() < amount) {
+            throw tooFewAfterProgram(amount, candidates, rejected);
+        }
+        List<FpgaInfo> infos = new ArrayList<>();
+        for (ClDevice d : chosen) {
+            infos.add(info(d));
+        }
+        return Collections.unmodifiableSet(new LinkedHashSet<>(infos));
+    }
+
+    /** The devices of the configured types on the matching platforms; at least {@code amount}. */
+    private List<ClDevice> candidates(long amount) throws DeviceDriverException {
+        List<ClPlatform> platforms = openCl.platforms();
+        if (platforms.isEmpty()) {
+            String vendors = environment.get("OCL_ICD_VENDORS");
+            throw new DeviceDriverException(
+                    "No OpenCL platform on this host: the OpenCL ICD loader found none (it reads "
+                            + (vendors == null
+                                    ? "the .icd files in /etc/OpenCL/vendors"
+                                    : "the .icd files in OCL_ICD_VENDORS=" + vendors)
+                            + "). Install the vendor's OpenCL runtime (Intel FPGA SDK for OpenCL"
+                            + " or oneAPI FPGA runtime with its board support package, Xilinx XRT)"
+                            + " so that it registers its ICD, or point OCL_ICD_VENDORS at a folder"
+                            + " of .icd files.");
+        }
+        List<ClPlatform> matching =
+                platforms.stream()
+                        .filter(p -> settings.platformPattern.matcher(p.name).find())
+                        .collect(Collectors.toList());
+        if (matching.isEmpty()) {
+            throw new DeviceDriverException(
+                    settings.patternKey + ": no OpenCL platform matches '"
+                            + settings.platformPattern.pattern() + "'; the platforms are "
+                            + platforms.stream().map(p -> "'" + p.name + "'").collect(Collectors.toList()));
+        }
+        List<ClDevice> candidates = new ArrayList<>();
+        List<ClDevice> otherTypes = new ArrayList<>();
+        for (ClPlatform p : matching) {
+            for (ClDevice d : p.devices) {
+                (DeviceTypes.matches(d.type, settings.typeMask) ? candidates : otherTypes).add(d);
+            }
+        }
+        if (candidates.size() < amount) {
+            throw new DeviceDriverException(
+                    "Asked for " + amount + " OpenCL devices (" + settings.amountKey + ") of types "
+                            + settings.typeNames + " (" + settings.typesKey + ") on the platforms"
+                            + " matching '" + settings.platformPattern.pattern() + "' ("
+                            + settings.patternKey + ") but found " + candidates.size()
+                            + (candidates.isEmpty() ? "" : ": " + candidates)
+                            + (otherTypes.isEmpty() ? "" : "; devices of other types: " + otherTypes)
+                            + ". Lower " + settings.amountKey + ", or widen " + settings.typesKey
+                            + " or " + settings.patternKey + ".");
+        }
+        return candidates;
+    }
+
+    /** Takes devices through the coordinator; a device the program fails on is released again. */
+    private void allocateCoordinated(
+            List<ClDevice> candidates, long amount, List<ClDevice> chosen, Map<ClDevice, String> rejected)
+            throws DeviceDriverException {
+        Map<String, ClDevice> byId = new LinkedHashMap<>();
+        for (ClDevice d : candidates) {
+            byId.putIfAbsent(d.coordinationId(), d);
+        }
+        List<String> held = new ArrayList<>();
+        try {
+            while (chosen.size() < amount) {
+                List<String> untried = new ArrayList<>(byId.keySet());
+                untried.removeAll(held);
+                rejected.keySet().forEach(d -> untried.remove(d.coordinationId()));
+                long missing = amount - chosen.size();
+                if (untried.size() < missing) {
+                    break;
+                }
+                List<String> taken = coordinator.allocate(untried, missing);
+                held.addAll(taken);
+                List<String> failed = new ArrayList<>();
+                for (String id : taken) {
+                    ClDevice d = byId.get(id);
+                    if (accept(d, rejected)) {
+                        chosen.add(d);
+                    } else {
+                        failed.add(id);
+                    }
+                }
+                if (!failed.isEmpty()) {
+                    coordinator.release(failed);
+                    held.removeAll(failed);
+                }
+            }
+        } catch (DeviceDriverException | RuntimeException e) {
+            coordinator.release(held);
+            throw e;
+        }
+        if (chosen.size() < amount) {
+            coordinator.release(held);
+        }
+    }
+
+    /** Whether the program loads on {@code d} (always, without a program); records why not. */
+    private boolean accept(ClDevice d, Map<ClDevice, String> rejected) throws DeviceDriverException {
+        if (settings.program == null) {
+            return true;
+        }
+        Optional<String> problem = openCl.tryProgram(d, settings.program);
+        if (problem.isPresent()) {
+            LOG.warn("OpenCL device {} is not offered: {} did not load: {}", d, settings.program, problem.get());
+            rejected.put(d, problem.get());
+            return false;
+        }
+        return true;
+    }
+
+    private DeviceDriverException tooFewAfterProgram(
+            long amount, List<ClDevice> candidates, Map<ClDevice, String> rejected) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(settings.program.key).append(": ").append(settings.program.path)
+                .append(" must load on ").append(amount).append(" OpenCL device(s) (")
+                .append(settings.amountKey).append(") but it failed on ").append(rejected.size())
+                .append(" of the ").append(candidates.size()).append(" matching devices");
+        Set<String> reasons = new LinkedHashSet<>(rejected.values());
+        if (reasons.size() == 1) {
+            sb.append(" ").append(rejected.keySet()).append(": ").append(reasons.iterator().next());
+        } else {
+            rejected.forEach((d, why) -> sb.append("\n  ").append(d).append(": ").append(why));
+        }
+        if (coordinator != null && rejected.size() < candidates.size()) {
+            sb.append("\n(the other devices are held by co-located TaskManagers, see ")
+                    .append(coordinator.file()).append(')');
+        }
+        return new DeviceDriverException(sb.toString());
+    }
+
+    private FpgaInfo info(ClDevice d) {
+        FpgaInfo.Builder b =
+                FpgaInfo.builder(d.platformName, d.platformIndex, d.name, d.deviceIndex)
+                        .vendor(d.vendor);
+        if (d.globalMemoryBytes >= 0) {
+            b.globalMemoryBytes(d.globalMemoryBytes);
+        }
+        if (d.computeUnits >= 0) {
+            b.computeUnits(d.computeUnits);
+        }
+        if (settings.program != null) {
+            b.bitstream(settings.program.path.toAbsolutePath().toString());
+        }
+        return b.build();
+    }
+
+    @Override
+    public Map<String, Long> kubernetesResources(long amount) {
+        if (settings.kubernetesResource == null) {
+            // FPGA device plugins name resources per board and shell; nothing sensible to guess
+            return Map.of();
+        }
+        return Map.of(settings.kubernetesResource, amount);
+    }
+
+    @Override
+    public Map<String, Long> yarnResources(long amount) {
+        return Map.of(YARN_FPGA, amount);
+    }
+}

@@ -1,0 +1,135 @@
+package io.flinkdevices.fpga;
+
+import io.flinkdevices.sdk.config.DriverParams;
+import io.flinkdevices.sdk.config.DriverParams.PathCheck;
+import io.flinkdevices.sdk.coordination.CoordinationParams;
+import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
+import org.apache.flink.configuration.Configuration;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Creates drivers for FPGAs and other OpenCL accelerators, found through the host's OpenCL ICD
+ * loader with JOCL.
+ *
+ * <pre>{@code
+ * external-resources: fpga
+ * external-resource.fpga.amount: 1
+ * external-resource.fpga.driver-factory.class: io.flinkdevices.fpga.OpenClFpgaDriverFactory
+ * external-resource.fpga.param.platform.pattern: Intel\(R\) FPGA   # Java regex, find(); default: any
+ * external-resource.fpga.param.device.types: ACCELERATOR          # ACCELERATOR, CPU, GPU, CUSTOM, DEFAULT, ALL
+ * external-resource.fpga.param.program.path: /opt/kernels/vadd.aocx   # optional: must load on each device
+ * external-resource.fpga.param.program.build-options: -DN=16          # optional, for clBuildProgram
+ * external-resource.fpga.param.kubernetes.resource-name: fpga.intel.com/arria10.dcp1.2-nlb0
+ * external-resource.fpga.param.coordination.enabled: false
+ * }</pre>
+ *
+ * <p>Devices are matched by type bit: {@code ACCELERATOR} offers a device that reports {@code
+ * ACCELERATOR|GPU|CPU}. A program ending in {@code .cl} is OpenCL C source (for emulators and CPU
+ * devices); anything else ({@code .aocx}, {@code .xclbin}, {@code .awsxclbin}) is a binary. A device
+ * on which the program does not load or build is not offered and the reason is logged.
+ *
+ * <p>Its class name is configuration: it stays public, final, outside internal packages, and is
+ * never renamed.
+ */
+public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFactory {
+
+    static final String PLATFORM_PATTERN = "platform.pattern";
+    static final String DEVICE_TYPES = "device.types";
+    static final String PROGRAM_PATH = "program.path";
+    static final String PROGRAM_BUILD_OPTIONS = "program.build-options";
+    static final String KUBERNETES_RESOURCE_NAME = "kubernetes.resource-name";
+
+    /** The coordination device class: ids are {@code <platform name>/<device index>/<device name>}. */
+    static final String DEVICE_CLASS = "opencl-fpga";
+
+    static final String DEFAULT_TYPES = "ACCELERATOR";
+
+    private final OpenCl openCl;
+    private final Map<String, String> environment;
+
+    /** Creates the factory; Flink's plugin loader calls this. */
+    public OpenClFpgaDriverFactory() {
+        this(new JoclOpenCl(), System.getenv());
+    }
+
+    /** For tests: the OpenCL the drivers query and the TaskManager environment. */
+    OpenClFpgaDriverFactory(OpenCl openCl, Map<String, String> environment) {
+        this.openCl = openCl;
+        this.environment = Map.copyOf(environment);
+    }
+
+    @Override
+    public ExternalResourceDriver createExternalResourceDriver(Configuration config)
+            throws Exception {
+        DriverParams params = DriverParams.of(config);
+        OpenClFpgaDriver.Settings s = new OpenClFpgaDriver.Settings();
+
+        String pattern = params.string(PLATFORM_PATTERN, "");
+        try {
+            s.platformPattern = Pattern.compile(pattern);
+        } catch (PatternSyntaxException e) {
+            params.problem(PLATFORM_PATTERN, "expected a Java regular expression but got '" + pattern
+                    + "': " + e.getDescription() + " near index " + e.getIndex());
+        }
+
+        List<String> types = params.list(DEVICE_TYPES, List.of(DEFAULT_TYPES));
+        long mask = 0;
+        List<String> unknown = new ArrayList<>();
+        for (String t : types) {
+            long bit = DeviceTypes.bit(t);
+            if (bit < 0) {
+                unknown.add(t);
+            } else {
+                mask |= bit;
+            }
+        }
+        if (!unknown.isEmpty() || types.isEmpty()) {
+            params.problem(DEVICE_TYPES, "expected a comma-separated list of "
+                    + String.join(", ", DeviceTypes.BY_NAME.keySet()) + " but got "
+                    + (types.isEmpty() ? "an empty list" : "unknown type(s) " + unknown));
+        }
+        s.typeMask = mask;
+        s.typeNames = types.stream().map(t -> t.toUpperCase(Locale.ROOT)).reduce((a, b) -> a + "," + b).orElse("");
+
+        Path program = params.path(PROGRAM_PATH, null, PathCheck.READABLE_FILE);
+        String buildOptions = params.string(PROGRAM_BUILD_OPTIONS, null);
+        if (buildOptions != null && !params.isSet(PROGRAM_PATH)) {
+            params.problem(PROGRAM_BUILD_OPTIONS, "is only used with " + params.fullKey(PROGRAM_PATH)
+                    + ", which is not set");
+        }
+        if (program != null) {
+            s.program = new ProgramFile(program, buildOptions, params.fullKey(PROGRAM_PATH));
+        }
+
+        String resource = params.string(KUBERNETES_RESOURCE_NAME, null);
+        if (resource != null) {
+            for (String problem : KubernetesResourceNames.validateExtendedResource(resource)) {
+                params.problem(KUBERNETES_RESOURCE_NAME, problem + " (got '" + resource + "'; FPGA"
+                        + " device plugins name them per board, e.g. fpga.intel.com/arria10.dcp1.2-nlb0"
+                        + " or amd.com/xilinx_u250_gen3x16_xdma_shell_4_1-0)");
+            }
+            s.kubernetesResource = resource;
+        }
+
+        CoordinationParams coordination = CoordinationParams.read(params, DEVICE_CLASS);
+        params.validate();
+
+        s.amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
+        s.patternKey = params.fullKey(PLATFORM_PATTERN);
+        s.typesKey = params.fullKey(DEVICE_TYPES);
+        DeviceCoordinator coordinator =
+                coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
+        return new OpenClFpgaDriver(openCl, s, coordinator, environment);
+    }
+}

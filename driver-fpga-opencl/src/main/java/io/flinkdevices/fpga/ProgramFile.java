@@ -1,0 +1,45 @@
+package io.flinkdevices.fpga;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * The program every offered device must load: a bitstream or other binary ({@code .aocx},
+ * {@code .xclbin}, {@code .awsxclbin}, anything but {@code .cl}), created with {@code
+ * clCreateProgramWithBinary}; or OpenCL C source ({@code .cl}, for emulators and CPU devices),
+ * created with {@code clCreateProgramWithSource}. Either is then built with {@code
+ * clBuildProgram} and the build options.
+ */
+final class ProgramFile {
+
+    final Path path;
+    final boolean source;
+    final String buildOptions;
+    /** The parameter that named the file, for messages. */
+    final String key;
+
+    ProgramFile(Path path, String buildOptions, String key) {
+        this.path = path;
+        this.source = path.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".cl");
+        this.buildOptions = buildOptions == null ? "" : buildOptions;
+        this.key = key;
+    }
+
+    /** The file's bytes; read each time, so a replaced bitstream is what gets loaded. */
+    byte[] bytes() throws IOException {
+        return Files.readAllBytes(path);
+    }
+
+    /** The file's text, for source programs. */
+    String text() throws IOException {
+        return new String(bytes(), StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String toString() {
+        return (source ? "OpenCL C source " : "program binary ") + path + " (" + key + ")";
+    }
+}

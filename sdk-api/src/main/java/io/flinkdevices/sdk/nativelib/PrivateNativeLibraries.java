@@ -1,0 +1,109 @@
+package io.flinkdevices.sdk.nativelib;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+
+/**
+ * Initializes a JNI binding's class so that the native library it extracts lies in a folder
+ * private to the calling class loader, leaving the usual file to the job.
+ *
+ * <p>Why: the JVM lets one native library file be loaded by one class loader only. Bindings such as
+ * JCuda and JOCL extract their library to a fixed file in {@code java.io.tmpdir} and {@code
+ * System.load} it from there, in the static initializer of a class ({@code jcuda.driver.JCudaDriver},
+ * {@code org.jocl.CL}). A driver does that in Flink's plugin class loader; a job that uses the same
+ * binding does it again in Flink's user-code class loader of the same TaskManager, and fails with
+ * {@code UnsatisfiedLinkError: ... already loaded in another classloader}. Such bindings read {@code
+ * java.io.tmpdir} when they extract, so {@link #initialize} points it at a fresh folder while the
+ * class initializer runs and restores it afterwards: the driver's copy of the library lives in that
+ * folder and the job finds the usual file unclaimed.
+ *
+ * <pre>{@code
+ * Class<?> cl = PrivateNativeLibraries.initialize(
+ *         "org.jocl.CL", MyBackend.class.getClassLoader(), "flink-devices-jocl-");
+ * }</pre>
+ *
+ * <p>While a class initializes, the JVM-wide {@code java.io.tmpdir} names the private folder: the
+ * swap holds the monitor of {@link System#getProperties()}, which every copy of this class (each
+ * plugin bundles its own) and every {@link System#setProperty} caller synchronize on, so two
+ * plugins never interleave their swaps. Code in other threads that only reads {@code
+ * java.io.tmpdir} during those milliseconds sees the private folder. Call it before the first use
+ * of the binding, and always through this class: a binding class initialized elsewhere first has
+ * already claimed the usual file.
+ */
+@PublicEvolving
+public final class PrivateNativeLibraries {
+
+    /** Per class loader, the classes whose initialization was attempted through this class. */
+    private static final Map<ClassLoader, Set<String>> ATTEMPTED = new WeakHashMap<>();
+
+    private PrivateNativeLibraries() {}
+
+    /**
+     * Initializes {@code className} of {@code loader} with {@code java.io.tmpdir} pointing at a new
+     * folder {@code <java.io.tmpdir>/<folderPrefix><random>} (deleted at JVM exit when empty).
+     *
+     * <p>Only the first call for a class and loader swaps the property and creates a folder; later
+     * calls return the initialized class, or throw {@link NoClassDefFoundError} when its
+     * initialization failed before, as {@link Class#forName(String, boolean, ClassLoader)} does.
+     *
+     * @param className the binding class whose static initializer loads the library, e.g. {@code
+     *     org.jocl.CL}
+     * @param loader the class loader that must own the library, usually the caller's
+     * @param folderPrefix start of the private folder's name, e.g. {@code flink-devices-jocl-}
+     * @return the initialized class
+     * @throws ClassNotFoundException when {@code loader} does not have the class
+     * @throws LinkageError when the library cannot be loaded; wrap the call in {@link NativeGuard}
+     * @throws UncheckedIOException when the folder cannot be created
+     */
+    public static Class<?> initialize(String className, ClassLoader loader, String folderPrefix)
+            throws ClassNotFoundException {
+        synchronized (System.getProperties()) {
+            Set<String> attempted;
+            synchronized (ATTEMPTED) {
+                attempted = ATTEMPTED.computeIfAbsent(loader, l -> new HashSet<>());
+            }
+            if (!attempted.add(className)) {
+                return Class.forName(className, true, loader);
+            }
+            String original = System.getProperty("java.io.tmpdir");
+            Path folder;
+            try {
+                folder = Files.createTempDirectory(Path.of(original), folderPrefix);
+            } catch (IOException e) {
+                throw new UncheckedIOException(
+                        "cannot create a private folder for the native library of " + className, e);
+            }
+            folder.toFile().deleteOnExit();
+            System.setProperty("java.io.tmpdir", folder.toString());
+            try {
+                return Class.forName(className, true, loader);
+            } finally {
+                System.setProperty("java.io.tmpdir", original);
+                markLibrariesForDeletion(folder);
+            }
+        }
+    }
+
+    /**
+     * Files the binding extracted are deleted at JVM exit (after their folder is registered, so
+     * they go first): a loaded library can be unlinked, and the private folders do not pile up.
+     */
+    private static void markLibrariesForDeletion(Path folder) {
+        try (var files = Files.walk(folder)) {
+            // deleteOnExit deletes in reverse order of registration: parents first here
+            files.filter(p -> !p.equals(folder))
+                    .sorted()
+                    .forEach(p -> p.toFile().deleteOnExit());
+        } catch (IOException | UncheckedIOException e) {
+            // best effort: a folder left behind in java.io.tmpdir does no harm
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package io.flinkdevices.sdk.nativelib;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A binding initialized through {@link PrivateNativeLibraries} extracts its library into a folder
+ * of its own, so that another class loader (a job's) still finds the usual file in {@code
+ * java.io.tmpdir} unclaimed. Each test has its own {@code java.io.tmpdir} and fresh class loaders,
+ * so that the bindings' static initializers run again.
+ */
+class PrivateNativeLibrariesTest {
+
+    @TempDir Path tmp;
+
+    /** A loader like Flink's plugin or user-code loader: this module's test classes, JDK parent. */
+    private static URLClassLoader freshLoader() {
+        URL classes = TmpdirBinding.class.getProtectionDomain().getCodeSource().getLocation();
+        return new URLClassLoader(new URL[] {classes}, ClassLoader.getPlatformClassLoader());
+    }
+
+    private static Path libraryOf(Class<?> binding) throws Exception {
+        return (Path) binding.getField("LIBRARY").get(null);
+    }
+
+    private static <T> T withTmpdir(Path dir, Callable<T> call) throws Exception {
+        String original = System.getProperty("java.io.tmpdir");
+        System.setProperty("java.io.tmpdir", dir.toString());
+        try {
+            return call.call();
+        } finally {
+            System.setProperty("java.io.tmpdir", original);
+        }
+    }
+
+    @Test
+    @DisplayName("the plugin's library lands in a private folder and the job's in the usual place")
+    void pluginAndJobGetDifferentFiles() throws Exception {
+        try (URLClassLoader plugin = freshLoader();
+                URLClassLoader job = freshLoader()) {
+            Path pluginLibrary =
+                    withTmpdir(tmp, () -> libraryOf(PrivateNativeLibraries.initialize(
+                            TmpdirBinding.class.getName(), plugin, "flink-devices-test-")));
+            assertThat(System.getProperty("java.io.tmpdir"))
+                    .as("restored after the initialization")
+                    .isNotEqualTo(pluginLibrary.getParent().toString());
+
+            Path jobLibrary =
+                    withTmpdir(tmp, () -> libraryOf(Class.forName(TmpdirBinding.class.getName(), true, job)));
+
+            assertThat(jobLibrary).isEqualTo(tmp.resolve("libBinding-linux-x86_64.so"));
+            assertThat(pluginLibrary.getParent().getParent()).isEqualTo(tmp);
+            assertThat(pluginLibrary.getParent().getFileName().toString()).startsWith("flink-devices-test-");
+            assertThat(pluginLibrary).isNotEqualTo(jobLibrary).isRegularFile();
+        }
+    }
+
+    @Test
+    @DisplayName("a second call for the same class and loader returns the class without a new folder")
+    void secondCallReusesTheClass() throws Exception {
+        try (URLClassLoader plugin = freshLoader()) {
+            Class<?> first = withTmpdir(tmp, () -> PrivateNativeLibraries.initialize(
+                    TmpdirBinding.class.getName(), plugin, "flink-devices-test-"));
+            Class<?> second = withTmpdir(tmp, () -> PrivateNativeLibraries.initialize(
+                    TmpdirBinding.class.getName(), plugin, "flink-devices-test-"));
+
+            assertThat(second).isSameAs(first);
+            assertThat(first.getClassLoader()).isSameAs(plugin);
+            try (var folders = java.nio.file.Files.list(tmp)) {
+                assertThat(folders.filter(p -> p.getFileName().toString().startsWith("flink-devices-test-")))
+                        .hasSize(1);
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("a library that does not load fails with its LinkageError and java.io.tmpdir is restored")
+    void failureRestoresTmpdir() throws Exception {
+        try (URLClassLoader plugin = freshLoader()) {
+            String during =
+                    withTmpdir(tmp, () -> {
+                        assertThatThrownBy(() -> PrivateNativeLibraries.initialize(
+                                        FailingBinding.class.getName(), plugin, "flink-devices-test-"))
+                                .isInstanceOf(UnsatisfiedLinkError.class)
+                                .hasMessageContaining("Could not initialize native OpenCL library");
+                        return System.getProperty("java.io.tmpdir");
+                    });
+            assertThat(during).isEqualTo(tmp.toString());
+
+            assertThatThrownBy(() -> PrivateNativeLibraries.initialize(
+                            FailingBinding.class.getName(), plugin, "flink-devices-test-"))
+                    .as("a second attempt reports the earlier failure")
+                    .isInstanceOf(NoClassDefFoundError.class);
+        }
+    }
+
+    @Test
+    @DisplayName("through NativeGuard, a library that does not load is a DeviceDriverException naming it")
+    void guardedFailure() throws Exception {
+        try (URLClassLoader plugin = freshLoader()) {
+            assertThatThrownBy(() -> NativeGuard.call("libOpenCL.so.1", "install an OpenCL ICD loader",
+                            () -> PrivateNativeLibraries.initialize(
+                                    FailingBinding.class.getName(), plugin, "flink-devices-test-")))
+                    .isInstanceOf(io.flinkdevices.sdk.DeviceDriverException.class)
+                    .hasMessageContaining("libOpenCL.so.1")
+                    .hasMessageContaining("Could not initialize native OpenCL library")
+                    .hasMessageContaining("install an OpenCL ICD loader");
+        }
+    }
+
+    @Test
+    @DisplayName("a class the loader does not have is a ClassNotFoundException")
+    void missingClass() throws Exception {
+        try (URLClassLoader plugin = freshLoader()) {
+            assertThatThrownBy(() -> PrivateNativeLibraries.initialize("org.example.NoSuchBinding", plugin, "flink-devices-test-"))
+                    .isInstanceOf(ClassNotFoundException.class);
+        }
+    }
+}
