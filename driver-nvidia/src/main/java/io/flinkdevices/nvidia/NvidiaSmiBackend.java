@@ -42,6 +42,7 @@ final class NvidiaSmiBackend implements Backend {
     private static final Pattern PCI =
             Pattern.compile("(?:[0-9a-fA-F]{4})?([0-9a-fA-F]{4}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\\.([0-7])");
     private static final Pattern COMPUTE_CAP = Pattern.compile("(\\d{1,2})\\.(\\d{1,2})");
+    private static final Pattern LINE_BREAK = Pattern.compile("\r?\n|\r");
 
     private final Path program;
     private final Duration timeout;
@@ -193,7 +194,7 @@ final class NvidiaSmiBackend implements Backend {
         int fields = computeCap ? 7 : 6;
         List<Gpu> gpus = new ArrayList<>();
         Set<Integer> indexes = new HashSet<>();
-        String[] lines = stdout.split("\r?\n|\r", -1);
+        String[] lines = LINE_BREAK.split(stdout, -1);
         for (int n = 0; n < lines.length; n++) {
             String line = lines[n].strip();
             if (line.isEmpty()) {
@@ -262,7 +263,7 @@ final class NvidiaSmiBackend implements Backend {
     static List<Mig> parseList(String stdout, String source) throws DeviceDriverException {
         List<Mig> migs = new ArrayList<>();
         Integer gpu = null;
-        String[] lines = stdout.split("\r?\n|\r", -1);
+        String[] lines = LINE_BREAK.split(stdout, -1);
         for (int n = 0; n < lines.length; n++) {
             String line = lines[n].strip();
             if (line.isEmpty()) {
@@ -293,8 +294,13 @@ final class NvidiaSmiBackend implements Backend {
     }
 
     private static Integer parseIndex(String s) {
-        if (s == null || !s.matches("\\d{1,6}")) {
+        if (s == null || s.isEmpty() || s.length() > 6) {
             return null;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+                return null;
+            }
         }
         return Integer.parseInt(s);
     }

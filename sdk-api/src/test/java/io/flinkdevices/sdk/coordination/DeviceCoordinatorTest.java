@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -349,23 +350,47 @@ class DeviceCoordinatorTest {
         }
 
         @Test
-        @DisplayName("writes in place, with a WARN, when the file cannot be replaced atomically")
-        void inPlaceFallback() throws Exception {
-            // A stale temporary that cannot be removed stands in for another user's file in /tmp.
-            Files.createDirectories(dir.resolve("gpu.coordination.tmp/stuck"));
-            writeRecords(DeviceRecord.of("0", other), DeviceRecord.of("1", dead()));
-            try (LogCapture log = LogCapture.warnings(CoordinationFile.class)) {
-                DeviceCoordinator c = coordinator();
-                assertThat(c.allocate(ids(3), 1)).containsExactly("1");
-                c.release(List.of("1"));
-                assertThat(c.allocate(ids(3), 2)).containsExactly("1", "2");
-                assertThat(log.text())
-                        .contains("Cannot replace coordination file " + file + " atomically")
-                        .contains("writing it in place");
+        @DisplayName("rewrites the file in place: same inode, shrunk to the records, nothing left behind")
+        void writesInPlace() throws Exception {
+            // Long ids of a dead owner make the file shrink a lot when they are reclaimed.
+            List<DeviceRecord> before = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                before.add(DeviceRecord.of("GPU-" + "f".repeat(40) + i, dead()));
             }
-            assertThat(idsHeldBy(other)).containsExactly("0");
-            assertThat(idsHeldBy(self)).containsExactly("1", "2");
-            assertThat(records()).hasSize(3);
+            before.add(DeviceRecord.of("0", other));
+            writeRecords(before.toArray(new DeviceRecord[0]));
+            Object inode = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+            long sizeBefore = Files.size(file);
+
+            DeviceCoordinator c = coordinator();
+            assertThat(c.allocate(ids(3), 1)).containsExactly("1");
+
+            assertThat(Files.readAttributes(file, BasicFileAttributes.class).fileKey()).isEqualTo(inode);
+            List<DeviceRecord> expected =
+                    List.of(DeviceRecord.of("0", other), DeviceRecord.of("1", self));
+            assertThat(Files.readAllBytes(file)).isEqualTo(RecordFormat.format(expected));
+            assertThat(Files.size(file)).isLessThan(sizeBefore);
+            assertThat(dir.resolve("gpu.coordination.tmp")).doesNotExist();
+        }
+
+        @Test
+        @DisplayName("a writer killed between its write and the truncation leaves only blank padding")
+        void paddingReadsAsNothing() {
+            List<DeviceRecord> longer = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                longer.add(DeviceRecord.of("device-" + i, other));
+            }
+            byte[] old = RecordFormat.format(longer);
+            List<DeviceRecord> now = List.of(DeviceRecord.of("device-3", other));
+            byte[] content = RecordFormat.format(now);
+            for (int gap : new int[] {0, 1, 2, 3, old.length - content.length}) {
+                byte[] padded = RecordFormat.padded(content, content.length + gap);
+                assertThat(padded).hasSize(content.length + gap);
+                RecordFormat.Parsed parsed = RecordFormat.parse(padded);
+                assertThat(parsed.records()).as("gap %d", gap).containsExactlyElementsOf(now);
+                assertThat(parsed.damaged()).as("gap %d", gap).isFalse();
+            }
+            assertThat(RecordFormat.padded(old, content.length)).isSameAs(old);
         }
 
         @Test

@@ -19,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
@@ -46,12 +45,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Why it is built this way:
  *
  * <ul>
- *   <li>Records are replaced by writing {@code <file>.tmp} and renaming it over {@code <file>}, so
- *       a process killed mid-write leaves the previous content, never a torn file. The lock lives
- *       on a separate file because a rename would replace a locked inode. No {@code fsync}: after
- *       a power loss every owner is dead anyway (and records of an earlier boot are reclaimed).
- *       Where the rename is refused (another user's file in a sticky folder such as {@code
- *       /tmp}), the content is written in place in one write, then truncated.
+ *   <li>Records are replaced in place by one positioned write of the whole new content, padded
+ *       with a comment line to the old length when it is shorter, then the file is truncated to
+ *       the content. That one write is the commit point: a process killed before it leaves the
+ *       previous content, one killed after it leaves the new content followed at most by
+ *       comment padding, never a fragment of an old line that could read as a record. A torn
+ *       write (a full disk while the file grows) can only cut the records this write appends,
+ *       whose allocation then fails; {@link RecordFormat} drops or keeps a torn last line so
+ *       that it never frees a held device. Writing in place costs one open, one write and one
+ *       truncate, where replacing through a temporary file and a rename cost several times more
+ *       on ext4 (which flushes a file renamed over another), and it works in a sticky folder
+ *       such as {@code /tmp} where another user's file may be written but not replaced. The
+ *       lock lives on a separate, stable file. No {@code fsync}: after a power loss every owner
+ *       is dead anyway (and records of an earlier boot are reclaimed).
  *   <li>POSIX locks belong to the process, not the channel, and closing any channel on the file
  *       drops every lock the process holds on it. So each lock file is opened once per class
  *       loader and kept open, threads of one JVM queue on a {@link ReentrantLock} first, and a
@@ -79,10 +85,9 @@ public final class CoordinationFile {
 
     private final Path file;
     private final Path lockFile;
-    private final Path tempFile;
     private final Duration lockTimeout;
     private final Set<PosixFilePermission> permissions;
-    private volatile boolean warnedInPlace;
+    private final boolean posix;
     private volatile Path lockKey;
 
     /**
@@ -93,9 +98,9 @@ public final class CoordinationFile {
     public CoordinationFile(Path file, Duration lockTimeout, boolean groupShared) {
         this.file = file.toAbsolutePath().normalize();
         this.lockFile = sibling(this.file, ".lock");
-        this.tempFile = sibling(this.file, ".tmp");
         this.lockTimeout = Objects.requireNonNull(lockTimeout);
         this.permissions = PosixFilePermissions.fromString(groupShared ? "rw-rw----" : "rw-------");
+        this.posix = this.file.getFileSystem().supportedFileAttributeViews().contains("posix");
     }
 
     private static Path sibling(Path file, String suffix) {
@@ -409,66 +414,47 @@ public final class CoordinationFile {
 
     private void write(List<DeviceRecord> records) throws DeviceDriverException {
         byte[] content = RecordFormat.format(records);
-        try {
-            Files.deleteIfExists(tempFile);
-            try (FileChannel ch =
-                    FileChannel.open(
-                            tempFile,
-                            Set.of(
-                                    StandardOpenOption.CREATE_NEW,
-                                    StandardOpenOption.WRITE,
-                                    LinkOption.NOFOLLOW_LINKS),
-                            permissionAttribute())) {
-                writeFully(ch, content);
-            }
-            applyPermissions(tempFile);
-            Files.move(tempFile, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (NoSuchFileException e) {
-            throw ioFailure("cannot write coordination file " + file, file, e);
-        } catch (IOException e) {
-            // Typically another user's file in a sticky folder, which may be written but not
-            // replaced, or a stale temporary file that cannot be removed.
-            writeInPlace(content, e);
-        }
-    }
-
-    private void writeInPlace(byte[] content, IOException why) throws DeviceDriverException {
-        refuseLink(file);
-        if (!warnedInPlace) {
-            warnedInPlace = true;
-            LOG.warn(
-                    "Cannot replace coordination file {} atomically through {} ({}); writing it in"
-                            + " place instead. Put it in a folder without the sticky bit that all"
-                            + " TaskManager users may write to.",
-                    file,
-                    tempFile,
-                    why.toString());
-        }
-        try (FileChannel ch =
-                FileChannel.open(
-                        file,
-                        Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
-                        permissionAttribute())) {
-            // One write of a small buffer, then the truncation: a process killed in between
-            // leaves stale lines behind the new content, which can only keep a device held
-            // longer, never free one that is held.
-            ByteBuffer buf = ByteBuffer.wrap(content);
+        try (FileChannel ch = openForWriting()) {
+            byte[] padded = RecordFormat.padded(content, ch.size());
+            ByteBuffer buf = ByteBuffer.wrap(padded);
             long pos = 0;
             while (buf.hasRemaining()) {
                 pos += ch.write(buf, pos);
             }
-            ch.truncate(content.length);
+            if (padded.length > content.length) {
+                ch.truncate(content.length);
+            }
         } catch (IOException e) {
-            DeviceDriverException failure = ioFailure("cannot write coordination file " + file, file, e);
-            failure.addSuppressed(why);
-            throw failure;
+            throw ioFailure("cannot write coordination file " + file, file, e);
         }
     }
 
-    private static void writeFully(FileChannel ch, byte[] content) throws IOException {
-        ByteBuffer buf = ByteBuffer.wrap(content);
-        while (buf.hasRemaining()) {
-            ch.write(buf);
+    /** Opens the records file for writing, creating it with the configured mode if missing. */
+    private FileChannel openForWriting() throws IOException {
+        try {
+            return FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException missing) {
+            FileChannel ch;
+            try {
+                ch =
+                        FileChannel.open(
+                                file,
+                                Set.of(
+                                        StandardOpenOption.CREATE_NEW,
+                                        StandardOpenOption.WRITE,
+                                        LinkOption.NOFOLLOW_LINKS),
+                                permissionAttribute());
+            } catch (FileAlreadyExistsException raced) {
+                // Someone without the lock (an operator, a test) created it meanwhile.
+                return FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+            }
+            try {
+                applyPermissions(file);
+            } catch (IOException e) {
+                ch.close();
+                throw e;
+            }
+            return ch;
         }
     }
 
@@ -480,7 +466,7 @@ public final class CoordinationFile {
     }
 
     private boolean posix() {
-        return file.getFileSystem().supportedFileAttributeViews().contains("posix");
+        return posix;
     }
 
     /** Sets the configured mode exactly: the umask may have removed the group bits. */

@@ -62,6 +62,31 @@ public final class RecordFormat {
         }
     }
 
+    /**
+     * {@code content} followed by blank padding up to {@code oldLength} bytes when it is shorter:
+     * written in place over a longer file in one write, it leaves no fragment of an old line even
+     * if the writer dies before it truncates the file. The padding is a comment line ({@code #}
+     * then spaces), or a lone newline when one byte is missing; both are ignored when read.
+     */
+    public static byte[] padded(byte[] content, long oldLength) {
+        if (oldLength <= content.length) {
+            return content;
+        }
+        if (oldLength > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("coordination file of " + oldLength + " bytes");
+        }
+        byte[] out = java.util.Arrays.copyOf(content, (int) oldLength);
+        int gap = out.length - content.length;
+        if (gap == 1) {
+            out[content.length] = '\n';
+            return out;
+        }
+        out[content.length] = '#';
+        java.util.Arrays.fill(out, content.length + 1, out.length - 1, (byte) ' ');
+        out[out.length - 1] = '\n';
+        return out;
+    }
+
     /** Renders records as the content of a coordination file. */
     public static byte[] format(List<DeviceRecord> records) {
         StringBuilder sb = new StringBuilder(HEADER.length() + records.size() * 80);
