@@ -2,6 +2,8 @@ package io.flinkdevices.cli;
 
 import io.flinkdevices.cli.common.Environment;
 import io.flinkdevices.cli.discover.DiscoverCommand;
+import io.flinkdevices.cli.doctor.DoctorCommand;
+import io.flinkdevices.cli.render.RenderCommand;
 
 import org.apache.flink.configuration.Configuration;
 
@@ -50,6 +52,8 @@ public final class FlinkDevicesCli implements Callable<Integer> {
     public static CommandLine commandLine(Environment env) {
         CommandLine commandLine = new CommandLine(new FlinkDevicesCli());
         commandLine.addSubcommand("discover", new DiscoverCommand(env));
+        commandLine.addSubcommand("doctor", new DoctorCommand(env));
+        commandLine.addSubcommand("render", new RenderCommand(env));
         commandLine.setExitCodeExceptionMapper(
                 e ->
                         e instanceof ParameterException

@@ -4,6 +4,7 @@ import io.flinkdevices.cli.flink.Failures;
 import io.flinkdevices.cli.flink.PluginFactories;
 import io.flinkdevices.cli.flink.ResourceSetting;
 import io.flinkdevices.cli.flink.ResourceSetting.AmountState;
+import io.flinkdevices.cli.flink.TimedCall;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -17,12 +18,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -55,13 +51,13 @@ public final class Discovery {
                 }
             };
 
-    private final Duration timeout;
+    private final TimedCall calls;
 
     /**
      * @param timeout how long one factory or driver call may take
      */
     public Discovery(Duration timeout) {
-        this.timeout = Objects.requireNonNull(timeout);
+        this.calls = new TimedCall(timeout);
     }
 
     /** One report per resource listed in {@code external-resources}, in the listed order. */
@@ -110,7 +106,7 @@ public final class Discovery {
                         + "*";
         try {
             ExternalResourceDriver driver =
-                    callWithTimeout(
+                    calls.call(
                             "discover-" + setting.name() + "-factory",
                             () -> factory.createExternalResourceDriver(params));
             if (driver == null) {
@@ -123,10 +119,10 @@ public final class Discovery {
                     "factory "
                             + className
                             + " did not return a driver within "
-                            + describe(timeout)
+                            + calls.describeTimeout()
                             + " (--timeout); a TaskManager would wait for it forever");
         } catch (Throwable e) { // NOPMD: a driver's Error must not hide the other resources
-            outcome.error(what + ": " + describeFailure(e));
+            outcome.error(what + ": " + TimedCall.describeFailure(e));
         }
     }
 
@@ -141,13 +137,13 @@ public final class Discovery {
         final Set<? extends ExternalResourceInfo> infos;
         try {
             infos =
-                    callWithTimeout(
+                    calls.call(
                             "discover-" + setting.name() + "-driver",
                             () -> driver.retrieveResourceInfo(amount));
         } catch (TimeoutException e) {
             outcome.error(
                     "driver did not return devices within "
-                            + describe(timeout)
+                            + calls.describeTimeout()
                             + " (--timeout)"
                             + asked
                             + "; a TaskManager would wait for it forever");
@@ -159,7 +155,7 @@ public final class Discovery {
                             + (amount == 1 ? " device" : " devices")
                             + asked
                             + ": "
-                            + describeFailure(e));
+                            + TimedCall.describeFailure(e));
             return;
         }
         if (infos == null) {
@@ -185,38 +181,6 @@ public final class Discovery {
                             + amount
                             + " (Flink hands tasks what the driver returns)");
         }
-    }
-
-    private <T> T callWithTimeout(String threadName, Callable<T> call) throws Throwable {
-        FutureTask<T> task = new FutureTask<>(call);
-        // a daemon thread: a driver that never returns must not keep the CLI alive
-        Thread thread = new Thread(task, threadName);
-        thread.setDaemon(true);
-        thread.start();
-        try {
-            return task.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause();
-        } catch (TimeoutException e) {
-            task.cancel(true);
-            throw e;
-        }
-    }
-
-    private static String describeFailure(Throwable failure) {
-        String line = Failures.describe(failure);
-        if (Failures.escapesFlink(failure)) {
-            line +=
-                    " (an Error, which Flink does not catch: the TaskManager would fail to start;"
-                            + " the driver should turn it into an exception)";
-        }
-        return line;
-    }
-
-    private static String describe(Duration duration) {
-        return duration.toMillis() % 1000 == 0
-                ? duration.toSeconds() + " s"
-                : duration.toMillis() + " ms";
     }
 
     /** Each info as the property map a task would read, ordered by device index. */

@@ -34,6 +34,7 @@ public final class PluginFactories {
     private final boolean pluginsDirExists;
     private final List<String> pluginIds;
     private final Map<String, ExternalResourceDriverFactory> factories;
+    private final Map<String, List<String>> pluginsByFactory;
     private final List<String> problems;
 
     private PluginFactories(
@@ -41,11 +42,13 @@ public final class PluginFactories {
             boolean pluginsDirExists,
             List<String> pluginIds,
             Map<String, ExternalResourceDriverFactory> factories,
+            Map<String, List<String>> pluginsByFactory,
             List<String> problems) {
         this.pluginsDir = pluginsDir;
         this.pluginsDirExists = pluginsDirExists;
         this.pluginIds = List.copyOf(pluginIds);
         this.factories = factories;
+        this.pluginsByFactory = pluginsByFactory;
         this.problems = List.copyOf(problems);
     }
 
@@ -59,7 +62,8 @@ public final class PluginFactories {
         List<String> problems = new ArrayList<>();
         if (!Files.isDirectory(pluginsDir)) {
             // PluginConfig.getPluginsDir: Flink logs a WARN and starts without plugins
-            return new PluginFactories(pluginsDir, false, List.of(), Map.of(), problems);
+            return new PluginFactories(
+                    pluginsDir, false, List.of(), Map.of(), Map.of(), problems);
         }
         final Collection<PluginDescriptor> descriptors;
         try {
@@ -70,46 +74,72 @@ public final class PluginFactories {
                             + pluginsDir
                             + " cannot be read, and a TaskManager would not start: "
                             + Failures.describe(e));
-            return new PluginFactories(pluginsDir, true, List.of(), Map.of(), problems);
+            return new PluginFactories(
+                    pluginsDir, true, List.of(), Map.of(), Map.of(), problems);
         }
         List<String> ids = new ArrayList<>();
         descriptors.forEach(d -> ids.add(d.getPluginId()));
 
-        PluginManager manager =
-                new DefaultPluginManager(
-                        descriptors, CoreOptions.getPluginParentFirstLoaderPatterns(config));
+        String[] parentFirst = CoreOptions.getPluginParentFirstLoaderPatterns(config);
         Map<String, ExternalResourceDriverFactory> factories = new LinkedHashMap<>();
-        Iterator<ExternalResourceDriverFactory> it =
-                manager.load(ExternalResourceDriverFactory.class);
-        int failures = 0;
-        while (failures < MAX_LOAD_FAILURES) {
-            try {
-                if (!it.hasNext()) {
-                    break;
+        Map<String, List<String>> pluginsByFactory = new LinkedHashMap<>();
+        // Flink's DefaultPluginManager gives each plugin its own loader and concatenates their
+        // service iterators in this order; one manager per plugin is the same, and says which
+        // plugin each factory came from.
+        for (PluginDescriptor descriptor : descriptors) {
+            PluginManager manager = new DefaultPluginManager(List.of(descriptor), parentFirst);
+            Iterator<ExternalResourceDriverFactory> it =
+                    manager.load(ExternalResourceDriverFactory.class);
+            int failures = 0;
+            while (failures < MAX_LOAD_FAILURES) {
+                try {
+                    if (!it.hasNext()) {
+                        break;
+                    }
+                    ExternalResourceDriverFactory factory = it.next();
+                    String className = factory.getClass().getName();
+                    // as in ExternalResourceUtils: the last factory of a class name wins
+                    factories.put(className, factory);
+                    pluginsByFactory
+                            .computeIfAbsent(className, k -> new ArrayList<>())
+                            .add(descriptor.getPluginId());
+                } catch (Throwable e) { // NOPMD: a plugin's ServiceConfigurationError or LinkageError
+                    failures++;
+                    problems.add(
+                            "a plugin's factory cannot be loaded, and a TaskManager would not"
+                                    + " start: "
+                                    + Failures.describe(e));
                 }
-                ExternalResourceDriverFactory factory = it.next();
-                // as in ExternalResourceUtils: the last factory of a class name wins
-                factories.put(factory.getClass().getName(), factory);
-            } catch (Throwable e) { // NOPMD: a plugin's ServiceConfigurationError or LinkageError
-                failures++;
-                problems.add(
-                        "a plugin's factory cannot be loaded, and a TaskManager would not start: "
-                                + Failures.describe(e));
             }
         }
-        return new PluginFactories(pluginsDir, true, ids, factories, problems);
+        return new PluginFactories(pluginsDir, true, ids, factories, pluginsByFactory, problems);
     }
 
     /** Factories given directly, as if found in plugins under {@code pluginsDir}. */
     public static PluginFactories of(
             Path pluginsDir, Map<String, ExternalResourceDriverFactory> factoriesByClassName) {
+        Map<String, List<String>> plugins = new LinkedHashMap<>();
+        factoriesByClassName.keySet().forEach(c -> plugins.put(c, List.of("(given)")));
         return new PluginFactories(
-                pluginsDir, true, List.of(), new LinkedHashMap<>(factoriesByClassName), List.of());
+                pluginsDir,
+                true,
+                List.of(),
+                new LinkedHashMap<>(factoriesByClassName),
+                plugins,
+                List.of());
     }
 
     /** The factory Flink would use for {@code className}. */
     public Optional<ExternalResourceDriverFactory> find(String className) {
         return Optional.ofNullable(factories.get(className));
+    }
+
+    /**
+     * The plugin ids (folder names) that hold a factory of {@code className}, in the order Flink
+     * loads them; the last one is the one Flink uses. Empty when no plugin holds it.
+     */
+    public List<String> pluginsWith(String className) {
+        return List.copyOf(pluginsByFactory.getOrDefault(className, List.of()));
     }
 
     /** The plugins root folder. */

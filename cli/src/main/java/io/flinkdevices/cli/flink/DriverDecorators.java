@@ -1,0 +1,186 @@
+package io.flinkdevices.cli.flink;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Reads the deployment maps of a driver that implements sdk-api's {@code
+ * KubernetesResourceDecorator} or {@code YarnResourceDecorator}, whatever class loader it came
+ * from.
+ *
+ * <p>A driver from a plugin folder was loaded by that plugin's class loader together with the
+ * plugin's own copy of sdk-api, so {@code driver instanceof KubernetesResourceDecorator} is false
+ * in the CLI even when the driver implements it. This class finds the interface by name on the
+ * driver's class (also when a plugin relocated sdk-api under a prefix) and calls it through that
+ * interface, which is public, so a package-private driver class is no obstacle. Only {@code java.}
+ * types cross, and every value is checked before it is used.
+ */
+public final class DriverDecorators {
+
+    /** sdk-api's Kubernetes decorator interface. */
+    public static final String KUBERNETES_DECORATOR =
+            "io.flinkdevices.sdk.deploy.KubernetesResourceDecorator";
+
+    /** sdk-api's Yarn decorator interface. */
+    public static final String YARN_DECORATOR = "io.flinkdevices.sdk.deploy.YarnResourceDecorator";
+
+    private DriverDecorators() {}
+
+    /**
+     * What a Kubernetes TaskManager pod needs for {@code amount} devices of this driver.
+     *
+     * @param resources extended resource name to quantity
+     * @param nodeSelector node labels the pod must match
+     */
+    public record KubernetesNeeds(Map<String, Long> resources, Map<String, String> nodeSelector) {}
+
+    /** A decorator method that failed or returned something unusable. */
+    public static final class DecoratorException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        DecoratorException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * The driver's Kubernetes needs for {@code amount} devices; empty when it does not implement
+     * the Kubernetes decorator.
+     */
+    public static Optional<KubernetesNeeds> kubernetes(Object driver, long amount)
+            throws DecoratorException {
+        Optional<Class<?>> decorator = find(driver.getClass(), KUBERNETES_DECORATOR);
+        if (decorator.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, Long> resources =
+                longs(
+                        invoke(driver, decorator.get(), "kubernetesResources", amount),
+                        "kubernetesResources(" + amount + ")");
+        Map<String, String> nodeSelector =
+                strings(
+                        invoke(driver, decorator.get(), "kubernetesNodeSelector", null),
+                        "kubernetesNodeSelector()");
+        return Optional.of(new KubernetesNeeds(resources, nodeSelector));
+    }
+
+    /**
+     * The Yarn resource types the driver needs for {@code amount} devices; empty when it does not
+     * implement the Yarn decorator.
+     */
+    public static Optional<Map<String, Long>> yarn(Object driver, long amount)
+            throws DecoratorException {
+        Optional<Class<?>> decorator = find(driver.getClass(), YARN_DECORATOR);
+        if (decorator.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                longs(
+                        invoke(driver, decorator.get(), "yarnResources", amount),
+                        "yarnResources(" + amount + ")"));
+    }
+
+    /** The interface named {@code name} (or relocated to {@code <prefix>.name}) of {@code type}. */
+    static Optional<Class<?>> find(Class<?> type, String name) {
+        Deque<Class<?>> todo = new ArrayDeque<>();
+        Set<Class<?>> seen = new HashSet<>();
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            todo.add(c);
+        }
+        while (!todo.isEmpty()) {
+            Class<?> c = todo.poll();
+            if (!seen.add(c)) {
+                continue;
+            }
+            if (c.isInterface()
+                    && (c.getName().equals(name) || c.getName().endsWith("." + name))) {
+                return Optional.of(c);
+            }
+            for (Class<?> i : c.getInterfaces()) {
+                todo.add(i);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Object invoke(Object driver, Class<?> decorator, String method, Long amount)
+            throws DecoratorException {
+        String call =
+                decorator.getSimpleName()
+                        + "."
+                        + method
+                        + (amount == null ? "()" : "(" + amount + ")");
+        try {
+            Method m =
+                    amount == null
+                            ? decorator.getMethod(method)
+                            : decorator.getMethod(method, long.class);
+            return amount == null ? m.invoke(driver) : m.invoke(driver, amount);
+        } catch (InvocationTargetException e) {
+            throw new DecoratorException(
+                    driver.getClass().getName()
+                            + " failed in "
+                            + call
+                            + ": "
+                            + TimedCall.describeFailure(e.getCause()),
+                    e.getCause());
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            throw new DecoratorException(
+                    driver.getClass().getName()
+                            + " implements "
+                            + decorator.getName()
+                            + " but "
+                            + call
+                            + " cannot be called (a different sdk-api version?): "
+                            + Failures.describe(e),
+                    e);
+        }
+    }
+
+    private static Map<String, Long> longs(Object value, String call) throws DecoratorException {
+        // sorted, so rendered files do not depend on a driver's map order
+        Map<String, Long> out = new TreeMap<>();
+        for (Map.Entry<?, ?> e : map(value, call).entrySet()) {
+            if (!(e.getKey() instanceof String) || !(e.getValue() instanceof Number)) {
+                throw new DecoratorException(
+                        call + " returned the entry " + e + ", expected a name and a number",
+                        null);
+            }
+            out.put((String) e.getKey(), ((Number) e.getValue()).longValue());
+        }
+        return Collections.unmodifiableMap(new LinkedHashMap<>(out));
+    }
+
+    private static Map<String, String> strings(Object value, String call)
+            throws DecoratorException {
+        Map<String, String> out = new TreeMap<>();
+        for (Map.Entry<?, ?> e : map(value, call).entrySet()) {
+            if (!(e.getKey() instanceof String) || !(e.getValue() instanceof String)) {
+                throw new DecoratorException(
+                        call + " returned the entry " + e + ", expected a label and a value",
+                        null);
+            }
+            out.put((String) e.getKey(), (String) e.getValue());
+        }
+        return Collections.unmodifiableMap(new LinkedHashMap<>(out));
+    }
+
+    private static Map<?, ?> map(Object value, String call) throws DecoratorException {
+        if (!(value instanceof Map)) {
+            throw new DecoratorException(
+                    call + " returned " + (value == null ? "null" : value.getClass().getName())
+                            + " instead of a map",
+                    null);
+        }
+        return (Map<?, ?>) value;
+    }
+}

@@ -1,0 +1,165 @@
+package io.flinkdevices.cli.render;
+
+import io.flinkdevices.cli.flink.Deployment;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.util.StringUtils;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Turns the resources' Kubernetes needs into Flink config lines and a TaskManager pod template.
+ *
+ * <p>Flink adds {@code amount} of the resource named by {@code
+ * external-resource.<name>.kubernetes.config-key} to the main container's requests and limits,
+ * replacing the template's value for that name, and keeps the rest of the template's resources
+ * ({@code InitTaskManagerDecorator}, {@code KubernetesUtils.getResourceRequirements}). So a
+ * resource gets a config key when its quantity equals its amount and no other resource requests
+ * the same name; everything is also in the template, whose limits equal its requests (extended
+ * resources cannot be overcommitted), so the pod asks for the right devices either way.
+ */
+public final class KubernetesRender {
+
+    /** The name Flink requires for the TaskManager's main container. */
+    public static final String MAIN_CONTAINER = "flink-main-container";
+
+    /** Flink's option for the TaskManager pod template. */
+    public static final String POD_TEMPLATE_OPTION = "kubernetes.pod-template-file.taskmanager";
+
+    private KubernetesRender() {}
+
+    /**
+     * @param podTemplatePath where the template will be, for the config line; {@code null} to
+     *     leave that line to the operator
+     */
+    public static Rendered render(
+            List<ResourceNeeds> needs,
+            Configuration config,
+            String podTemplatePath,
+            List<String> collectProblems) {
+        List<String> problems = new ArrayList<>(collectProblems);
+        Map<String, Long> requests = new TreeMap<>();
+        Map<String, List<String>> owners = new TreeMap<>();
+        Map<String, String> nodeSelector = new TreeMap<>();
+        Map<String, String> selectorOwner = new TreeMap<>();
+        for (ResourceNeeds n : needs) {
+            n.requests()
+                    .forEach(
+                            (name, quantity) -> {
+                                requests.merge(name, quantity, Long::sum);
+                                owners.computeIfAbsent(name, k -> new ArrayList<>())
+                                        .add(n.resource());
+                            });
+            new TreeMap<>(n.nodeSelector())
+                    .forEach(
+                            (label, value) -> {
+                                String before = nodeSelector.putIfAbsent(label, value);
+                                if (before != null && !before.equals(value)) {
+                                    problems.add(
+                                            n.resource()
+                                                    + ": needs node label "
+                                                    + label
+                                                    + "="
+                                                    + value
+                                                    + " but resource "
+                                                    + selectorOwner.get(label)
+                                                    + " needs "
+                                                    + label
+                                                    + "="
+                                                    + before
+                                                    + "; no node has both, so the template keeps "
+                                                    + before);
+                                } else {
+                                    selectorOwner.putIfAbsent(label, n.resource());
+                                }
+                            });
+        }
+
+        Map<String, String> lines = new LinkedHashMap<>();
+        Map<String, String> removals = new LinkedHashMap<>();
+        for (ResourceNeeds n : needs) {
+            String key = Deployment.KUBERNETES.configKey(n.resource());
+            String chosen = null;
+            for (Map.Entry<String, Long> e : n.requests().entrySet()) {
+                if (e.getValue() == n.amount() && owners.get(e.getKey()).size() == 1) {
+                    chosen = e.getKey();
+                    break;
+                }
+            }
+            if (chosen != null) {
+                lines.put(key, chosen);
+            } else if (!StringUtils.isNullOrWhitespaceOnly(config.getString(key, null))) {
+                String name = config.getString(key, null);
+                removals.put(
+                        key,
+                        owners.getOrDefault(name, List.of()).size() > 1
+                                ? "resources "
+                                        + String.join(" and ", owners.get(name))
+                                        + " both request "
+                                        + name
+                                        + "; Flink would keep one and request only its amount,"
+                                        + " the template requests the sum"
+                                : "Flink would request " + n.amount() + " of " + name
+                                        + ", but the template requests what the driver needs");
+            }
+        }
+        if (podTemplatePath != null) {
+            lines.put(POD_TEMPLATE_OPTION, podTemplatePath);
+        }
+
+        List<String> notes = new ArrayList<>();
+        String existing = config.getString(POD_TEMPLATE_OPTION, null);
+        if (!StringUtils.isNullOrWhitespaceOnly(existing)) {
+            notes.add(
+                    POD_TEMPLATE_OPTION
+                            + " is already "
+                            + existing
+                            + ": merge this template's nodeSelector and "
+                            + MAIN_CONTAINER
+                            + " resources into that file");
+        }
+        return new Rendered(lines, removals, podTemplate(requests, nodeSelector), notes, problems);
+    }
+
+    /** A pod template Flink's {@code kubernetes.pod-template-file.taskmanager} accepts. */
+    static String podTemplate(Map<String, Long> requests, Map<String, String> nodeSelector) {
+        StringBuilder y = new StringBuilder();
+        y.append("apiVersion: v1\n");
+        y.append("kind: Pod\n");
+        y.append("metadata:\n");
+        y.append("  name: taskmanager-pod-template\n");
+        y.append("spec:\n");
+        if (!nodeSelector.isEmpty()) {
+            y.append("  nodeSelector:\n");
+            nodeSelector.forEach(
+                    (k, v) ->
+                            y.append("    ")
+                                    .append(Yaml.quote(k))
+                                    .append(": ")
+                                    .append(Yaml.quote(v))
+                                    .append('\n'));
+        }
+        y.append("  containers:\n");
+        y.append("    # Flink finds its container by this name; do not change it\n");
+        y.append("    - name: ").append(MAIN_CONTAINER).append('\n');
+        if (!requests.isEmpty()) {
+            y.append("      resources:\n");
+            // extended resources cannot be overcommitted: limits must equal requests
+            for (String section : List.of("requests", "limits")) {
+                y.append("        ").append(section).append(":\n");
+                requests.forEach(
+                        (k, v) ->
+                                y.append("          ")
+                                        .append(Yaml.quote(k))
+                                        .append(": ")
+                                        .append(Yaml.quote(Long.toString(v)))
+                                        .append('\n'));
+            }
+        }
+        return y.toString();
+    }
+}

@@ -1,0 +1,226 @@
+package io.flinkdevices.cli.render;
+
+import io.flinkdevices.cli.flink.Deployment;
+import io.flinkdevices.cli.flink.DriverDecorators;
+import io.flinkdevices.cli.flink.DriverDecorators.DecoratorException;
+import io.flinkdevices.cli.flink.DriverDecorators.KubernetesNeeds;
+import io.flinkdevices.cli.flink.PluginFactories;
+import io.flinkdevices.cli.flink.ResourceSetting;
+import io.flinkdevices.cli.flink.ResourceSetting.AmountState;
+import io.flinkdevices.cli.flink.TimedCall;
+import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
+import io.flinkdevices.sdk.deploy.YarnResourceNames;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.DelegatingConfiguration;
+import org.apache.flink.util.StringUtils;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Asks every driver of a configuration what a TaskManager needs from Kubernetes or Yarn. Drivers
+ * are created exactly as Flink creates them; none is asked for devices, so this works on any
+ * machine that has the plugins.
+ */
+public final class NeedsCollector {
+
+    private final TimedCall calls;
+
+    /**
+     * @param timeout how long one factory or decorator call may take
+     */
+    public NeedsCollector(Duration timeout) {
+        this.calls = new TimedCall(timeout);
+    }
+
+    /**
+     * The needs of every resource that can be rendered; why the others cannot is added to {@code
+     * problems}, one line each, naming the key to fix.
+     */
+    public List<ResourceNeeds> collect(
+            Configuration config,
+            PluginFactories plugins,
+            Deployment deployment,
+            List<String> problems) {
+        List<ResourceNeeds> all = new ArrayList<>();
+        for (ResourceSetting setting : ResourceSetting.readAll(config)) {
+            needs(setting, config, plugins, deployment, problems).ifPresent(all::add);
+        }
+        return all;
+    }
+
+    private Optional<ResourceNeeds> needs(
+            ResourceSetting setting,
+            Configuration config,
+            PluginFactories plugins,
+            Deployment deployment,
+            List<String> problems) {
+        String name = setting.name();
+        if (setting.amount().state() != AmountState.VALID) {
+            problems.add(
+                    name
+                            + ": "
+                            + setting.amountKey()
+                            + " is "
+                            + setting.amount().raw().map(r -> "'" + r + "'").orElse("not set")
+                            + ", not a positive whole number, so there is nothing to request"
+                            + " (flink-devices doctor explains)");
+            return Optional.empty();
+        }
+        long amount = setting.amount().value().orElseThrow();
+        String configKey = deployment.configKey(name);
+        String configured = config.getString(configKey, null);
+        Optional<ResourceNeeds> fromKey =
+                StringUtils.isNullOrWhitespaceOnly(configured)
+                        ? Optional.empty()
+                        : Optional.of(
+                                new ResourceNeeds(
+                                        name,
+                                        amount,
+                                        Map.of(configured.strip(), amount),
+                                        Map.of(),
+                                        false));
+
+        ExternalResourceDriver driver = createDriver(setting, config, plugins, problems);
+        if (driver == null) {
+            return Optional.empty();
+        }
+        final Map<String, Long> requests;
+        final Map<String, String> nodeSelector;
+        try {
+            if (deployment == Deployment.KUBERNETES) {
+                Optional<KubernetesNeeds> k = DriverDecorators.kubernetes(driver, amount);
+                requests = k.map(KubernetesNeeds::resources).orElse(null);
+                nodeSelector = k.map(KubernetesNeeds::nodeSelector).orElse(Map.of());
+            } else {
+                requests = DriverDecorators.yarn(driver, amount).orElse(null);
+                nodeSelector = Map.of();
+            }
+        } catch (DecoratorException e) {
+            problems.add(name + ": " + e.getMessage());
+            return Optional.empty();
+        }
+        if (requests == null) {
+            if (fromKey.isEmpty()) {
+                problems.add(
+                        name
+                                + ": the driver of factory "
+                                + setting.factoryClass().orElseThrow()
+                                + " does not say what "
+                                + deployment.label()
+                                + " resource its devices are; set "
+                                + configKey
+                                + " yourself");
+            }
+            return validate(fromKey, deployment, configKey, problems);
+        }
+        if (requests.isEmpty()) {
+            problems.add(
+                    name
+                            + ": the driver's "
+                            + deployment.label()
+                            + " decorator requests nothing for "
+                            + amount
+                            + " devices");
+            return Optional.empty();
+        }
+        return validate(
+                Optional.of(
+                        new ResourceNeeds(
+                                name, amount, new TreeMap<>(requests), nodeSelector, true)),
+                deployment,
+                setting.factoryKey() + " (the driver's " + deployment.label() + " decorator)",
+                problems);
+    }
+
+    private static Optional<ResourceNeeds> validate(
+            Optional<ResourceNeeds> needs,
+            Deployment deployment,
+            String source,
+            List<String> problems) {
+        if (needs.isEmpty()) {
+            return needs;
+        }
+        List<String> invalid = new ArrayList<>();
+        needs.get()
+                .requests()
+                .forEach(
+                        (resource, quantity) -> {
+                            if (deployment == Deployment.KUBERNETES) {
+                                invalid.addAll(
+                                        KubernetesResourceNames.validateExtendedResource(resource));
+                                invalid.addAll(
+                                        KubernetesResourceNames.validateQuantity(
+                                                resource, quantity));
+                            } else {
+                                invalid.addAll(YarnResourceNames.validate(resource));
+                                invalid.addAll(
+                                        YarnResourceNames.validateAmount(resource, quantity));
+                            }
+                        });
+        needs.get()
+                .nodeSelector()
+                .forEach((label, value) -> invalid.addAll(KubernetesLabels.validate(label, value)));
+        if (!invalid.isEmpty()) {
+            problems.add(needs.get().resource() + ": " + source + ": " + String.join("; ", invalid));
+            return Optional.empty();
+        }
+        return needs;
+    }
+
+    private ExternalResourceDriver createDriver(
+            ResourceSetting setting,
+            Configuration config,
+            PluginFactories plugins,
+            List<String> problems) {
+        String name = setting.name();
+        if (setting.factoryClass().isEmpty()) {
+            problems.add(name + ": " + setting.factoryKey() + " is not set");
+            return null;
+        }
+        String className = setting.factoryClass().get();
+        Optional<ExternalResourceDriverFactory> factory = plugins.find(className);
+        if (factory.isEmpty()) {
+            problems.add(
+                    name + ": " + setting.factoryKey() + ": " + plugins.describeMissing(className));
+            return null;
+        }
+        Configuration params = new DelegatingConfiguration(config, setting.paramPrefix());
+        try {
+            ExternalResourceDriver driver =
+                    calls.call(
+                            "render-" + name + "-factory",
+                            () -> factory.get().createExternalResourceDriver(params));
+            if (driver == null) {
+                problems.add(name + ": factory " + className + " returned no driver (null)");
+            }
+            return driver;
+        } catch (TimeoutException e) {
+            problems.add(
+                    name
+                            + ": factory "
+                            + className
+                            + " did not return a driver within "
+                            + calls.describeTimeout()
+                            + " (--timeout)");
+        } catch (Throwable e) { // NOPMD: a driver's Error must not hide the other resources
+            problems.add(
+                    name
+                            + ": factory "
+                            + className
+                            + " cannot create a driver from "
+                            + setting.paramPrefix()
+                            + "*: "
+                            + TimedCall.describeFailure(e));
+        }
+        return null;
+    }
+}

@@ -1,0 +1,25 @@
+package io.flinkdevices.cli.render;
+
+import java.util.Map;
+
+/**
+ * What one resource needs from Kubernetes or Yarn for each TaskManager.
+ *
+ * @param resource the resource name from {@code external-resources}
+ * @param amount its amount, the quantity Flink requests for its config key
+ * @param requests resource name to quantity, sorted by name
+ * @param nodeSelector node labels the TaskManager pod must match (Kubernetes only)
+ * @param fromDriver whether the driver said so, or the operator's config key did
+ */
+public record ResourceNeeds(
+        String resource,
+        long amount,
+        Map<String, Long> requests,
+        Map<String, String> nodeSelector,
+        boolean fromDriver) {
+
+    public ResourceNeeds {
+        requests = Map.copyOf(requests);
+        nodeSelector = Map.copyOf(nodeSelector);
+    }
+}
