@@ -1,0 +1,49 @@
+package io.flinkdevices.fpga;
+
+import io.flinkdevices.testkit.arch.DriverArchitectureRules;
+
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.junit.ArchTests;
+import com.tngtech.archunit.lang.ArchRule;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/** The driver rules every flink-devices driver adopts, on this module's production classes. */
+@AnalyzeClasses(locations = DriverArchitectureRules.MainClasses.class)
+class FpgaArchitectureTest {
+
+    @ArchTest
+    static final ArchTests DRIVER_RULES = ArchTests.in(DriverArchitectureRules.class);
+
+    /** Only the factory is public: its class name is configuration, the rest may change. */
+    @ArchTest
+    static final ArchRule ONLY_THE_FACTORY_IS_PUBLIC =
+            classes()
+                    .that()
+                    .resideInAPackage("io.flinkdevices.fpga..")
+                    .and()
+                    .areNotAssignableTo(OpenClFpgaDriverFactory.class)
+                    .and()
+                    .areTopLevelClasses()
+                    .should()
+                    .notBePublic()
+                    .because("drivers and backends are package-private; only the factory is configuration");
+
+    /**
+     * JOCL's {@code CL} loads its native library in its static initializer: only the JOCL backend
+     * may touch it, so that creating a driver or reading parameters never loads native code.
+     */
+    @ArchTest
+    static final ArchRule ONLY_THE_BACKEND_USES_JOCL =
+            noClasses()
+                    .that()
+                    .resideInAPackage("io.flinkdevices.fpga..")
+                    .and()
+                    .doNotHaveSimpleName("JoclOpenCl")
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAPackage("org.jocl..")
+                    .because("JOCL loads its library in CL's initializer, which must run through PrivateNativeLibraries");
+}
