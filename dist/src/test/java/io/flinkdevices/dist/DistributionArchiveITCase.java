@@ -1,0 +1,204 @@
+package io.flinkdevices.dist;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.process.DiscoveryScript;
+import io.flinkdevices.sdk.process.ExternalCommand;
+import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost;
+import io.flinkdevices.testkit.plugin.PluginCheck;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.jar.JarFile;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What an operator finds in the archive, and that each part works as the guide says. */
+@DisplayName("The distribution archive")
+class DistributionArchiveITCase {
+
+    /** Plugin folder -> the factory class an operator names in config.yaml. */
+    static final Map<String, String> DRIVERS = Map.of("nvidia", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory");
+
+    @Nested
+    @DisplayName("unpacks into one folder")
+    class Layout {
+
+        @Test
+        @DisplayName("holding the guide, the launcher, the CLI, example snippets and one folder per driver")
+        void topLevel() throws Exception {
+            Path root = Distribution.unpacked();
+            assertThat(root.getFileName().toString()).isEqualTo("flink-devices-" + Distribution.version());
+            assertThat(list(root)).containsExactlyInAnyOrder("OPERATORS.md", "bin", "cli", "conf", "plugins");
+            assertThat(list(root.resolve("plugins"))).containsExactlyInAnyOrderElementsOf(DRIVERS.keySet());
+            assertThat(root.resolve("bin/flink-devices")).isExecutable();
+            assertThat(root.resolve("cli/flink-devices-cli.jar")).isRegularFile();
+            assertThat(list(root.resolve("conf/examples"))).allMatch(n -> n.endsWith(".yaml")).isNotEmpty();
+        }
+
+        @Test
+        @DisplayName("with the NVIDIA folder laid out like Flink's GPU plugin: the jar and an executable discovery script")
+        void nvidiaFolder() throws Exception {
+            Path nvidia = Distribution.unpacked().resolve("plugins/nvidia");
+            assertThat(list(nvidia))
+                    .containsExactlyInAnyOrder(
+                            "flink-devices-nvidia-" + Distribution.version() + ".jar", "nvidia-gpu-discovery.sh");
+            assertThat(nvidia.resolve("nvidia-gpu-discovery.sh")).isExecutable();
+        }
+    }
+
+    @Nested
+    @DisplayName("carries plugin folders that Flink's plugin loader accepts")
+    class Plugins {
+
+        @Test
+        @DisplayName("one self-contained jar per folder whose factory loads through Flink's PluginLoader")
+        void everyFolderPassesThePluginCheck() throws Exception {
+            Path plugins = Distribution.unpacked().resolve("plugins");
+            Map<String, String> factories = new TreeMap<>();
+            for (String folder : list(plugins)) {
+                List<String> jars = list(plugins.resolve(folder)).stream().filter(n -> n.endsWith(".jar")).collect(Collectors.toList());
+                assertThat(jars).as("jars in plugins/%s", folder).hasSize(1);
+                factories.put(folder, PluginCheck.check(plugins.resolve(folder)).factoryClassName());
+                try (JarFile jar = new JarFile(plugins.resolve(folder).resolve(jars.get(0)).toFile())) {
+                    assertThat(jar.stream().map(e -> e.getName()))
+                            .as("plugins/%s bundles the SDK but never Flink or SLF4J", folder)
+                            .anyMatch(n -> n.startsWith("io/flinkdevices/sdk/"))
+                            .noneMatch(n -> n.startsWith("org/apache/flink/") || n.startsWith("org/slf4j/"));
+                }
+            }
+            assertThat(factories).isEqualTo(new TreeMap<>(DRIVERS));
+        }
+    }
+
+    @Nested
+    @DisplayName("ships a CLI that runs from the archive")
+    class Cli {
+
+        @Test
+        @DisplayName("cli/lib holds exactly the jars the CLI jar's manifest names")
+        void manifestClassPathResolves() throws Exception {
+            Path cli = Distribution.unpacked().resolve("cli");
+            List<String> classPath;
+            try (JarFile jar = new JarFile(cli.resolve("flink-devices-cli.jar").toFile())) {
+                classPath = Arrays.asList(jar.getManifest().getMainAttributes().getValue("Class-Path").trim().split("\\s+"));
+            }
+            List<String> lib = list(cli.resolve("lib")).stream().map(n -> "lib/" + n).collect(Collectors.toList());
+            assertThat(lib).containsExactlyInAnyOrderElementsOf(classPath);
+        }
+
+        @Test
+        @DisplayName("bin/flink-devices discover sees the GPUs of each NVIDIA example snippet through the archive's plugins/")
+        void discoverWithEveryNvidiaExample(@TempDir Path temp) throws Exception {
+            Path root = Distribution.unpacked();
+            FakeHost host = FakeHost.create(temp.resolve("host"));
+            FakeNvidiaHost.installH100s(host, 4);
+            List<Path> examples = new ArrayList<>();
+            try (Stream<Path> files = Files.list(root.resolve("conf/examples"))) {
+                files.filter(f -> f.getFileName().toString().startsWith("nvidia")).sorted().forEach(examples::add);
+            }
+            assertThat(examples).isNotEmpty();
+            for (Path example : examples) {
+                Path conf = Files.createDirectories(temp.resolve(example.getFileName() + ".conf"));
+                Files.copy(example, conf.resolve("config.yaml"));
+                ExternalCommand.Result result =
+                        ExternalCommand.of(
+                                        root.resolve("bin/flink-devices"),
+                                        List.of("discover", "--conf-dir", conf.toString(), "--plugins-dir", root.resolve("plugins").toString(), "--json"),
+                                        Duration.ofSeconds(120),
+                                        "bin/flink-devices")
+                                .withEnvironment(Map.of(
+                                        "PATH", host.path(),
+                                        // the script example names its script relative to FLINK_HOME
+                                        "FLINK_HOME", root.toString(),
+                                        // the default coordination file lands here, not in the shared /tmp
+                                        "FLINK_DEVICES_JAVA_OPTS", "-Djava.io.tmpdir=" + Files.createDirectories(temp.resolve("tmp"))))
+                                .run();
+                assertThat(result.exitCode())
+                        .as("%s: exit code; stdout: %s; stderr: %s", example.getFileName(), result.stdout(), result.stderrTail())
+                        .isZero();
+                JsonNode gpu = new ObjectMapper().readTree(result.stdout()).get("resources").get(0);
+                assertThat(gpu.get("name").asText()).isEqualTo("gpu");
+                assertThat(gpu.get("status").asText()).as("%s: %s", example.getFileName(), gpu).isEqualTo("ok");
+                assertThat(gpu.get("infos")).hasSize(2);
+                assertThat(gpu.get("infos").get(0).get("vendor").asText()).isEqualTo("nvidia");
+            }
+        }
+    }
+
+    @Nested
+    @DisplayName("ships nvidia-gpu-discovery.sh, which keeps Flink's discovery-script contract")
+    class DiscoveryScriptContract {
+
+        @Test
+        @DisplayName("prints the first <amount> indexes nvidia-smi lists, and fails with the reason when there are fewer")
+        void amount(@TempDir Path temp) throws Exception {
+            FakeHost host = FakeHost.create(temp.resolve("host"));
+            FakeNvidiaHost.installH100s(host, 4);
+
+            assertThat(script(host, List.of()).discover(3)).containsExactly("0", "1", "2");
+            assertThatThrownBy(() -> script(host, List.of()).discover(5))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("asked for 5 GPUs but nvidia-smi lists 4");
+        }
+
+        @Test
+        @DisplayName("refuses Flink's coordination arguments and names the driver key that replaces them")
+        void refusesScriptCoordination(@TempDir Path temp) throws Exception {
+            FakeHost host = FakeHost.create(temp.resolve("host"));
+            FakeNvidiaHost.installH100s(host, 4);
+
+            assertThatThrownBy(() -> script(host, List.of("--enable-coordination-mode", "--coordination-file", "/tmp/f")).discover(1))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("external-resource.<name>.param.coordination.enabled: true");
+        }
+
+        @Test
+        @DisplayName("says so when nvidia-smi is not on the PATH")
+        void noNvidiaSmi(@TempDir Path temp) throws Exception {
+            // a PATH with bash only, so that a GPU host's real nvidia-smi stays out of it too
+            Path bin = Files.createDirectories(temp.resolve("bin"));
+            Path bash = Stream.of("/bin/bash", "/usr/bin/bash").map(Path::of).filter(Files::isExecutable).findFirst().orElseThrow();
+            Files.createSymbolicLink(bin.resolve("bash"), bash);
+
+            assertThatThrownBy(() -> script(bin.toString(), List.of()).discover(1))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("nvidia-smi is not on the PATH");
+        }
+
+        private DiscoveryScript script(FakeHost host, List<String> args) {
+            return script(host.path(), args);
+        }
+
+        private DiscoveryScript script(String path, List<String> args) {
+            return DiscoveryScript.of(
+                            Distribution.unpacked().resolve("plugins/nvidia/nvidia-gpu-discovery.sh"),
+                            args,
+                            Duration.ofSeconds(10),
+                            "external-resource.gpu.param.discovery-script.path")
+                    .withEnvironment(Map.of("PATH", path));
+        }
+    }
+
+    private static List<String> list(Path dir) throws Exception {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList());
+        }
+    }
+}
