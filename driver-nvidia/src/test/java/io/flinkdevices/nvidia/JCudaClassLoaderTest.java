@@ -1,5 +1,7 @@
 package io.flinkdevices.nvidia;
 
+import io.flinkdevices.sdk.nativelib.PrivateNativeLibraries;
+
 import jcuda.driver.JCudaDriver;
 
 import org.junit.jupiter.api.DisplayName;
@@ -32,14 +34,21 @@ class JCudaClassLoaderTest {
 
     @TempDir Path temp;
 
-    /** A loader like Flink's for a plugin or a job: JCuda's jars (and the driver's classes), no parent beyond the JDK. */
+    /**
+     * A loader like Flink's for a plugin or a job: JCuda's jars (and the driver's classes with
+     * sdk-api, as the plugin jar bundles them), no parent beyond the JDK.
+     */
     private static URLClassLoader loader(boolean withDriverClasses) throws Exception {
         URL jcuda = JCudaDriver.class.getProtectionDomain().getCodeSource().getLocation();
         URL nativesEntry = ClassLoader.getSystemResource("lib/libJCudaRuntime-12.6.0-linux-x86_64.so");
         assertThat(nativesEntry).as("JCuda's natives jar on the test class path").isNotNull();
         URL natives = ((JarURLConnection) nativesEntry.openConnection()).getJarFileURL();
         URL driverClasses = JCudaNatives.class.getProtectionDomain().getCodeSource().getLocation();
-        URL[] urls = withDriverClasses ? new URL[] {driverClasses, jcuda, natives} : new URL[] {jcuda, natives};
+        URL sdk = PrivateNativeLibraries.class.getProtectionDomain().getCodeSource().getLocation();
+        URL[] urls =
+                withDriverClasses
+                        ? new URL[] {driverClasses, sdk, jcuda, natives}
+                        : new URL[] {jcuda, natives};
         return new URLClassLoader(urls, ClassLoader.getPlatformClassLoader());
     }
 
