@@ -104,8 +104,8 @@ class DistributionArchiveITCase {
         }
 
         @Test
-        @DisplayName("bin/flink-devices discover sees the GPUs of each NVIDIA example snippet through the archive's plugins/")
-        void discoverWithEveryNvidiaExample(@TempDir Path temp) throws Exception {
+        @DisplayName("bin/flink-devices discover, doctor and render work on each NVIDIA example snippet through the archive's plugins/")
+        void toolOnEveryNvidiaExample(@TempDir Path temp) throws Exception {
             Path root = Distribution.unpacked();
             FakeHost host = FakeHost.create(temp.resolve("host"));
             FakeNvidiaHost.installH100s(host, 4);
@@ -117,28 +117,35 @@ class DistributionArchiveITCase {
             for (Path example : examples) {
                 Path conf = Files.createDirectories(temp.resolve(example.getFileName() + ".conf"));
                 Files.copy(example, conf.resolve("config.yaml"));
-                ExternalCommand.Result result =
-                        ExternalCommand.of(
-                                        root.resolve("bin/flink-devices"),
-                                        List.of("discover", "--conf-dir", conf.toString(), "--plugins-dir", root.resolve("plugins").toString(), "--json"),
-                                        Duration.ofSeconds(120),
-                                        "bin/flink-devices")
-                                .withEnvironment(Map.of(
-                                        "PATH", host.path(),
-                                        // the script example names its script relative to FLINK_HOME
-                                        "FLINK_HOME", root.toString(),
-                                        // the default coordination file lands here, not in the shared /tmp
-                                        "FLINK_DEVICES_JAVA_OPTS", "-Djava.io.tmpdir=" + Files.createDirectories(temp.resolve("tmp"))))
-                                .run();
-                assertThat(result.exitCode())
-                        .as("%s: exit code; stdout: %s; stderr: %s", example.getFileName(), result.stdout(), result.stderrTail())
-                        .isZero();
-                JsonNode gpu = new ObjectMapper().readTree(result.stdout()).get("resources").get(0);
+
+                ExternalCommand.Result discover = tool(root, host, temp, "discover", "--conf-dir", conf.toString(), "--json");
+                assertThat(discover.exitCode()).as("discover %s: %s %s", example.getFileName(), discover.stdout(), discover.stderrTail()).isZero();
+                JsonNode gpu = new ObjectMapper().readTree(discover.stdout()).get("resources").get(0);
                 assertThat(gpu.get("name").asText()).isEqualTo("gpu");
                 assertThat(gpu.get("status").asText()).as("%s: %s", example.getFileName(), gpu).isEqualTo("ok");
                 assertThat(gpu.get("infos")).hasSize(2);
                 assertThat(gpu.get("infos").get(0).get("vendor").asText()).isEqualTo("nvidia");
+
+                ExternalCommand.Result doctor = tool(root, host, temp, "doctor", "--conf-dir", conf.toString());
+                assertThat(doctor.exitCode()).as("doctor %s: %s %s", example.getFileName(), doctor.stdout(), doctor.stderrTail()).isZero();
+
+                ExternalCommand.Result render = tool(root, host, temp, "render", "kubernetes", "--conf-dir", conf.toString());
+                assertThat(render.exitCode()).as("render %s: %s", example.getFileName(), render.stderrTail()).isZero();
+                assertThat(render.stdout()).contains("nvidia.com/gpu", "flink-main-container");
             }
+        }
+
+        private ExternalCommand.Result tool(Path root, FakeHost host, Path temp, String... args) throws Exception {
+            List<String> argv = new ArrayList<>(List.of(args));
+            argv.addAll(List.of("--plugins-dir", root.resolve("plugins").toString()));
+            return ExternalCommand.of(root.resolve("bin/flink-devices"), argv, Duration.ofSeconds(120), "bin/flink-devices")
+                    .withEnvironment(Map.of(
+                            "PATH", host.path(),
+                            // the script example names its script relative to FLINK_HOME
+                            "FLINK_HOME", root.toString(),
+                            // the default coordination file lands here, not in the shared /tmp
+                            "FLINK_DEVICES_JAVA_OPTS", "-Djava.io.tmpdir=" + Files.createDirectories(temp.resolve("tmp"))))
+                    .run();
         }
     }
 
