@@ -79,6 +79,53 @@ class FpgaDriverClusterITCase {
         assertThat(bySubtask.get(0).picked).isNotEqualTo(bySubtask.get(1).picked);
     }
 
+    @Test
+    @DisplayName("two TaskManagers with coordination each get a different device")
+    void coordinatedTaskManagers() throws Exception {
+        RealOpenCl.assume(POCL, OCLGRIND);
+        Path plugins = temp.resolve("plugins");
+        Path folder = Files.createDirectories(plugins.resolve("fpga"));
+        Files.copy(FpgaPluginJarITCase.pluginJar(), folder.resolve("flink-devices-fpga-plugin.jar"));
+        Path coordination = temp.resolve("fpga.coordination");
+
+        Map<Integer, Seen> bySubtask = new TreeMap<>();
+        try (LocalDeviceCluster cluster =
+                        LocalDeviceCluster.builder()
+                                .pluginsDir(plugins)
+                                .resource(
+                                        "fpga",
+                                        OpenClFpgaDriverFactory.class.getName(),
+                                        1,
+                                        Map.of(
+                                                "device.types", "ALL",
+                                                "coordination.enabled", "true",
+                                                "coordination.file", coordination.toString()))
+                                .taskManagers(2)
+                                .slotsPerTaskManager(1)
+                                .build()
+                                .start();
+                CloseableIterator<Seen> it =
+                        cluster.createEnvironment()
+                                .fromSequence(1, 8)
+                                .setParallelism(1)
+                                .rebalance()
+                                .map(new FpgaProbe())
+                                .setParallelism(2)
+                                .executeAndCollect()) {
+            it.forEachRemaining(seen -> bySubtask.putIfAbsent(seen.subtask, seen));
+            assertThat(Files.readString(coordination))
+                    .as("both devices recorded while the TaskManagers run")
+                    .contains("Oclgrind/0/Oclgrind%20Simulator")
+                    .contains("Portable%20Computing%20Language/0/");
+        }
+
+        assertThat(bySubtask).containsOnlyKeys(0, 1);
+        assertThat(bySubtask.values()).extracting(seen -> seen.devices)
+                .as("one device per TaskManager, a different one each")
+                .doesNotHaveDuplicates()
+                .allSatisfy(d -> assertThat(d).doesNotContain(","));
+    }
+
     /** What job code does with the devices: read them typed, pick one per subtask. */
     public static final class FpgaProbe extends RichMapFunction<Long, Seen> {
         private static final long serialVersionUID = 1L;

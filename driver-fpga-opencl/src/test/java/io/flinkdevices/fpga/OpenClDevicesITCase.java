@@ -5,6 +5,12 @@ import io.flinkdevices.sdk.info.FpgaInfo;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 
+import org.jocl.CL;
+import org.jocl.Pointer;
+import org.jocl.Sizeof;
+import org.jocl.cl_context;
+import org.jocl.cl_device_id;
+import org.jocl.cl_program;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
@@ -133,6 +139,25 @@ class OpenClDevicesITCase {
         }
 
         @Test
+        @DisplayName("a binary built for PoCL loads with clCreateProgramWithBinary on PoCL and is refused by oclgrind")
+        void realBinary() throws Exception {
+            Path binary = temp.resolve("vadd.pocl");
+            Files.write(binary, poclBinary(VADD.replace("SCALE", "2.0f")));
+
+            List<FpgaInfo> infos = retrieve(create(Map.of("device.types", "ALL", "program.path", binary.toString())), 1);
+
+            assertThat(infos.get(0).getPlatform())
+                    .as("oclgrind comes first but cannot load PoCL's binary, so PoCL's device is offered")
+                    .isEqualTo(POCL);
+            assertThat(infos.get(0).getBitstream()).hasValue(binary.toAbsolutePath().toString());
+            assertThatThrownBy(() -> create(Map.of("device.types", "ALL", "program.path", binary.toString()))
+                            .retrieveResourceInfo(2))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("failed on 1 of the 2 matching devices")
+                    .hasMessageContaining("Oclgrind Simulator");
+        }
+
+        @Test
         @DisplayName("a binary that is not one for the device does not load")
         void foreignBinary() throws Exception {
             Path aocx = file("vadd.aocx", "this is not a bitstream\n");
@@ -161,6 +186,35 @@ class OpenClDevicesITCase {
             assertThat(records.lines().filter(l -> !l.startsWith("#") && !l.isBlank()))
                     .as("records left in %s", coordination)
                     .isEmpty();
+        }
+    }
+
+    /** What an offline compiler does for an FPGA: builds {@code source} for PoCL's device and returns the binary. */
+    static byte[] poclBinary(String source) throws Exception {
+        ClDevice pocl = RealOpenCl.platforms().stream()
+                .filter(p -> p.name.equals(POCL))
+                .findFirst()
+                .orElseThrow()
+                .devices
+                .get(0);
+        cl_device_id[] devices = {(cl_device_id) pocl.handle};
+        int[] error = new int[1];
+        cl_context context = CL.clCreateContext(null, 1, devices, null, null, error);
+        assertThat(error[0]).isEqualTo(CL.CL_SUCCESS);
+        cl_program program = CL.clCreateProgramWithSource(context, 1, new String[] {source}, null, error);
+        try {
+            assertThat(CL.clBuildProgram(program, 1, devices, "", null, null)).isEqualTo(CL.CL_SUCCESS);
+            long[] size = new long[1];
+            assertThat(CL.clGetProgramInfo(program, CL.CL_PROGRAM_BINARY_SIZES, Sizeof.size_t, Pointer.to(size), null))
+                    .isEqualTo(CL.CL_SUCCESS);
+            byte[] binary = new byte[(int) size[0]];
+            assertThat(CL.clGetProgramInfo(program, CL.CL_PROGRAM_BINARIES, Sizeof.POINTER,
+                            Pointer.to(new Pointer[] {Pointer.to(binary)}), null))
+                    .isEqualTo(CL.CL_SUCCESS);
+            return binary;
+        } finally {
+            CL.clReleaseProgram(program);
+            CL.clReleaseContext(context);
         }
     }
 

@@ -128,7 +128,15 @@ class OpenClFpgaDriverTest {
             FakeOpenCl openCl = host().programFailsOn(
                     "pac_a10 : Intel PAC Platform (pac_ee00000)", "clCreateProgramWithBinary failed: CL_INVALID_BINARY");
 
-            List<FpgaInfo> infos = retrieve(create(openCl, Map.of("program.path", aocx.toString())), 2);
+            List<FpgaInfo> infos;
+            try (LogCapture log = LogCapture.warnings(OpenClFpgaDriver.class)) {
+                infos = retrieve(create(openCl, Map.of("program.path", aocx.toString())), 2);
+                assertThat(log.text())
+                        .as("the reason the board is not offered")
+                        .contains("WARN OpenCL device 'pac_a10 : Intel PAC Platform (pac_ee00000)'")
+                        .contains("program binary " + aocx + " (" + PREFIX + "program.path) did not load")
+                        .contains("CL_INVALID_BINARY");
+            }
 
             assertThat(names(infos)).containsExactly(
                     "pac_a10 : Intel PAC Platform (pac_ee00001)", "xilinx_u250_gen3x16_xdma_shell_4_1");
