@@ -109,6 +109,9 @@ public final class RenderCommand implements Callable<Integer> {
                     .forEach((k, v) -> out.println(k + ": " + Yaml.quote(v)));
             rendered.configRemovals()
                     .forEach((k, why) -> out.println("# remove " + k + ": " + why));
+        }
+
+        static void notes(Rendered rendered, PrintWriter out) {
             rendered.notes().forEach(n -> out.println("# " + n));
         }
 
@@ -166,6 +169,7 @@ public final class RenderCommand implements Callable<Integer> {
                             needs, configuration, file == null ? null : file.toString(), problems);
             PrintWriter out = spec.commandLine().getOut();
             configSection(rendered, out);
+            notes(rendered, out);
             if (file == null) {
                 out.println("---");
                 out.println(
@@ -218,11 +222,13 @@ public final class RenderCommand implements Callable<Integer> {
                 out.println();
                 out.println("# resource-types.xml:");
                 out.print(rendered.clusterFile());
+                out.println();
             } else {
                 Path file = resourceTypes.toAbsolutePath().normalize();
                 write(file, rendered.clusterFile());
                 out.println("# resource-types.xml written to " + file);
             }
+            notes(rendered, out);
             return finish(rendered);
         }
     }

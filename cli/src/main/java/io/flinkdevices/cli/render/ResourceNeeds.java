@@ -1,6 +1,8 @@
 package io.flinkdevices.cli.render;
 
+import java.util.Collections;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What one resource needs from Kubernetes or Yarn for each TaskManager.
@@ -19,7 +21,8 @@ public record ResourceNeeds(
         boolean fromDriver) {
 
     public ResourceNeeds {
-        requests = Map.copyOf(requests);
-        nodeSelector = Map.copyOf(nodeSelector);
+        // sorted by name, so that output and choices do not depend on a driver's map order
+        requests = Collections.unmodifiableMap(new TreeMap<>(requests));
+        nodeSelector = Collections.unmodifiableMap(new TreeMap<>(nodeSelector));
     }
 }

@@ -1,0 +1,82 @@
+package io.flinkdevices.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.flinkdevices.sdk.process.ExternalCommand;
+import io.flinkdevices.testkit.simulated.SimulatedDevices;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** {@code doctor} and {@code render} through the real {@code bin/flink-devices} and the built jar. */
+class LauncherITCase {
+
+    @TempDir Path home;
+    private Path conf;
+
+    @BeforeEach
+    void flinkHome() throws Exception {
+        conf = Files.createDirectories(home.resolve("conf"));
+        SimulatedDevices.installGpuPlugin(Files.createDirectories(home.resolve("plugins")));
+        Files.writeString(
+                conf.resolve("config.yaml"),
+                String.join(
+                        "\n",
+                        "external-resources: gpu",
+                        "external-resource.gpu.driver-factory.class: "
+                                + SimulatedDevices.GPU_FACTORY_CLASS,
+                        "external-resource.gpu.amount: 6",
+                        ""));
+    }
+
+    private ExternalCommand.Result launch(String... args) throws Exception {
+        String jar = System.getProperty("flinkdevices.cli.jar");
+        String repo = System.getProperty("flinkdevices.repo.root");
+        assumeTrue(
+                jar != null && Files.isRegularFile(Path.of(jar)),
+                "the CLI jar is not built: " + jar);
+        assumeTrue(repo != null, "flinkdevices.repo.root is not set");
+        Path launcher = Path.of(repo).resolve("bin/flink-devices").toRealPath();
+        return ExternalCommand.of(launcher, List.of(args), Duration.ofSeconds(60), "bin/flink-devices")
+                .withEnvironment(Map.of("FLINK_DEVICES_CLI_JAR", jar))
+                .run();
+    }
+
+    @Test
+    @DisplayName("doctor --json exits 1 with only JSON on stdout, naming the amount to lower")
+    void doctor() throws Exception {
+        ExternalCommand.Result result = launch("doctor", "--conf-dir", conf.toString(), "--json");
+
+        assertThat(result.exitCode()).as(result.stderrTail()).isEqualTo(1);
+        JsonNode finding = new ObjectMapper().readTree(result.stdout()).get("findings").get(0);
+        assertThat(finding.get("key").asText()).isEqualTo("external-resource.gpu.amount");
+        assertThat(finding.get("fix").asText()).startsWith("lower it to 4");
+    }
+
+    @Test
+    @DisplayName("render kubernetes exits 0 and prints a pod template the Kubernetes model reads")
+    void renderKubernetes() throws Exception {
+        ExternalCommand.Result result =
+                launch("render", "kubernetes", "--conf-dir", conf.toString());
+
+        assertThat(result.exitCode()).as(result.stderrTail()).isZero();
+        String template = result.stdout().split("(?m)^---$", 2)[1];
+        Pod pod = new ObjectMapper(new YAMLFactory()).readValue(template, Pod.class);
+        assertThat(pod.getSpec().getContainers().get(0).getResources().getLimits())
+                .containsOnlyKeys("flinkdevices.io/simulated-gpu");
+    }
+}
