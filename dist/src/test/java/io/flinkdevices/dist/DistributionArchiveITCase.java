@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -28,13 +29,17 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** What an operator finds in the archive, and that each part works as the guide says. */
 @DisplayName("The distribution archive")
 class DistributionArchiveITCase {
 
     /** Plugin folder -> the factory class an operator names in config.yaml. */
-    static final Map<String, String> DRIVERS = Map.of("nvidia", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory");
+    static final Map<String, String> DRIVERS =
+            Map.of(
+                    "nvidia", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory",
+                    "fpga-opencl", "io.flinkdevices.fpga.OpenClFpgaDriverFactory");
 
     @Nested
     @DisplayName("unpacks into one folder")
@@ -135,16 +140,48 @@ class DistributionArchiveITCase {
             }
         }
 
+        @Test
+        @DisplayName("bin/flink-devices discover and render yarn work on the FPGA example snippet with an OpenCL accelerator")
+        void toolOnTheFpgaExample(@TempDir Path temp) throws Exception {
+            Path oclgrind = Path.of("/usr/lib/oclgrind/liboclgrind-rt-icd.so");
+            assumeTrue(Files.isRegularFile(oclgrind),
+                    "no OpenCL accelerator on this host: oclgrind (installed by .ci/install-deps) is missing");
+            Path root = Distribution.unpacked();
+            // the ICD loader reads this folder instead of /etc/OpenCL/vendors
+            Path vendors = Files.createDirectories(temp.resolve("icd"));
+            Files.writeString(vendors.resolve("oclgrind.icd"), oclgrind + "\n");
+            Path conf = Files.createDirectories(temp.resolve("conf"));
+            Files.copy(root.resolve("conf/examples/fpga-opencl.yaml"), conf.resolve("config.yaml"));
+            Map<String, String> env = Map.of("OCL_ICD_VENDORS", vendors.toString());
+
+            ExternalCommand.Result discover = tool(root, env, temp, "discover", "--conf-dir", conf.toString(), "--json");
+            assertThat(discover.exitCode()).as("discover: %s %s", discover.stdout(), discover.stderrTail()).isZero();
+            JsonNode fpga = new ObjectMapper().readTree(discover.stdout()).get("resources").get(0);
+            assertThat(fpga.get("name").asText()).isEqualTo("fpga");
+            assertThat(fpga.get("status").asText()).as("%s", fpga).isEqualTo("ok");
+            assertThat(fpga.get("infos")).hasSize(1);
+            assertThat(fpga.get("infos").get(0).get("kind").asText()).isEqualTo("fpga");
+            assertThat(fpga.get("infos").get(0).get("platform").asText()).contains("Oclgrind");
+
+            ExternalCommand.Result render = tool(root, env, temp, "render", "yarn", "--conf-dir", conf.toString());
+            assertThat(render.exitCode()).as("render yarn: %s", render.stderrTail()).isZero();
+            assertThat(render.stdout()).contains("yarn.io/fpga");
+        }
+
         private ExternalCommand.Result tool(Path root, FakeHost host, Path temp, String... args) throws Exception {
+            return tool(root, Map.of("PATH", host.path()), temp, args);
+        }
+
+        private ExternalCommand.Result tool(Path root, Map<String, String> env, Path temp, String... args) throws Exception {
             List<String> argv = new ArrayList<>(List.of(args));
             argv.addAll(List.of("--plugins-dir", root.resolve("plugins").toString()));
+            Map<String, String> all = new HashMap<>(env);
+            // the script example names its script relative to FLINK_HOME
+            all.put("FLINK_HOME", root.toString());
+            // the default coordination file lands here, not in the shared /tmp
+            all.put("FLINK_DEVICES_JAVA_OPTS", "-Djava.io.tmpdir=" + Files.createDirectories(temp.resolve("tmp")));
             return ExternalCommand.of(root.resolve("bin/flink-devices"), argv, Duration.ofSeconds(120), "bin/flink-devices")
-                    .withEnvironment(Map.of(
-                            "PATH", host.path(),
-                            // the script example names its script relative to FLINK_HOME
-                            "FLINK_HOME", root.toString(),
-                            // the default coordination file lands here, not in the shared /tmp
-                            "FLINK_DEVICES_JAVA_OPTS", "-Djava.io.tmpdir=" + Files.createDirectories(temp.resolve("tmp"))))
+                    .withEnvironment(all)
                     .run();
         }
     }
