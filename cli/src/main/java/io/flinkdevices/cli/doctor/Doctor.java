@@ -666,9 +666,9 @@ public final class Doctor {
                                         + "' for each TaskManager, but the driver says its devices"
                                         + " are requested as "
                                         + describe(needs)
-                                        + ", so "
-                                        + d.label()
-                                        + " may place TaskManagers where the devices are not",
+                                        + ", so the TaskManager gets other devices than"
+                                        + " the driver hands to tasks, or none fit and it is"
+                                        + " never scheduled",
                                 "set it to "
                                         + needs.keySet().iterator().next()
                                         + " (flink-devices render "
