@@ -11,6 +11,9 @@ import org.jocl.cl_device_id;
 import org.jocl.cl_platform_id;
 import org.jocl.cl_program;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -39,6 +42,8 @@ final class JoclOpenCl implements OpenCl {
     /** How much of a failed build's log an error message carries. */
     static final int LOG_TAIL_LINES = 20;
     static final int LOG_TAIL_CHARS = 2000;
+
+    private static final Logger LOG = LoggerFactory.getLogger(JoclOpenCl.class);
 
     private static final Object LOCK = new Object();
 
@@ -87,7 +92,16 @@ final class JoclOpenCl implements OpenCl {
         for (int p = 0; p < ids.length; p++) {
             String name = platformString(ids[p], CL.CL_PLATFORM_NAME);
             String vendor = platformString(ids[p], CL.CL_PLATFORM_VENDOR);
-            platforms.add(new ClPlatform(p, name, vendor, devices(ids[p], p, name)));
+            List<ClDevice> devices;
+            try {
+                devices = devices(ids[p], p, name);
+            } catch (DeviceDriverException e) {
+                // one broken vendor runtime (say a GPU ICD without its driver) must not hide the
+                // FPGA platform next to it
+                LOG.warn("OpenCL platform {} '{}' lists no devices: {}", p, name, e.getMessage());
+                devices = List.of();
+            }
+            platforms.add(new ClPlatform(p, name, vendor, devices));
         }
         return platforms;
     }

@@ -132,7 +132,8 @@ final class OpenClFpgaDriver
                     "Asked for " + amount + " OpenCL devices (" + settings.amountKey + ") of types "
                             + settings.typeNames + " (" + settings.typesKey + ") on the platforms"
                             + " matching '" + settings.platformPattern.pattern() + "' ("
-                            + settings.patternKey + ") but found " + candidates.size()
+                            + settings.patternKey + ") but " + openCl.describe() + " found "
+                            + candidates.size()
                             + (candidates.isEmpty() ? "" : ": " + candidates)
                             + (otherTypes.isEmpty() ? "" : "; devices of other types: " + otherTypes)
                             + ". Lower " + settings.amountKey + ", or widen " + settings.typesKey

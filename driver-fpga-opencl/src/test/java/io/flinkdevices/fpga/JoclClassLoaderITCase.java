@@ -148,8 +148,10 @@ class JoclClassLoaderITCase {
         }
         URL driverClasses = JoclOpenCl.class.getProtectionDomain().getCodeSource().getLocation();
         URL sdk = DeviceDriverException.class.getProtectionDomain().getCodeSource().getLocation();
+        // slf4j, which Flink's plugin loader hands a plugin parent-first
+        URL slf4j = org.slf4j.LoggerFactory.class.getProtectionDomain().getCodeSource().getLocation();
         try (URLClassLoader loader = new URLClassLoader(
-                new URL[] {driverClasses, sdk, stripped.toUri().toURL()}, ClassLoader.getPlatformClassLoader())) {
+                new URL[] {driverClasses, sdk, slf4j, stripped.toUri().toURL()}, ClassLoader.getPlatformClassLoader())) {
             Class<?> backend = Class.forName(JoclOpenCl.class.getName(), true, loader);
             var constructor = backend.getDeclaredConstructor();
             constructor.setAccessible(true);
