@@ -145,7 +145,7 @@ public final class RenderCommand implements Callable<Integer> {
             footerHeading = "%nExit codes:%n",
             footer = {
                 "  0  every resource was rendered",
-                "  1  a resource could not be rendered (the reason is on stderr; the rest is printed)",
+                "  1  a resource could not be rendered (why: on stderr), the rest was",
                 "  2  the command line or the Flink configuration cannot be used",
                 "  3  the tool itself failed"
             })
@@ -199,7 +199,7 @@ public final class RenderCommand implements Callable<Integer> {
             footerHeading = "%nExit codes:%n",
             footer = {
                 "  0  every resource was rendered",
-                "  1  a resource could not be rendered (the reason is on stderr; the rest is printed)",
+                "  1  a resource could not be rendered (why: on stderr), the rest was",
                 "  2  the command line or the Flink configuration cannot be used",
                 "  3  the tool itself failed"
             })

@@ -1,0 +1,111 @@
+package io.flinkdevices.cli.doctor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flinkdevices.cli.flink.PluginFactories;
+import io.flinkdevices.cli.testdriver.TestDriverFactory;
+
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The doctor's device checks, with a driver whose misbehaviour is chosen by params. */
+class DoctorTest {
+
+    private static final String FACTORY = TestDriverFactory.class.getName();
+
+    private static List<Finding> doctor(String... keyValues) {
+        Map<String, String> map = new HashMap<>();
+        map.put("external-resources", "dev");
+        map.put("external-resource.dev.driver-factory.class", FACTORY);
+        for (int i = 0; i < keyValues.length; i += 2) {
+            map.put(keyValues[i], keyValues[i + 1]);
+        }
+        PluginFactories plugins =
+                PluginFactories.of(Path.of("/opt/flink/plugins"), Map.of(FACTORY, new TestDriverFactory()));
+        return new Doctor(Duration.ofSeconds(2), true, null).run(Configuration.fromMap(map), plugins);
+    }
+
+    @Test
+    @DisplayName("a driver that returns fewer devices than the amount: tasks get only those")
+    void fewerReturned() {
+        List<Finding> findings =
+                doctor(
+                        "external-resource.dev.amount", "3",
+                        "external-resource.dev.param.return", "1");
+
+        assertThat(findings).singleElement().satisfies(f -> {
+            assertThat(f.key()).isEqualTo("external-resource.dev.amount");
+            assertThat(f.problem())
+                    .startsWith("3 is more than the 1 device the driver can hand out on this host,"
+                            + " so tasks get only 1.");
+            assertThat(f.fix()).startsWith("lower it to 1");
+        });
+    }
+
+    @Test
+    @DisplayName("a driver that finds nothing at all is reported on the resource with its message")
+    void nothingFound() {
+        List<Finding> findings =
+                doctor(
+                        "external-resource.dev.amount", "1",
+                        "external-resource.dev.param.driver-throws", "no device node /dev/acme0");
+
+        assertThat(findings).singleElement().satisfies(f -> {
+            assertThat(f.key()).isEqualTo("external-resource.dev");
+            assertThat(f.problem())
+                    .startsWith("the driver finds no usable device on this host")
+                    .contains("no device node /dev/acme0");
+        });
+    }
+
+    @Test
+    @DisplayName("an Error from the driver is one finding, and the TaskManager-killing kind is named")
+    void driverError() {
+        List<Finding> findings =
+                doctor(
+                        "external-resource.dev.amount", "1",
+                        "external-resource.dev.param.driver-error", "UnsatisfiedLinkError");
+
+        assertThat(findings).singleElement().satisfies(f -> assertThat(f.problem())
+                .contains("UnsatisfiedLinkError")
+                .contains("an Error, which Flink does not catch"));
+    }
+
+    @Test
+    @DisplayName("a driver that hangs is reported after --timeout, not waited on")
+    void hangs() {
+        List<Finding> findings =
+                doctor(
+                        "external-resource.dev.amount", "1",
+                        "external-resource.dev.param.hang", "true");
+
+        assertThat(findings).singleElement().satisfies(f -> {
+            assertThat(f.key()).isEqualTo("external-resource.dev.amount");
+            assertThat(f.problem()).contains("did not return devices within 2 s (--timeout)");
+        });
+    }
+
+    @Test
+    @DisplayName("a factory failure without keys names the param prefix and the message")
+    void factoryThrows() {
+        List<Finding> findings =
+                doctor(
+                        "external-resource.dev.amount", "1",
+                        "external-resource.dev.param.factory-throws", "licence server unreachable");
+
+        assertThat(findings).singleElement().satisfies(f -> {
+            assertThat(f.key()).isEqualTo("external-resource.dev.param.*");
+            assertThat(f.problem())
+                    .contains("cannot create a driver: IllegalArgumentException: licence server"
+                            + " unreachable")
+                    .contains("Flink logs a WARN and drops resource 'dev'");
+        });
+    }
+}
