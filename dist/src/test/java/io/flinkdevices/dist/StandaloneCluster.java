@@ -277,6 +277,8 @@ final class StandaloneCluster implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
+        // nothing of the processes lands outside the test's folder
+        command.add("-Djava.io.tmpdir=" + home.resolve("tmp"));
         command.add("-Dlog.file=" + log);
         command.add("-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri());
         command.add("-cp");
