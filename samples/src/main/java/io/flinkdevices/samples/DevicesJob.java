@@ -1,6 +1,8 @@
 package io.flinkdevices.samples;
 
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
+import io.flinkdevices.samples.fpga.FirJob;
+import io.flinkdevices.samples.fpga.OpenClDevices;
 import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
@@ -9,6 +11,7 @@ import io.flinkdevices.testkit.plugin.PluginFolder;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.io.File;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -18,7 +21,14 @@ import java.util.Optional;
 
 /**
  * The main job: a local Flink cluster loads the NVIDIA driver plugin from a {@code plugins/}
- * folder, and a job's tasks print the GPUs they were given.
+ * folder, and a job's tasks print the GPUs they were given. Then, where this process sees an
+ * OpenCL platform, the FPGA sample job ({@link FirJob}) runs on a cluster whose TaskManager loads
+ * flink-devices' OpenCL driver plugin, on the device that driver hands out; where it sees none (no
+ * OpenCL loader, no platform), the job prints why and skips that part.
+ *
+ * <pre>
+ * DevicesJob [FirJob options, e.g. --device-types ACCELERATOR --bitstream /opt/fir.aocx]
+ * </pre>
  *
  * <p>On a host with {@code nvidia-smi} on the {@code PATH} the driver sees the real GPUs. On any
  * other host a fake {@code nvidia-smi} from the testkit lists four H100s; everything else (plugin
@@ -32,7 +42,7 @@ public final class DevicesJob {
 
     private DevicesJob() {}
 
-    /** Runs the job and prints what every subtask saw. */
+    /** Runs the job and prints what every subtask saw; {@code args} are {@link FirJob} options. */
     public static void main(String[] args) throws Exception {
         int amount = 2;
         Optional<Path> realSmi = onPath("nvidia-smi");
@@ -52,7 +62,62 @@ public final class DevicesJob {
                 everySubtaskHasOne
                         ? "Every subtask received a device."
                         : "Some subtasks received no device: see the TaskManager's WARN above.");
-        System.exit(everySubtaskHasOne ? 0 : 1);
+        boolean fpgaOk = runFpga(fpgaOptions(args), System.out);
+        System.exit(everySubtaskHasOne && fpgaOk ? 0 : 1);
+    }
+
+    /**
+     * The FPGA part's defaults: the OpenCL driver with {@code device.types: ACCELERATOR,CPU} (an
+     * FPGA board, an emulator, or PoCL's CPU device), one device, two subtasks, 200 000 samples;
+     * {@code args} override them.
+     */
+    static FirJob.Options fpgaOptions(String... args) {
+        FirJob.Options o =
+                new FirJob.Options()
+                        .devices(FirJob.Devices.DRIVER)
+                        .deviceTypes("ACCELERATOR,CPU")
+                        .samples(200_000)
+                        .batch(4096)
+                        .parallelism(2);
+        return FirJob.Options.parse(o, args);
+    }
+
+    /**
+     * Runs the FPGA sample job on the OpenCL driver's device and prints its report, or prints why
+     * there is no OpenCL here. Returns false only when the job failed or filtered wrongly.
+     */
+    static boolean runFpga(FirJob.Options o, PrintStream out) {
+        out.println();
+        OpenClDevices.Listing listing = OpenClDevices.list();
+        if (listing.unavailable != null) {
+            out.println("flink-devices OpenCL driver: skipped, because " + listing.unavailable + ".");
+            out.println("  (install an OpenCL ICD loader and a platform, e.g. pocl-opencl-icd, to run the FPGA sample job)");
+            return true;
+        }
+        out.println(
+                "flink-devices OpenCL driver (device.types "
+                        + o.deviceTypes()
+                        + "), this host's OpenCL devices: "
+                        + listing.devices);
+        try {
+            FirJob.Result r = FirJob.run(o);
+            out.println(r.summary());
+            if (r.subtasksOpenCl == 0) {
+                out.println("  No subtask received an OpenCL device: see the TaskManager's WARN above.");
+            }
+            return r.mismatches == 0 && r.records() == o.samples();
+        } catch (Exception e) {
+            out.println("  The FPGA sample job failed: " + rootMessage(e));
+            return false;
+        }
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == t ? String.valueOf(t) : t + "\n  caused by " + root;
     }
 
     /**

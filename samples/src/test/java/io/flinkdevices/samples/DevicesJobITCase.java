@@ -5,9 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -31,5 +35,29 @@ class DevicesJobITCase {
         }
         List<GpuInfo> picked = lines.stream().map(l -> l.picked).collect(Collectors.toList());
         assertThat(picked).doesNotHaveDuplicates();
+    }
+
+    @Test
+    @DisplayName("the main job's FPGA part runs the FIR job on the OpenCL driver's PoCL device and reports it")
+    void fpgaPartRunsOnTheDriversDevice() {
+        Assumptions.assumeTrue(
+                io.flinkdevices.samples.fpga.OpenClDevices.list().first("Portable").isPresent(),
+                "no PoCL platform here (pocl-opencl-icd, OCL_ICD_VENDORS as samples/pom.xml sets it)");
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        boolean ok;
+        try (PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8)) {
+            ok = DevicesJob.runFpga(
+                    DevicesJob.fpgaOptions("--samples", "20000", "--platform-pattern", "Portable"), out);
+        }
+        String report = buffer.toString(StandardCharsets.UTF_8);
+        System.out.println(report);
+        assertThat(ok).isTrue();
+        assertThat(report)
+                .contains("flink-devices OpenCL driver (device.types ACCELERATOR,CPU)")
+                .contains("FirJob: 20000 samples")
+                .contains("OpenCL device #0 'pthread-")
+                .contains("of platform #1 'Portable Computing Language', kernel built from fir.cl")
+                .contains("OpenCL path: 2 subtask(s), 20000 samples")
+                .contains(" 0 beyond tolerance");
     }
 }

@@ -21,6 +21,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -45,7 +46,8 @@ import java.util.List;
  * <p>The device: a fixed {@link FpgaInfo}, or the one {@link DeviceSelection#forSubtask} picks
  * from {@code getExternalResourceInfos(resourceName)}. It is opened by platform and device index
  * and both names are checked. The kernel is built from {@code fir.cl} or, given a bitstream, loaded
- * with {@code clCreateProgramWithBinary}. A device that cannot be opened fails the task with a
+ * with {@code clCreateProgramWithBinary}; without one, a binary the driver loaded ({@link
+ * FpgaInfo#getBitstream()} naming a file that is not {@code .cl}) is used. A device that cannot be opened fails the task with a
  * message naming it. When the TaskManager received no device, the subtask filters on the CPU and
  * says so.
  *
@@ -160,13 +162,14 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         }
         String line;
         if (device != null) {
-            fir = OpenClFir.open(device, taps, batchSize, bitstream == null ? null : Path.of(bitstream), buildOptions);
+            String binary = bitstream != null ? bitstream : driverBitstream(device);
+            fir = OpenClFir.open(device, taps, batchSize, binary == null ? null : Path.of(binary), buildOptions);
             line =
                     "FirJob subtask "
                             + subtask
                             + ": "
                             + fir.describe()
-                            + (bitstream == null ? ", kernel built from " + OpenClFir.SOURCE_RESOURCE : ", bitstream " + bitstream)
+                            + (binary == null ? ", kernel built from " + OpenClFir.SOURCE_RESOURCE : ", bitstream " + binary)
                             + "; batches of "
                             + batchSize
                             + " samples, "
@@ -200,6 +203,17 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         if (count == batchSize) {
             flush();
         }
+    }
+
+    /**
+     * The binary the driver loaded on the device ({@code program.path}, given to job code as the
+     * info's bitstream), when it is a file and not OpenCL C source; it must hold the kernel {@code
+     * fir}.
+     */
+    private static String driverBitstream(FpgaInfo device) {
+        return device.getBitstream()
+                .filter(b -> !b.endsWith(".cl") && Files.isRegularFile(Path.of(b)))
+                .orElse(null);
     }
 
     private void flush() {
@@ -328,6 +342,10 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         } finally {
             super.close();
         }
+    }
+
+    int batchSize() {
+        return batchSize;
     }
 
     @Override

@@ -83,7 +83,11 @@ public final class FirJob {
 
         /** Parses {@code --name value} pairs; see the class comment. */
         public static Options parse(String... args) {
-            Options o = new Options();
+            return parse(new Options(), args);
+        }
+
+        /** Parses {@code --name value} pairs over the values already in {@code o}. */
+        public static Options parse(Options o, String... args) {
             for (int i = 0; i < args.length; i++) {
                 String key = args[i];
                 if (i + 1 >= args.length) {
@@ -128,6 +132,16 @@ public final class FirJob {
                 }
             }
             return o;
+        }
+
+        /** The OpenCL device types to use. */
+        public String deviceTypes() {
+            return deviceTypes;
+        }
+
+        /** Samples the job filters. */
+        public long samples() {
+            return samples;
         }
 
         /** Sets where devices come from. */
@@ -337,7 +351,7 @@ public final class FirJob {
             switch (o.devices) {
                 case DRIVER:
                     FpgaPlugin.install(work.resolve("plugins"));
-                    builder.resource(RESOURCE, FpgaPlugin.FACTORY, 1, driverParams(o));
+                    builder.resource(RESOURCE, FpgaPlugin.FACTORY, 1, driverParams(o, work));
                     operator = FirBatchOperator.onResource(RESOURCE, taps, o.batch, o.bitstream);
                     break;
                 case LOCAL:
@@ -358,9 +372,17 @@ public final class FirJob {
         }
     }
 
-    /** The driver's parameters for {@code o}: device types and platform pattern. */
-    static Map<String, String> driverParams(Options o) {
-        return Map.of("device.types", o.deviceTypes, "platform.pattern", o.platformPattern);
+    /**
+     * The driver's parameters for {@code o}: device types, platform pattern, and as {@code
+     * program.path} the bitstream or else {@code fir.cl} (written into {@code work}), so that the
+     * driver offers only devices on which the FIR kernel loads.
+     */
+    static Map<String, String> driverParams(Options o, Path work) throws java.io.IOException {
+        String program = o.bitstream;
+        if (program == null) {
+            program = Files.writeString(work.resolve(OpenClFir.SOURCE_RESOURCE), OpenClFir.kernelSource()).toString();
+        }
+        return Map.of("device.types", o.deviceTypes, "platform.pattern", o.platformPattern, "program.path", program);
     }
 
     /** The first listed device matching {@code o}'s platform pattern and device types. */

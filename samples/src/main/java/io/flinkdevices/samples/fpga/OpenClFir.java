@@ -57,7 +57,15 @@ final class OpenClFir implements AutoCloseable {
     /** The kernel's source, a class-path resource next to this class. */
     static final String SOURCE_RESOURCE = "fir.cl";
 
+    /**
+     * Oclgrind's runtime keeps its command queues in process-wide maps without a lock: two
+     * threads calling it at once crash the JVM (SIGSEGV in {@code asyncQueueRelease}). Every call
+     * to an oclgrind device goes through this one lock; other platforms use a lock per instance.
+     */
+    private static final Object OCLGRIND_LOCK = new Object();
+
     private final String description;
+    private final Object lock;
     private final int taps;
     private final int maxRecords;
     private final int maxInput;
@@ -74,12 +82,17 @@ final class OpenClFir implements AutoCloseable {
     private cl_mem inMem;
     private cl_mem posMem;
     private cl_mem outMem;
+    /** Work-group size of every launch: one shape, so that the device compiles the kernel once. */
+    static final long LOCAL_SIZE = 64;
+
     private final long[] globalSize = new long[1];
+    private final long[] localSize = new long[1];
     private final int[] nArg = new int[1];
     private final Pointer nArgPtr = Pointer.to(nArg);
 
-    private OpenClFir(String description, int taps, int maxRecords) {
+    private OpenClFir(String description, int taps, int maxRecords, boolean oclgrind) {
         this.description = description;
+        this.lock = oclgrind ? OCLGRIND_LOCK : new Object();
         this.taps = taps;
         this.maxRecords = maxRecords;
         this.maxInput = Math.multiplyExact(maxRecords, taps);
@@ -117,9 +130,12 @@ final class OpenClFir implements AutoCloseable {
                         + " '"
                         + device.getPlatform()
                         + "'";
-        OpenClFir fir = new OpenClFir(what, taps.length, maxRecords);
+        OpenClFir fir = new OpenClFir(what, taps.length, maxRecords, device.getPlatform().startsWith("Oclgrind"));
         try {
-            fir.init(device, taps, bitstream, buildOptions == null ? "" : buildOptions);
+            synchronized (fir.lock) {
+                fir.init(device, taps, bitstream, buildOptions == null ? "" : buildOptions);
+            }
+            fir.warmUp();
             return fir;
         } catch (CLException e) {
             fir.close();
@@ -162,7 +178,20 @@ final class OpenClFir implements AutoCloseable {
                             + buildLog(program, dev),
                     e);
         }
-        kernel = CL.clCreateKernel(program, KERNEL, null);
+        try {
+            kernel = CL.clCreateKernel(program, KERNEL, null);
+        } catch (CLException e) {
+            throw new IllegalStateException(
+                    description
+                            + ": "
+                            + (bitstream == null ? SOURCE_RESOURCE : "bitstream " + bitstream)
+                            + " has no kernel '"
+                            + KERNEL
+                            + "' ("
+                            + e.getMessage()
+                            + ")",
+                    e);
+        }
         cl_kernel k = kernel;
         releases.add(() -> CL.clReleaseKernel(k));
         cl_mem tapsMem =
@@ -175,6 +204,24 @@ final class OpenClFir implements AutoCloseable {
         CL.clSetKernelArg(kernel, 2, Sizeof.cl_mem, Pointer.to(tapsMem));
         CL.clSetKernelArg(kernel, 3, Sizeof.cl_int, Pointer.to(new int[] {taps}));
         CL.clSetKernelArg(kernel, 4, Sizeof.cl_mem, Pointer.to(outMem));
+        long[] maxGroup = new long[1];
+        CL.clGetKernelWorkGroupInfo(kernel, dev, CL.CL_KERNEL_WORK_GROUP_SIZE, Sizeof.size_t, Pointer.to(maxGroup), null);
+        localSize[0] = Math.max(1, Math.min(LOCAL_SIZE, maxGroup[0]));
+    }
+
+    /**
+     * One full-size run on zeros, so that a device that compiles a work-group function at the
+     * first launch (PoCL does, per work-group size) does it here and not inside the first batch.
+     */
+    private void warmUp() {
+        int h = taps - 1;
+        for (int i = 0; i <= h; i++) {
+            input.put(i, 0f);
+        }
+        for (int i = 0; i < maxRecords; i++) {
+            positions.put(i, h);
+        }
+        run(maxRecords, h + 1);
     }
 
     @SuppressWarnings("deprecation")
@@ -372,6 +419,12 @@ final class OpenClFir implements AutoCloseable {
         if (records <= 0) {
             return;
         }
+        synchronized (lock) {
+            enqueue(records, inputLength);
+        }
+    }
+
+    private void enqueue(int records, int inputLength) {
         if (records > maxRecords || inputLength > maxInput) {
             throw new IllegalArgumentException(
                     records + " records / " + inputLength + " samples exceed the buffers (" + maxRecords + " / " + maxInput + ")");
@@ -380,13 +433,20 @@ final class OpenClFir implements AutoCloseable {
         CL.clEnqueueWriteBuffer(queue, posMem, CL_FALSE, 0, (long) records * Sizeof.cl_int, positionsPtr, 0, null, null);
         nArg[0] = records;
         CL.clSetKernelArg(kernel, 5, Sizeof.cl_int, nArgPtr);
-        globalSize[0] = records;
-        CL.clEnqueueNDRangeKernel(queue, kernel, 1, null, globalSize, null, 0, null, null);
+        // padded to whole work groups; the kernel skips work items >= n
+        globalSize[0] = (records + localSize[0] - 1) / localSize[0] * localSize[0];
+        CL.clEnqueueNDRangeKernel(queue, kernel, 1, null, globalSize, localSize, 0, null, null);
         CL.clEnqueueReadBuffer(queue, outMem, CL_TRUE, 0, (long) records * Sizeof.cl_float, outputPtr, 0, null, null);
     }
 
     @Override
     public void close() {
+        synchronized (lock) {
+            release();
+        }
+    }
+
+    private void release() {
         RuntimeException first = null;
         for (int i = releases.size() - 1; i >= 0; i--) {
             try {
