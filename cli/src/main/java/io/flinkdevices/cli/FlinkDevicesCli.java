@@ -30,7 +30,9 @@ import java.util.concurrent.Callable;
         name = "flink-devices",
         mixinStandardHelpOptions = true,
         versionProvider = FlinkDevicesCli.Version.class,
-        header = "What Apache Flink's external resource drivers see on this host.",
+        header = "Apache Flink's external resource drivers: what they see on this host, what is"
+                        + " wrong with their configuration, and the Kubernetes and Yarn settings they"
+                        + " need.",
         synopsisSubcommandLabel = "COMMAND",
         subcommands = HelpCommand.class,
         commandListHeading = "%nCommands:%n")

@@ -108,4 +108,23 @@ class DoctorTest {
                     .contains("Flink logs a WARN and drops resource 'dev'");
         });
     }
+    @Test
+    @DisplayName("a key that is almost param.* or almost external-resource.* gets the right name")
+    void nearMissKeys() {
+        List<Finding> findings =
+                doctor(
+                        "external-resource.dev.amount", "1",
+                        "external-resource.dev.params.devices", "4",
+                        "external_resource.dev.amount", "2");
+
+        assertThat(findings)
+                .extracting(Finding::key, Finding::fix)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple(
+                                "external-resource.dev.params.devices",
+                                "rename it to external-resource.dev.param.devices"),
+                        org.assertj.core.groups.Tuple.tuple(
+                                "external_resource.dev.amount",
+                                "rename it to external-resource.dev.amount"));
+    }
 }
