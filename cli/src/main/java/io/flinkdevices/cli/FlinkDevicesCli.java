@@ -30,9 +30,10 @@ import java.util.concurrent.Callable;
         name = "flink-devices",
         mixinStandardHelpOptions = true,
         versionProvider = FlinkDevicesCli.Version.class,
-        header = "Apache Flink's external resource drivers: what they see on this host, what is"
-                        + " wrong with their configuration, and the Kubernetes and Yarn settings they"
-                        + " need.",
+        header =
+                "Apache Flink's external resource drivers: what they see on this host, what is"
+                    + " wrong with their configuration, and the Kubernetes and Yarn settings they"
+                    + " need.",
         synopsisSubcommandLabel = "COMMAND",
         subcommands = HelpCommand.class,
         commandListHeading = "%nCommands:%n")

@@ -22,7 +22,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-/** {@code doctor} and {@code render} through the real {@code bin/flink-devices} and the built jar. */
+/**
+ * {@code doctor} and {@code render} through the real {@code bin/flink-devices} and the built jar.
+ */
 class LauncherITCase {
 
     @TempDir Path home;
@@ -51,7 +53,8 @@ class LauncherITCase {
                 "the CLI jar is not built: " + jar);
         assumeTrue(repo != null, "flinkdevices.repo.root is not set");
         Path launcher = Path.of(repo).resolve("bin/flink-devices").toRealPath();
-        return ExternalCommand.of(launcher, List.of(args), Duration.ofSeconds(60), "bin/flink-devices")
+        return ExternalCommand.of(
+                        launcher, List.of(args), Duration.ofSeconds(60), "bin/flink-devices")
                 .withEnvironment(Map.of("FLINK_DEVICES_CLI_JAR", jar))
                 .run();
     }

@@ -46,15 +46,15 @@ class NvidiaPluginITCase {
             return Optional.empty();
         }
         try (Stream<Path> files = Files.list(target)) {
-            return files.filter(p -> p.getFileName().toString().endsWith("plugin.jar"))
-                    .findFirst();
+            return files.filter(p -> p.getFileName().toString().endsWith("plugin.jar")).findFirst();
         }
     }
 
     @BeforeEach
     void flinkHome() throws Exception {
         Optional<Path> jar = pluginJar();
-        assumeTrue(jar.isPresent(), "driver-nvidia's plugin jar is not built (driver-nvidia/target)");
+        assumeTrue(
+                jar.isPresent(), "driver-nvidia's plugin jar is not built (driver-nvidia/target)");
         conf = Files.createDirectories(home.resolve("conf"));
         Path nvidia = Files.createDirectories(home.resolve("plugins/nvidia"));
         Files.copy(jar.get(), nvidia.resolve("flink-devices-nvidia-plugin.jar"));
@@ -108,7 +108,9 @@ class NvidiaPluginITCase {
     }
 
     @Test
-    @DisplayName("render kubernetes: nvidia.com/mig-<profile> from the driver's decorator, model-checked")
+    @DisplayName(
+            "render kubernetes: nvidia.com/mig-<profile> from the driver's decorator,"
+                + " model-checked")
     void renderMig() throws Exception {
         config(
                 "external-resource.gpu.amount: 3",

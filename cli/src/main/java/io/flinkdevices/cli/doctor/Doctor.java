@@ -40,16 +40,16 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Checks a Flink configuration against the plugins and this host, the way a TaskManager and
- * Flink's Kubernetes and Yarn resource managers would use it, and explains each problem with the
- * key to change and how.
+ * Checks a Flink configuration against the plugins and this host, the way a TaskManager and Flink's
+ * Kubernetes and Yarn resource managers would use it, and explains each problem with the key to
+ * change and how.
  *
  * <p>It finds: keys Flink ignores (misspelt, or for a resource not listed in {@code
- * external-resources}); a resource without factory or amount; a non-numeric amount; a factory in
- * no plugin, or in two; a factory that rejects its params (unknown params with the nearest known
- * one, bad values); duplicate and invalid Kubernetes or Yarn resource names; config keys that
- * disagree with what the driver says its devices are requested as; and, unless switched off, an
- * amount larger than the driver can hand out on this host.
+ * external-resources}); a resource without factory or amount; a non-numeric amount; a factory in no
+ * plugin, or in two; a factory that rejects its params (unknown params with the nearest known one,
+ * bad values); duplicate and invalid Kubernetes or Yarn resource names; config keys that disagree
+ * with what the driver says its devices are requested as; and, unless switched off, an amount
+ * larger than the driver can hand out on this host.
  */
 public final class Doctor {
 
@@ -59,11 +59,7 @@ public final class Doctor {
     private static final String AMOUNT = "amount";
     private static final String FACTORY = "driver-factory.class";
     private static final List<String> RESOURCE_SUFFIXES =
-            List.of(
-                    AMOUNT,
-                    FACTORY,
-                    Deployment.KUBERNETES.suffix(),
-                    Deployment.YARN.suffix());
+            List.of(AMOUNT, FACTORY, Deployment.KUBERNETES.suffix(), Deployment.YARN.suffix());
     private static final Pattern DID_YOU_MEAN = Pattern.compile("did you mean ([^\\s?]+)\\?");
 
     /** Beyond this, probing for the largest amount a driver can hand out takes too many calls. */
@@ -346,7 +342,9 @@ public final class Doctor {
                                         + name
                                         + "' (it only logs a WARN) and tasks get no devices",
                                 "set it to the driver's factory class"
-                                        + (found.isEmpty() ? "" : " (found in plugins: " + found + ")")));
+                                        + (found.isEmpty()
+                                                ? ""
+                                                : " (found in plugins: " + found + ")")));
             } else {
                 driver = createDriver(setting.factoryClass().get(), reportedTwice);
             }
@@ -374,10 +372,12 @@ public final class Doctor {
                                     name,
                                     setting.amountKey(),
                                     "not set, so Flink never asks the driver for devices (it only"
-                                            + " logs a WARN), tasks get none, and Kubernetes or Yarn"
-                                            + " request none",
+                                        + " logs a WARN), tasks get none, and Kubernetes or Yarn"
+                                        + " request none",
                                     "set it to the number of devices each TaskManager gets, for"
-                                            + " example " + setting.amountKey() + ": 1"));
+                                            + " example "
+                                            + setting.amountKey()
+                                            + ": 1"));
                     break;
                 case NOT_POSITIVE:
                     out.add(
@@ -621,7 +621,8 @@ public final class Doctor {
                     .forEach(
                             (resource, quantity) -> {
                                 invalid.addAll(YarnResourceNames.validate(resource));
-                                invalid.addAll(YarnResourceNames.validateAmount(resource, quantity));
+                                invalid.addAll(
+                                        YarnResourceNames.validateAmount(resource, quantity));
                             });
             checkDecoratorAgainstKey(Deployment.YARN, needs.get(), invalid, amount);
         }
@@ -690,7 +691,11 @@ public final class Doctor {
                                         + " of it for "
                                         + amount
                                         + " devices",
-                                "remove " + key + " and request '" + value + "' with the rendered"
+                                "remove "
+                                        + key
+                                        + " and request '"
+                                        + value
+                                        + "' with the rendered"
                                         + " pod template or container settings instead"));
             }
         }
@@ -814,8 +819,8 @@ public final class Doctor {
 
     /**
      * The problems of an sdk-api {@code DriverConfigException} (or anything with a public {@code
-     * List problems()}), from whatever class loader; else the {@code "  - "} lines of a message
-     * in that format; else empty.
+     * List problems()}), from whatever class loader; else the {@code " - "} lines of a message in
+     * that format; else empty.
      */
     static List<String> configProblems(Throwable e) {
         try {
@@ -851,7 +856,8 @@ public final class Doctor {
         }
         String entry = className.replace('.', '/') + ".class";
         try (Stream<Path> jars = Files.list(libDir)) {
-            for (Path jar : (Iterable<Path>) jars.filter(p -> p.toString().endsWith(".jar"))::iterator) {
+            for (Path jar :
+                    (Iterable<Path>) jars.filter(p -> p.toString().endsWith(".jar"))::iterator) {
                 try (JarFile file = new JarFile(jar.toFile())) {
                     if (file.getEntry(entry) != null) {
                         return Optional.of(jar);

@@ -11,7 +11,6 @@ import java.util.List;
 /** Writes a doctor report as a numbered list for a person, or as one JSON object. */
 public final class DoctorRenderer {
 
-
     private DoctorRenderer() {}
 
     /** The report as a numbered list of findings, each with its key, problem and fix. */
@@ -91,5 +90,4 @@ public final class DoctorRenderer {
             String pluginsDir,
             List<String> resources,
             List<Finding> findings) {}
-
 }

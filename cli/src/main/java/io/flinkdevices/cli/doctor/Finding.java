@@ -8,8 +8,7 @@ import java.util.Objects;
  * One problem {@code doctor} found.
  *
  * @param severity error or warning
- * @param resource the resource it concerns, {@code null} for the plugins or the whole
- *     configuration
+ * @param resource the resource it concerns, {@code null} for the plugins or the whole configuration
  * @param key the full configuration key to change, or the file or folder when no key is at fault
  * @param problem what is wrong, and what Flink does about it
  * @param fix what to change

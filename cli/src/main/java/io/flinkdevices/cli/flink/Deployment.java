@@ -5,8 +5,8 @@ import org.apache.flink.configuration.ExternalResourceOptions;
 import java.util.Locale;
 
 /**
- * A resource manager that requests external resources for TaskManagers from its cluster, with
- * the config-key suffix Flink reads for it ({@code KubernetesConfigOptions} and {@code
+ * A resource manager that requests external resources for TaskManagers from its cluster, with the
+ * config-key suffix Flink reads for it ({@code KubernetesConfigOptions} and {@code
  * YarnConfigOptions}, which live outside flink-core).
  */
 public enum Deployment {

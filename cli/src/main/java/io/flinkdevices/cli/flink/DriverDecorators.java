@@ -101,8 +101,7 @@ public final class DriverDecorators {
             if (!seen.add(c)) {
                 continue;
             }
-            if (c.isInterface()
-                    && (c.getName().equals(name) || c.getName().endsWith("." + name))) {
+            if (c.isInterface() && (c.getName().equals(name) || c.getName().endsWith("." + name))) {
                 return Optional.of(c);
             }
             for (Class<?> i : c.getInterfaces()) {
@@ -152,8 +151,7 @@ public final class DriverDecorators {
         for (Map.Entry<?, ?> e : map(value, call).entrySet()) {
             if (!(e.getKey() instanceof String) || !(e.getValue() instanceof Number)) {
                 throw new DecoratorException(
-                        call + " returned the entry " + e + ", expected a name and a number",
-                        null);
+                        call + " returned the entry " + e + ", expected a name and a number", null);
             }
             out.put((String) e.getKey(), ((Number) e.getValue()).longValue());
         }
@@ -166,8 +164,7 @@ public final class DriverDecorators {
         for (Map.Entry<?, ?> e : map(value, call).entrySet()) {
             if (!(e.getKey() instanceof String) || !(e.getValue() instanceof String)) {
                 throw new DecoratorException(
-                        call + " returned the entry " + e + ", expected a label and a value",
-                        null);
+                        call + " returned the entry " + e + ", expected a label and a value", null);
             }
             out.put((String) e.getKey(), (String) e.getValue());
         }
@@ -177,7 +174,9 @@ public final class DriverDecorators {
     private static Map<?, ?> map(Object value, String call) throws DecoratorException {
         if (!(value instanceof Map)) {
             throw new DecoratorException(
-                    call + " returned " + (value == null ? "null" : value.getClass().getName())
+                    call
+                            + " returned "
+                            + (value == null ? "null" : value.getClass().getName())
                             + " instead of a map",
                     null);
         }

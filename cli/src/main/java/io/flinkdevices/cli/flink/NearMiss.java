@@ -42,7 +42,9 @@ public final class NearMiss {
         for (int i = 1; i <= a.length(); i++) {
             for (int j = 1; j <= b.length(); j++) {
                 int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                d[i][j] =
+                        Math.min(
+                                Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
                 if (i > 1
                         && j > 1
                         && a.charAt(i - 1) == b.charAt(j - 2)

@@ -62,8 +62,7 @@ public final class PluginFactories {
         List<String> problems = new ArrayList<>();
         if (!Files.isDirectory(pluginsDir)) {
             // PluginConfig.getPluginsDir: Flink logs a WARN and starts without plugins
-            return new PluginFactories(
-                    pluginsDir, false, List.of(), Map.of(), Map.of(), problems);
+            return new PluginFactories(pluginsDir, false, List.of(), Map.of(), Map.of(), problems);
         }
         final Collection<PluginDescriptor> descriptors;
         try {
@@ -74,8 +73,7 @@ public final class PluginFactories {
                             + pluginsDir
                             + " cannot be read, and a TaskManager would not start: "
                             + Failures.describe(e));
-            return new PluginFactories(
-                    pluginsDir, true, List.of(), Map.of(), Map.of(), problems);
+            return new PluginFactories(pluginsDir, true, List.of(), Map.of(), Map.of(), problems);
         }
         List<String> ids = new ArrayList<>();
         descriptors.forEach(d -> ids.add(d.getPluginId()));
@@ -103,7 +101,9 @@ public final class PluginFactories {
                     pluginsByFactory
                             .computeIfAbsent(className, k -> new ArrayList<>())
                             .add(descriptor.getPluginId());
-                } catch (Throwable e) { // NOPMD: a plugin's ServiceConfigurationError or LinkageError
+                } catch (
+                        Throwable
+                                e) { // NOPMD: a plugin's ServiceConfigurationError or LinkageError
                     failures++;
                     problems.add(
                             "a plugin's factory cannot be loaded, and a TaskManager would not"

@@ -18,8 +18,8 @@ import java.util.TreeMap;
  * external-resource.<name>.kubernetes.config-key} to the main container's requests and limits,
  * replacing the template's value for that name, and keeps the rest of the template's resources
  * ({@code InitTaskManagerDecorator}, {@code KubernetesUtils.getResourceRequirements}). So a
- * resource gets a config key when its quantity equals its amount and no other resource requests
- * the same name; everything is also in the template, whose limits equal its requests (extended
+ * resource gets a config key when its quantity equals its amount and no other resource requests the
+ * same name; everything is also in the template, whose limits equal its requests (extended
  * resources cannot be overcommitted), so the pod asks for the right devices either way.
  */
 public final class KubernetesRender {
@@ -33,8 +33,8 @@ public final class KubernetesRender {
     private KubernetesRender() {}
 
     /**
-     * @param podTemplatePath where the template will be, for the config line; {@code null} to
-     *     leave that line to the operator
+     * @param podTemplatePath where the template will be, for the config line; {@code null} to leave
+     *     that line to the operator
      */
     public static Rendered render(
             List<ResourceNeeds> needs,
@@ -103,7 +103,10 @@ public final class KubernetesRender {
                                         + name
                                         + "; Flink would keep one and request only its amount,"
                                         + " the template requests the sum"
-                                : "Flink would request " + n.amount() + " of " + name
+                                : "Flink would request "
+                                        + n.amount()
+                                        + " of "
+                                        + name
                                         + ", but the template requests what the driver needs");
             }
         }

@@ -170,7 +170,8 @@ public final class NeedsCollector {
                 .nodeSelector()
                 .forEach((label, value) -> invalid.addAll(KubernetesLabels.validate(label, value)));
         if (!invalid.isEmpty()) {
-            problems.add(needs.get().resource() + ": " + source + ": " + String.join("; ", invalid));
+            problems.add(
+                    needs.get().resource() + ": " + source + ": " + String.join("; ", invalid));
             return Optional.empty();
         }
         return needs;

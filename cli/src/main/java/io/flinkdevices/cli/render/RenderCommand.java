@@ -89,7 +89,8 @@ public final class RenderCommand implements Callable<Integer> {
             configFile = setup.configFile();
             PluginFactories plugins = PluginFactories.load(setup.pluginsDir(), configuration);
             problems.addAll(plugins.problems());
-            return new NeedsCollector(timeout).collect(configuration, plugins, deployment, problems);
+            return new NeedsCollector(timeout)
+                    .collect(configuration, plugins, deployment, problems);
         }
 
         int finish(Rendered rendered) {
@@ -101,12 +102,16 @@ public final class RenderCommand implements Callable<Integer> {
         }
 
         void configSection(Rendered rendered, PrintWriter out) {
-            out.println("# Flink configuration: add to " + configFile + " (replacing lines with the same key)");
+            out.println(
+                    "# Flink configuration: add to "
+                            + configFile
+                            + " (replacing lines with the same key)");
             if (ResourceSetting.readAll(configuration).isEmpty()) {
-                out.println("# no external resources configured: external-resources is not set or is 'none'");
+                out.println(
+                        "# no external resources configured: external-resources is not set or is"
+                            + " 'none'");
             }
-            rendered.configLines()
-                    .forEach((k, v) -> out.println(k + ": " + Yaml.quote(v)));
+            rendered.configLines().forEach((k, v) -> out.println(k + ": " + Yaml.quote(v)));
             rendered.configRemovals()
                     .forEach((k, why) -> out.println("# remove " + k + ": " + why));
         }
@@ -232,5 +237,4 @@ public final class RenderCommand implements Callable<Integer> {
             return finish(rendered);
         }
     }
-
 }

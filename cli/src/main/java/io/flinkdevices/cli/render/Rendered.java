@@ -20,9 +20,11 @@ public record Rendered(
         List<String> problems) {
 
     public Rendered {
-        configLines = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(configLines));
+        configLines =
+                java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(configLines));
         configRemovals =
-                java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(configRemovals));
+                java.util.Collections.unmodifiableMap(
+                        new java.util.LinkedHashMap<>(configRemovals));
         notes = List.copyOf(notes);
         problems = List.copyOf(problems);
     }

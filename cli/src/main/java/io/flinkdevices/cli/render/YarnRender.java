@@ -17,8 +17,8 @@ import java.util.TreeSet;
  * named by {@code external-resource.<name>.yarn.config-key}, to the resource's amount, and fails
  * when the cluster does not define that type ({@code
  * TaskExecutorProcessSpecContainerResourcePriorityAdapter}). So each resource needs exactly one
- * type whose quantity is its amount, and no two resources may share a type (Flink keeps only one
- * of them).
+ * type whose quantity is its amount, and no two resources may share a type (Flink keeps only one of
+ * them).
  */
 public final class YarnRender {
 
@@ -105,7 +105,8 @@ public final class YarnRender {
                             + " in capacity-scheduler.xml; the default calculator counts memory"
                             + " only and ignores these types.");
         }
-        return new Rendered(lines, Map.of(), resourceTypesXml(new TreeSet<>(types.keySet())), notes, problems);
+        return new Rendered(
+                lines, Map.of(), resourceTypesXml(new TreeSet<>(types.keySet())), notes, problems);
     }
 
     /** {@code resource-types.xml} defining {@code types}. */

@@ -39,8 +39,9 @@ class DoctorCommandTest {
     private static final String EVERY_PROBLEM =
             String.join(
                     "\n",
-                    "external-resources: gpu;nofactory;noamount;ghost;inlib;twice;dupa;dupb;badnames;"
-                            + "toomany;typo;misspelt;words;mismatch",
+                    "external-resources:"
+                        + " gpu;nofactory;noamount;ghost;inlib;twice;dupa;dupb;badnames;"
+                        + "toomany;typo;misspelt;words;mismatch",
                     "external-resouces: gpu",
                     "external-resource.gpu.driver-factory.class: " + SIM,
                     "external-resource.gpu.amount: 2",
@@ -108,7 +109,8 @@ class DoctorCommandTest {
     }
 
     @Test
-    @DisplayName("finds every problem of a configuration that has all of them, each with key and fix")
+    @DisplayName(
+            "finds every problem of a configuration that has all of them, each with key and fix")
     void everyProblem() throws Exception {
         Files.writeString(conf.resolve("config.yaml"), EVERY_PROBLEM);
         Path lib = Files.createDirectories(home.resolve("lib"));
@@ -147,7 +149,10 @@ class DoctorCommandTest {
                 .startsWith("not set, so Flink never asks the driver");
 
         // factory and amount
-        assertThat(only(f, "external-resource.nofactory.driver-factory.class").get("problem").asText())
+        assertThat(
+                        only(f, "external-resource.nofactory.driver-factory.class")
+                                .get("problem")
+                                .asText())
                 .startsWith("not set, so Flink creates no driver");
         assertThat(only(f, "external-resource.noamount.amount").get("severity").asText())
                 .isEqualTo("error");
@@ -188,7 +193,12 @@ class DoctorCommandTest {
         // Kubernetes and Yarn names: duplicates between resources, invalid names, mismatch
         List<JsonNode> dupK8s =
                 f.stream()
-                        .filter(n -> n.get("key").asText().matches("external-resource\\.dup.\\.kubernetes\\.config-key"))
+                        .filter(
+                                n ->
+                                        n.get("key")
+                                                .asText()
+                                                .matches(
+                                                        "external-resource\\.dup.\\.kubernetes\\.config-key"))
                         .toList();
         assertThat(dupK8s).hasSize(1);
         assertThat(dupK8s.get(0).get("problem").asText())
@@ -196,11 +206,19 @@ class DoctorCommandTest {
                 .contains("silently drops the other");
         List<JsonNode> dupYarn =
                 f.stream()
-                        .filter(n -> n.get("key").asText().matches("external-resource\\.dup.\\.yarn\\.config-key"))
+                        .filter(
+                                n ->
+                                        n.get("key")
+                                                .asText()
+                                                .matches(
+                                                        "external-resource\\.dup.\\.yarn\\.config-key"))
                         .toList();
         assertThat(dupYarn).hasSize(1);
         assertThat(dupYarn.get(0).get("fix").asText()).contains("merge resources dupa and dupb");
-        assertThat(only(f, "external-resource.badnames.kubernetes.config-key").get("problem").asText())
+        assertThat(
+                        only(f, "external-resource.badnames.kubernetes.config-key")
+                                .get("problem")
+                                .asText())
                 .contains("'gpu' is not a Kubernetes extended resource name");
         assertThat(only(f, "external-resource.badnames.yarn.config-key").get("problem").asText())
                 .contains("'1gpu' is not a valid Yarn resource name");
@@ -211,13 +229,19 @@ class DoctorCommandTest {
                 .contains("'example.com/dev': 2");
         assertThat(mismatch.get("fix").asText()).startsWith("set it to example.com/dev");
 
-        assertThat(
-                        f.stream()
-                                .map(n -> n.get("resource").asText())
-                                .collect(Collectors.toSet()))
+        assertThat(f.stream().map(n -> n.get("resource").asText()).collect(Collectors.toSet()))
                 .contains(
-                        "nofactory", "noamount", "ghost", "inlib", "twice", "badnames", "toomany",
-                        "typo", "misspelt", "words", "mismatch");
+                        "nofactory",
+                        "noamount",
+                        "ghost",
+                        "inlib",
+                        "twice",
+                        "badnames",
+                        "toomany",
+                        "typo",
+                        "misspelt",
+                        "words",
+                        "mismatch");
     }
 
     @Test
@@ -239,7 +263,10 @@ class DoctorCommandTest {
         assertThat(run.out())
                 .contains("1. [error] external-resource.gpu.param.cuont")
                 .contains("   fix: rename it to external-resource.gpu.param.count")
-                .endsWith("1 error, 0 warnings in " + conf.resolve("config.yaml") + System.lineSeparator());
+                .endsWith(
+                        "1 error, 0 warnings in "
+                                + conf.resolve("config.yaml")
+                                + System.lineSeparator());
     }
 
     @Test
@@ -252,7 +279,8 @@ class DoctorCommandTest {
                         "external-resources: gpu;dev",
                         "external-resource.gpu.driver-factory.class: " + SIM,
                         "external-resource.gpu.amount: 2",
-                        "external-resource.gpu.kubernetes.config-key: flinkdevices.io/simulated-gpu",
+                        "external-resource.gpu.kubernetes.config-key:"
+                            + " flinkdevices.io/simulated-gpu",
                         "external-resource.dev.driver-factory.class: " + DEPLOY,
                         "external-resource.dev.amount: 1",
                         "external-resource.dev.yarn.config-key: yarn.io/dev",
@@ -261,7 +289,9 @@ class DoctorCommandTest {
         CliRun run = CliRun.run("doctor", "--conf-dir", conf.toString());
 
         assertThat(run.exitCode()).as(run.out()).isZero();
-        assertThat(run.out()).contains("Resources            gpu, dev").endsWith("No problems found." + System.lineSeparator());
+        assertThat(run.out())
+                .contains("Resources            gpu, dev")
+                .endsWith("No problems found." + System.lineSeparator());
     }
 
     @Test

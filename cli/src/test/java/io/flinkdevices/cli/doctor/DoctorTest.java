@@ -28,8 +28,10 @@ class DoctorTest {
             map.put(keyValues[i], keyValues[i + 1]);
         }
         PluginFactories plugins =
-                PluginFactories.of(Path.of("/opt/flink/plugins"), Map.of(FACTORY, new TestDriverFactory()));
-        return new Doctor(Duration.ofSeconds(2), true, null).run(Configuration.fromMap(map), plugins);
+                PluginFactories.of(
+                        Path.of("/opt/flink/plugins"), Map.of(FACTORY, new TestDriverFactory()));
+        return new Doctor(Duration.ofSeconds(2), true, null)
+                .run(Configuration.fromMap(map), plugins);
     }
 
     @Test
@@ -40,13 +42,17 @@ class DoctorTest {
                         "external-resource.dev.amount", "3",
                         "external-resource.dev.param.return", "1");
 
-        assertThat(findings).singleElement().satisfies(f -> {
-            assertThat(f.key()).isEqualTo("external-resource.dev.amount");
-            assertThat(f.problem())
-                    .startsWith("3 is more than the 1 device the driver can hand out on this host,"
-                            + " so tasks get only 1.");
-            assertThat(f.fix()).startsWith("lower it to 1");
-        });
+        assertThat(findings)
+                .singleElement()
+                .satisfies(
+                        f -> {
+                            assertThat(f.key()).isEqualTo("external-resource.dev.amount");
+                            assertThat(f.problem())
+                                    .startsWith(
+                                            "3 is more than the 1 device the driver can hand out on"
+                                                + " this host, so tasks get only 1.");
+                            assertThat(f.fix()).startsWith("lower it to 1");
+                        });
     }
 
     @Test
@@ -57,25 +63,33 @@ class DoctorTest {
                         "external-resource.dev.amount", "1",
                         "external-resource.dev.param.driver-throws", "no device node /dev/acme0");
 
-        assertThat(findings).singleElement().satisfies(f -> {
-            assertThat(f.key()).isEqualTo("external-resource.dev");
-            assertThat(f.problem())
-                    .startsWith("the driver finds no usable device on this host")
-                    .contains("no device node /dev/acme0");
-        });
+        assertThat(findings)
+                .singleElement()
+                .satisfies(
+                        f -> {
+                            assertThat(f.key()).isEqualTo("external-resource.dev");
+                            assertThat(f.problem())
+                                    .startsWith("the driver finds no usable device on this host")
+                                    .contains("no device node /dev/acme0");
+                        });
     }
 
     @Test
-    @DisplayName("an Error from the driver is one finding, and the TaskManager-killing kind is named")
+    @DisplayName(
+            "an Error from the driver is one finding, and the TaskManager-killing kind is named")
     void driverError() {
         List<Finding> findings =
                 doctor(
                         "external-resource.dev.amount", "1",
                         "external-resource.dev.param.driver-error", "UnsatisfiedLinkError");
 
-        assertThat(findings).singleElement().satisfies(f -> assertThat(f.problem())
-                .contains("UnsatisfiedLinkError")
-                .contains("an Error, which Flink does not catch"));
+        assertThat(findings)
+                .singleElement()
+                .satisfies(
+                        f ->
+                                assertThat(f.problem())
+                                        .contains("UnsatisfiedLinkError")
+                                        .contains("an Error, which Flink does not catch"));
     }
 
     @Test
@@ -86,10 +100,14 @@ class DoctorTest {
                         "external-resource.dev.amount", "1",
                         "external-resource.dev.param.hang", "true");
 
-        assertThat(findings).singleElement().satisfies(f -> {
-            assertThat(f.key()).isEqualTo("external-resource.dev.amount");
-            assertThat(f.problem()).contains("did not return devices within 2 s (--timeout)");
-        });
+        assertThat(findings)
+                .singleElement()
+                .satisfies(
+                        f -> {
+                            assertThat(f.key()).isEqualTo("external-resource.dev.amount");
+                            assertThat(f.problem())
+                                    .contains("did not return devices within 2 s (--timeout)");
+                        });
     }
 
     @Test
@@ -100,14 +118,19 @@ class DoctorTest {
                         "external-resource.dev.amount", "1",
                         "external-resource.dev.param.factory-throws", "licence server unreachable");
 
-        assertThat(findings).singleElement().satisfies(f -> {
-            assertThat(f.key()).isEqualTo("external-resource.dev.param.*");
-            assertThat(f.problem())
-                    .contains("cannot create a driver: IllegalArgumentException: licence server"
-                            + " unreachable")
-                    .contains("Flink logs a WARN and drops resource 'dev'");
-        });
+        assertThat(findings)
+                .singleElement()
+                .satisfies(
+                        f -> {
+                            assertThat(f.key()).isEqualTo("external-resource.dev.param.*");
+                            assertThat(f.problem())
+                                    .contains(
+                                            "cannot create a driver: IllegalArgumentException:"
+                                                + " licence server unreachable")
+                                    .contains("Flink logs a WARN and drops resource 'dev'");
+                        });
     }
+
     @Test
     @DisplayName("a key that is almost param.* or almost external-resource.* gets the right name")
     void nearMissKeys() {

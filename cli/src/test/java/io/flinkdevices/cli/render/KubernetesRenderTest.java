@@ -12,14 +12,17 @@ import java.util.Map;
 class KubernetesRenderTest {
 
     @Test
-    @DisplayName("two resources that need different values of one node label: the first wins, the"
-            + " second is a problem")
+    @DisplayName(
+            "two resources that need different values of one node label: the first wins, the"
+                    + " second is a problem")
     void conflictingNodeLabels() {
         Rendered r =
                 KubernetesRender.render(
                         List.of(
-                                new ResourceNeeds("a", 1, Map.of("x.io/a", 1L), Map.of("zone", "z1"), true),
-                                new ResourceNeeds("b", 1, Map.of("x.io/b", 1L), Map.of("zone", "z2"), true)),
+                                new ResourceNeeds(
+                                        "a", 1, Map.of("x.io/a", 1L), Map.of("zone", "z1"), true),
+                                new ResourceNeeds(
+                                        "b", 1, Map.of("x.io/b", 1L), Map.of("zone", "z2"), true)),
                         new Configuration(),
                         null,
                         List.of());
@@ -32,8 +35,9 @@ class KubernetesRenderTest {
     }
 
     @Test
-    @DisplayName("a quantity other than the amount gets no config key (Flink would request the"
-            + " amount) and an existing one is to go")
+    @DisplayName(
+            "a quantity other than the amount gets no config key (Flink would request the"
+                    + " amount) and an existing one is to go")
     void quantityOtherThanAmount() {
         Rendered r =
                 KubernetesRender.render(

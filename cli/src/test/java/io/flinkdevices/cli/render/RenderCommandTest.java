@@ -138,9 +138,12 @@ class RenderCommandTest {
             assertFlinkMainContainer(
                     pod,
                     Map.of(
-                            SimulatedGpuDriverFactory.KUBERNETES_RESOURCE, "2",
-                            "example.com/fpga", "3",
-                            "vendor.com/thing", "1"));
+                            SimulatedGpuDriverFactory.KUBERNETES_RESOURCE,
+                            "2",
+                            "example.com/fpga",
+                            "3",
+                            "vendor.com/thing",
+                            "1"));
             assertThat(pod.getSpec().getNodeSelector())
                     .containsExactlyEntriesOf(Map.of("example.com/fpga-model", "u250"));
         }
@@ -190,7 +193,8 @@ class RenderCommandTest {
             String[] docs = run.out().split("(?m)^---$", 2);
             assertThat(flinkConfig(docs[0], home.resolve("rendered")).toMap()).isEmpty();
             assertThat(docs[0])
-                    .contains("# remove external-resource.a.kubernetes.config-key: resources a and b")
+                    .contains(
+                            "# remove external-resource.a.kubernetes.config-key: resources a and b")
                     .contains("# remove external-resource.b.kubernetes.config-key:");
             assertFlinkMainContainer(
                     YAML.readValue(docs[1], Pod.class), Map.of("example.com/dev", "3"));

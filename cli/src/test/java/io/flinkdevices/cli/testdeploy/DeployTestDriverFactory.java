@@ -33,14 +33,13 @@ public final class DeployTestDriverFactory implements ExternalResourceDriverFact
             throws Exception {
         DriverParams p = DriverParams.of(config);
         long devices = p.longValue("devices", 2, 0);
-        Map<String, Long> kubernetes = perDevice(p.list("kubernetes", List.of("example.com/dev=1")));
+        Map<String, Long> kubernetes =
+                perDevice(p.list("kubernetes", List.of("example.com/dev=1")));
         Map<String, String> selector = labels(p.list("node-selector", List.of()));
         Map<String, Long> yarn = perDevice(p.list("yarn", List.of("yarn.io/dev=1")));
         boolean decorators = p.bool("decorators", true);
         p.validate();
-        return decorators
-                ? new Decorated(devices, kubernetes, selector, yarn)
-                : new Plain(devices);
+        return decorators ? new Decorated(devices, kubernetes, selector, yarn) : new Plain(devices);
     }
 
     private static Map<String, Long> perDevice(List<String> entries) {
