@@ -16,10 +16,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.Reader;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -275,8 +279,18 @@ class StandaloneClusterEndToEndITCase {
         return parseHolders(readLines(file), new ArrayList<>());
     }
 
-    private static List<String> readLines(Path file) throws IOException {
-        try {
+    /**
+     * The records as the drivers see them: read under a shared lock on {@code <file>.lock}, the
+     * lock every driver takes before it rewrites the file in place, so no read sees half a write.
+     * Synchronized: the sampler and the test thread must not hold overlapping locks in one JVM.
+     */
+    private static synchronized List<String> readLines(Path file) throws IOException {
+        Path lockFile = file.resolveSibling(file.getFileName() + ".lock");
+        if (!Files.exists(lockFile)) {
+            return List.of();
+        }
+        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.READ);
+                FileLock lock = channel.lock(0, Long.MAX_VALUE, true)) {
             return Files.readAllLines(file, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
             return List.of();
@@ -342,10 +356,12 @@ class StandaloneClusterEndToEndITCase {
                     });
                     samples++;
                     Thread.sleep(20);
-                } catch (InterruptedException e) {
+                } catch (InterruptedException | ClosedByInterruptException e) {
                     return;
                 } catch (IOException | RuntimeException e) {
-                    violations.add("unreadable coordination file: " + e);
+                    if (running) {
+                        violations.add("unreadable coordination file: " + e);
+                    }
                 }
             }
         }
