@@ -35,6 +35,7 @@ public final class CpuFirMap extends RichMapFunction<SensorSample, SensorSample>
         FirBatchOperator.Slot slot = new FirBatchOperator.Slot(x.sensor, h);
         float y = slot.push(taps, x.value);
         history.update(h);
-        return new SensorSample(x.sensor, x.seq, y);
+        x.value = y; // as the batched operator does: the input record carries the result out
+        return x;
     }
 }

@@ -36,7 +36,7 @@ import java.util.List;
  * direct, native-order buffers: one segment per sensor of the batch, holding the sensor's last
  * {@code taps - 1} samples from earlier batches followed by its samples of this batch, plus each
  * record's position in those segments. One kernel run computes every record's output, and the
- * filtered samples are emitted in arrival order. The history carried from batch to batch makes
+ * filtered samples are emitted in arrival order (each input record carries its filtered value out). The history carried from batch to batch makes
  * the output equal to filtering each sensor's whole stream ({@link Fir#filter}); it is kept in
  * keyed state at checkpoints, so it survives a restore and a rescale.
  *
@@ -272,8 +272,11 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         }
         FloatBuffer out = fir.output();
         for (int i = 0; i < count; i++) {
+            // the input record becomes the output: Flink's network input deserializes every
+            // record into a fresh object, so nobody else holds it
             SensorSample r = pending[i];
-            results[i] = new SensorSample(r.sensor, r.seq, out.get(i));
+            r.value = out.get(i);
+            results[i] = r;
             pending[i] = null;
             pendingSlots[i] = null;
         }
@@ -287,7 +290,8 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         for (int i = 0; i < count; i++) {
             SensorSample r = pending[i];
             Slot s = slot(r.sensor);
-            results[i] = new SensorSample(r.sensor, r.seq, s.push(taps, r.value));
+            r.value = s.push(taps, r.value);
+            results[i] = r;
             s.dirty = true;
             pending[i] = null;
         }
@@ -383,7 +387,18 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         private Slot[] table = new Slot[64];
         private int size;
 
+        /** Sensors 0..DENSE-1, the usual case, are found by index. */
+        private static final int DENSE = 1 << 16;
+
+        private Slot[] dense = new Slot[16];
+
         Slot get(int sensor) {
+            if (sensor >= 0 && sensor < dense.length) {
+                return dense[sensor];
+            }
+            if (sensor >= 0 && sensor < DENSE) {
+                return null; // dense sensors are always in the dense array
+            }
             int mask = table.length - 1;
             for (int i = mix(sensor) & mask; ; i = (i + 1) & mask) {
                 Slot s = table[i];
@@ -394,34 +409,50 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         }
 
         void put(Slot slot) {
+            int sensor = slot.sensor;
+            if (sensor >= 0 && sensor < DENSE) {
+                if (sensor >= dense.length) {
+                    dense = Arrays.copyOf(dense, Math.min(DENSE, Math.max(dense.length * 2, Integer.highestOneBit(sensor) * 2)));
+                }
+                if (dense[sensor] == null) {
+                    size++;
+                }
+                dense[sensor] = slot;
+                return;
+            }
             if ((size + 1) * 2 > table.length) {
                 Slot[] old = table;
                 table = new Slot[old.length * 2];
-                size = 0;
                 for (Slot s : old) {
                     if (s != null) {
                         insert(s);
                     }
                 }
             }
-            insert(slot);
+            if (insert(slot)) {
+                size++;
+            }
         }
 
-        private void insert(Slot slot) {
+        /** Returns true when the sensor was new. */
+        private boolean insert(Slot slot) {
             int mask = table.length - 1;
             for (int i = mix(slot.sensor) & mask; ; i = (i + 1) & mask) {
                 if (table[i] == null || table[i].sensor == slot.sensor) {
-                    if (table[i] == null) {
-                        size++;
-                    }
+                    boolean added = table[i] == null;
                     table[i] = slot;
-                    return;
+                    return added;
                 }
             }
         }
 
         List<Slot> all() {
             List<Slot> out = new ArrayList<>(size);
+            for (Slot s : dense) {
+                if (s != null) {
+                    out.add(s);
+                }
+            }
             for (Slot s : table) {
                 if (s != null) {
                     out.add(s);

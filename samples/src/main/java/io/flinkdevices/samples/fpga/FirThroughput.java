@@ -30,8 +30,12 @@ import java.util.Locale;
  *
  * <pre>
  * FirThroughput [--batches 64,256,1024,4096,16384] [--samples 4000000] [--sensors 16] [--taps 64]
- *               [--parallelism 1] [--seconds 2] [--platform-pattern Portable] [--device-types CPU]
+ *               [--parallelism 1] [--seconds 2] [--repeat 3] [--platform-pattern Portable]
+ *               [--device-types CPU]
  * </pre>
+ *
+ * Every configuration runs {@code repeat} times and the fastest job (and the fastest bare loop)
+ * is kept, which filters out other processes on a shared machine.
  */
 public final class FirThroughput {
 
@@ -77,10 +81,13 @@ public final class FirThroughput {
         o.samples(4_000_000).parallelism(1);
         List<Integer> batches = List.of(64, 256, 1024, 4096, 16384);
         double seconds = 2;
+        int repeat = 3;
         List<String> jobArgs = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--batches")) {
                 batches = Arrays.stream(args[++i].split(",")).map(String::trim).map(Integer::valueOf).toList();
+            } else if (args[i].equals("--repeat")) {
+                repeat = Integer.parseInt(args[++i]);
             } else if (args[i].equals("--seconds")) {
                 seconds = Double.parseDouble(args[++i]);
             } else {
@@ -91,12 +98,13 @@ public final class FirThroughput {
             }
         }
         FirJob.Options.parse(o, jobArgs.toArray(new String[0]));
-        List<Row> rows = run(o, batches, seconds, System.out);
+        List<Row> rows = run(o, batches, seconds, repeat, System.out);
         System.exit(rows.stream().allMatch(r -> r.mismatches == 0) ? 0 : 1);
     }
 
     /** Measures every batch size, prints the table and the goals, and returns the rows. */
-    static List<Row> run(FirJob.Options o, List<Integer> batches, double seconds, PrintStream out) throws Exception {
+    static List<Row> run(FirJob.Options o, List<Integer> batches, double seconds, int repeat, PrintStream out)
+            throws Exception {
         FpgaInfo device = FirJob.localDevice(o);
         float[] taps = Fir.lowPass(o.taps);
         List<Row> rows = new ArrayList<>();
@@ -105,11 +113,20 @@ public final class FirThroughput {
             // warm-up: class loading, JIT and the device's kernel compiler, not measured
             job(cluster, o, taps, "opencl", FirBatchOperator.onDevice(device, taps, batches.get(batches.size() - 1), null), Math.min(o.samples, 500_000));
             job(cluster, o, taps, "map", null, Math.min(o.samples, 500_000));
-            rows.add(job(cluster, o, taps, "map", null, o.samples));
+            Row map = null;
+            for (int k = 0; k < repeat; k++) {
+                map = faster(map, job(cluster, o, taps, "map", null, o.samples));
+            }
+            rows.add(map);
             for (int batch : batches) {
-                Row r = job(cluster, o, taps, "opencl", FirBatchOperator.onDevice(device, taps, batch, null), o.samples);
-                r.bareSamplesPerSecond = bareLoop(device, taps, batch, o.sensors, seconds);
-                rows.add(r);
+                Row best = null;
+                double bare = 0;
+                for (int k = 0; k < repeat; k++) {
+                    best = faster(best, job(cluster, o, taps, "opencl", FirBatchOperator.onDevice(device, taps, batch, null), o.samples));
+                    bare = Math.max(bare, bareLoop(device, taps, batch, o.sensors, seconds));
+                }
+                best.bareSamplesPerSecond = bare;
+                rows.add(best);
             }
         }
         print(o, device, rows, out);
@@ -136,6 +153,14 @@ public final class FirThroughput {
                 counter(r, "nanos-marshal"),
                 counter(r, "nanos-kernel"),
                 counter(r, "mismatches"));
+    }
+
+    /** Of two runs, the one with the shorter job time: the one other processes disturbed least. */
+    private static Row faster(Row a, Row b) {
+        if (a != null && a.mismatches + b.mismatches > 0) {
+            return a.mismatches > 0 ? a : b; // never hide a wrong run
+        }
+        return a == null || b.jobMillis < a.jobMillis ? b : a;
     }
 
     private static int batchOf(FirBatchOperator operator) {
@@ -179,7 +204,7 @@ public final class FirThroughput {
         out.printf(
                 Locale.ROOT,
                 "%nFIR filter, %d taps, %d sensors, %d samples per job, filter parallelism %d, %d CPU cores, Java %s%n"
-                        + "OpenCL device: %s / %s%n",
+                        + "OpenCL device: %s / %s, POCL_MAX_PTHREAD_COUNT=%s%n",
                 o.taps,
                 o.sensors,
                 o.samples,
@@ -187,10 +212,11 @@ public final class FirThroughput {
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"),
                 device.getPlatform(),
-                device.getDeviceName());
-        String format = "| %-22s | %6s | %12s | %9s | %11s | %14s | %14s | %7s |%n";
+                device.getDeviceName(),
+                System.getenv().getOrDefault("POCL_MAX_PTHREAD_COUNT", "(unset)"));
+        String format = "| %-23s | %6s | %13s | %7s | %11s | %14s | %15s | %7s |%n";
         out.printf(Locale.ROOT, format, "path", "batch", "job samples/s", "vs map", "marshalling", "kernel smp/s", "bare JOCL smp/s", "op/bare");
-        out.printf(Locale.ROOT, format, "-".repeat(22), "------", "------------", "---------", "-----------", "--------------", "--------------", "-------");
+        out.printf(Locale.ROOT, format, "-".repeat(23), "------", "-------------", "-------", "-----------", "--------------", "---------------", "-------");
         double map = rows.get(0).jobSamplesPerSecond();
         for (Row r : rows) {
             boolean cl = r.path.equals("opencl");

@@ -56,6 +56,13 @@ class FirTest {
                 assertThat(slot).isNull();
             }
         }
-        assertThat(map.all()).hasSize(334);
+        for (int s : new int[] {1 << 16, 1_000_000, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
+            map.put(new FirBatchOperator.Slot(s, new float[0]));
+        }
+        assertThat(map.get(1_000_000).sensor).isEqualTo(1_000_000);
+        assertThat(map.get(Integer.MAX_VALUE).sensor).isEqualTo(Integer.MAX_VALUE);
+        assertThat(map.get(Integer.MIN_VALUE).sensor).isEqualTo(Integer.MIN_VALUE);
+        assertThat(map.get(1_000_001)).isNull();
+        assertThat(map.all()).hasSize(338);
     }
 }
