@@ -6,10 +6,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.stream.Collectors;
 
 /**
  * Initializes a JNI binding's class so that the native library it extracts lies in a folder
@@ -48,7 +53,8 @@ public final class PrivateNativeLibraries {
 
     /**
      * Initializes {@code className} of {@code loader} with {@code java.io.tmpdir} pointing at a new
-     * folder {@code <java.io.tmpdir>/<folderPrefix><random>} (deleted at JVM exit when empty).
+     * folder {@code <java.io.tmpdir>/<folderPrefix><random>}, removed again once the class initializer
+     * has run (a loaded library stays mapped after its file is unlinked).
      *
      * <p>Only the first call for a class and loader swaps the property and creates a folder; later
      * calls return the initialized class, or throw {@link NoClassDefFoundError} when its
@@ -81,29 +87,39 @@ public final class PrivateNativeLibraries {
                 throw new UncheckedIOException(
                         "cannot create a private folder for the native library of " + className, e);
             }
-            folder.toFile().deleteOnExit();
             System.setProperty("java.io.tmpdir", folder.toString());
             try {
                 return Class.forName(className, true, loader);
             } finally {
                 System.setProperty("java.io.tmpdir", original);
-                markLibrariesForDeletion(folder);
+                removeFolder(folder);
             }
         }
     }
 
     /**
-     * Files the binding extracted are deleted at JVM exit (after their folder is registered, so
-     * they go first): a loaded library can be unlinked, and the private folders do not pile up.
+     * Removes the private folder once the class initializer has run: a library the JVM has loaded
+     * stays mapped after its file is unlinked, so nothing is left in {@code java.io.tmpdir}, even
+     * when the TaskManager is later killed. What cannot be removed now is removed at JVM exit.
      */
-    private static void markLibrariesForDeletion(Path folder) {
+    private static void removeFolder(Path folder) {
+        List<Path> paths;
         try (var files = Files.walk(folder)) {
-            // deleteOnExit deletes in reverse order of registration: parents first here
-            files.filter(p -> !p.equals(folder))
-                    .sorted()
-                    .forEach(p -> p.toFile().deleteOnExit());
+            paths = files.sorted(Comparator.reverseOrder()).collect(Collectors.toList());
         } catch (IOException | UncheckedIOException e) {
-            // best effort: a folder left behind in java.io.tmpdir does no harm
+            folder.toFile().deleteOnExit();
+            return;
         }
+        List<Path> left = new ArrayList<>();
+        for (Path p : paths) {
+            try {
+                Files.deleteIfExists(p);
+            } catch (IOException e) {
+                left.add(p);
+            }
+        }
+        // deleteOnExit deletes in reverse order of registration: register parents first
+        Collections.reverse(left);
+        left.forEach(p -> p.toFile().deleteOnExit());
     }
 }

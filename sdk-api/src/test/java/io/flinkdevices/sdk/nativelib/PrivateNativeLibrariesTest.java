@@ -60,7 +60,11 @@ class PrivateNativeLibrariesTest {
             assertThat(jobLibrary).isEqualTo(tmp.resolve("libBinding-linux-x86_64.so"));
             assertThat(pluginLibrary.getParent().getParent()).isEqualTo(tmp);
             assertThat(pluginLibrary.getParent().getFileName().toString()).startsWith("flink-devices-test-");
-            assertThat(pluginLibrary).isNotEqualTo(jobLibrary).isRegularFile();
+            assertThat(pluginLibrary).isNotEqualTo(jobLibrary);
+            assertThat(jobLibrary).isRegularFile();
+            assertThat(pluginLibrary.getParent())
+                    .as("the private folder is removed once the library is loaded")
+                    .doesNotExist();
         }
     }
 
@@ -77,7 +81,8 @@ class PrivateNativeLibrariesTest {
             assertThat(first.getClassLoader()).isSameAs(plugin);
             try (var folders = java.nio.file.Files.list(tmp)) {
                 assertThat(folders.filter(p -> p.getFileName().toString().startsWith("flink-devices-test-")))
-                        .hasSize(1);
+                        .as("no folder is left behind, and the second call makes none")
+                        .isEmpty();
             }
         }
     }
