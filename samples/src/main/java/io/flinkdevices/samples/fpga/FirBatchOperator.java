@@ -19,8 +19,6 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
-import java.nio.FloatBuffer;
-import java.nio.IntBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -75,7 +73,9 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
     private transient SensorSample[] pending;
     private transient Slot[] pendingSlots;
     private transient Slot[] touched;
-    private transient SensorSample[] results;
+    private transient float[] values;
+    private transient float[] stageIn;
+    private transient int[] stagePos;
     private transient int count;
     private transient SlotMap slots;
     private transient ValueState<float[]> historyState;
@@ -192,7 +192,9 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         pending = new SensorSample[batchSize];
         pendingSlots = new Slot[batchSize];
         touched = new Slot[batchSize];
-        results = new SensorSample[batchSize];
+        values = new float[batchSize];
+        stageIn = new float[batchSize * taps.length];
+        stagePos = new int[batchSize];
         reuse = new StreamRecord<>(null);
         count = 0;
     }
@@ -228,8 +230,8 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         records.add(count);
         batches.add(1);
         for (int i = 0; i < count; i++) {
-            output.collect(reuse.replace(results[i]));
-            results[i] = null;
+            output.collect(reuse.replace(pending[i]));
+            pending[i] = null;
         }
         count = 0;
     }
@@ -237,48 +239,49 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
     private void flushOpenCl() {
         int h = taps.length - 1;
         long t0 = System.nanoTime();
+        // Records are read once; the layout is built in heap arrays and copied into the direct
+        // buffers in bulk, which is several times faster than one buffer access per value.
         int sensors = 0;
         for (int i = 0; i < count; i++) {
-            Slot s = slot(pending[i].sensor);
+            SensorSample r = pending[i];
+            Slot s = slot(r.sensor);
             if (s.count++ == 0) {
                 touched[sensors++] = s;
             }
             pendingSlots[i] = s;
+            values[i] = r.value;
         }
-        FloatBuffer in = fir.input();
-        IntBuffer pos = fir.positions();
         int length = 0;
         for (int t = 0; t < sensors; t++) {
             Slot s = touched[t];
-            in.put(length, s.history, 0, h);
+            System.arraycopy(s.history, 0, stageIn, length, h);
             s.cursor = length + h;
             length += h + s.count;
         }
         for (int i = 0; i < count; i++) {
             int p = pendingSlots[i].cursor++;
-            in.put(p, pending[i].value);
-            pos.put(i, p);
+            stageIn[p] = values[i];
+            stagePos[i] = p;
+            pendingSlots[i] = null;
         }
+        fir.input().put(0, stageIn, 0, length);
+        fir.positions().put(0, stagePos, 0, count);
         long t1 = System.nanoTime();
         fir.run(count, length);
         long t2 = System.nanoTime();
         for (int t = 0; t < sensors; t++) {
             Slot s = touched[t];
             // the segment's last h samples: the history the sensor's next batch starts from
-            in.get(s.cursor - h, s.history, 0, h);
+            System.arraycopy(stageIn, s.cursor - h, s.history, 0, h);
             s.count = 0;
             s.dirty = true;
             touched[t] = null;
         }
-        FloatBuffer out = fir.output();
+        fir.output().get(0, values, 0, count);
         for (int i = 0; i < count; i++) {
             // the input record becomes the output: Flink's network input deserializes every
             // record into a fresh object, so nobody else holds it
-            SensorSample r = pending[i];
-            r.value = out.get(i);
-            results[i] = r;
-            pending[i] = null;
-            pendingSlots[i] = null;
+            pending[i].value = values[i];
         }
         long t3 = System.nanoTime();
         nanosMarshal.add((t1 - t0) + (t3 - t2));
@@ -291,9 +294,7 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
             SensorSample r = pending[i];
             Slot s = slot(r.sensor);
             r.value = s.push(taps, r.value);
-            results[i] = r;
             s.dirty = true;
-            pending[i] = null;
         }
         nanosCpu.add(System.nanoTime() - t0);
     }

@@ -64,6 +64,8 @@ final class OpenClFir implements AutoCloseable {
      */
     private static final Object OCLGRIND_LOCK = new Object();
 
+    private static final Object BUILD_LOCK = new Object();
+
     private final String description;
     private final Object lock;
     private final int taps;
@@ -162,7 +164,7 @@ final class OpenClFir implements AutoCloseable {
         cl_program program = bitstream == null ? fromSource(dev) : fromBinary(dev, bitstream);
         releases.add(() -> CL.clReleaseProgram(program));
         try {
-            CL.clBuildProgram(program, 1, new cl_device_id[] {dev}, buildOptions, null, null);
+            build(program, dev, buildOptions);
         } catch (CLException e) {
             throw new IllegalStateException(
                     description
@@ -222,6 +224,21 @@ final class OpenClFir implements AutoCloseable {
             positions.put(i, h);
         }
         run(maxRecords, h + 1);
+    }
+
+    /**
+     * Builds one program at a time in this JVM, and tries a failed build once more: PoCL's kernel
+     * cache ({@code ~/.cache/pocl/kcache}, or {@code POCL_CACHE_DIR}) loses temporary files when
+     * builds of the same source race, within a process or between processes on one host.
+     */
+    private static void build(cl_program program, cl_device_id dev, String options) {
+        synchronized (BUILD_LOCK) {
+            try {
+                CL.clBuildProgram(program, 1, new cl_device_id[] {dev}, options, null, null);
+            } catch (CLException first) {
+                CL.clBuildProgram(program, 1, new cl_device_id[] {dev}, options, null, null);
+            }
+        }
     }
 
     @SuppressWarnings("deprecation")
