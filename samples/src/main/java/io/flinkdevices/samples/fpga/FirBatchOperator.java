@@ -50,9 +50,11 @@ import java.util.List;
  * says so.
  *
  * <p>Accumulators: {@code records-opencl} / {@code records-cpu}, {@code subtasks-opencl} / {@code
- * subtasks-cpu}, {@code batches}, {@code nanos-marshal} (copying records into the direct buffers
- * and results out of them, history included), {@code nanos-kernel} (enqueued writes, kernel, read,
- * wait), {@code nanos-cpu} (the CPU path's filtering) and {@code devices} (one line per subtask).
+ * subtasks-cpu}, {@code batches}, {@code nanos-marshal} (reading the records and laying them out
+ * in the direct buffers, history included, and copying the results out of the output buffer; each
+ * result is stored into its record in the loop that emits it, which is not timed), {@code
+ * nanos-kernel} (enqueued writes, kernel, read, wait), {@code nanos-cpu} (the CPU path's
+ * filtering) and {@code devices} (one line per subtask).
  */
 public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         implements OneInputStreamOperator<SensorSample, SensorSample>, BoundedOneInput {
@@ -71,9 +73,11 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
 
     private transient OpenClFir fir;
     private transient SensorSample[] pending;
-    private transient Slot[] pendingSlots;
     private transient Slot[] touched;
     private transient float[] values;
+    private transient boolean resultsInValues;
+    private transient int[] ordinals;
+    private transient int[] cursors;
     private transient float[] stageIn;
     private transient int[] stagePos;
     private transient int count;
@@ -190,9 +194,10 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         nanosKernel = getRuntimeContext().getLongCounter("nanos-kernel");
         nanosCpu = getRuntimeContext().getLongCounter("nanos-cpu");
         pending = new SensorSample[batchSize];
-        pendingSlots = new Slot[batchSize];
         touched = new Slot[batchSize];
         values = new float[batchSize];
+        ordinals = new int[batchSize];
+        cursors = new int[batchSize];
         stageIn = new float[batchSize * taps.length];
         stagePos = new int[batchSize];
         reuse = new StreamRecord<>(null);
@@ -230,39 +235,48 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         records.add(count);
         batches.add(1);
         for (int i = 0; i < count; i++) {
-            output.collect(reuse.replace(pending[i]));
+            SensorSample r = pending[i];
+            if (resultsInValues) {
+                // The input record carries its result out (Flink's network input deserializes
+                // every record into a fresh object, so nobody else holds it). Written here, where
+                // emitting touches the record anyway, not in a pass of its own.
+                r.value = values[i];
+            }
+            output.collect(reuse.replace(r));
             pending[i] = null;
         }
+        resultsInValues = false;
         count = 0;
     }
 
     private void flushOpenCl() {
         int h = taps.length - 1;
         long t0 = System.nanoTime();
-        // Records are read once; the layout is built in heap arrays and copied into the direct
-        // buffers in bulk, which is several times faster than one buffer access per value.
+        // Records are read once, into primitive arrays; the layout is built in heap arrays and
+        // copied into the direct buffers in bulk, several times faster than one buffer access per
+        // value.
         int sensors = 0;
         for (int i = 0; i < count; i++) {
             SensorSample r = pending[i];
             Slot s = slot(r.sensor);
             if (s.count++ == 0) {
+                s.ordinal = sensors;
                 touched[sensors++] = s;
             }
-            pendingSlots[i] = s;
+            ordinals[i] = s.ordinal;
             values[i] = r.value;
         }
         int length = 0;
         for (int t = 0; t < sensors; t++) {
             Slot s = touched[t];
             System.arraycopy(s.history, 0, stageIn, length, h);
-            s.cursor = length + h;
+            cursors[t] = length + h;
             length += h + s.count;
         }
         for (int i = 0; i < count; i++) {
-            int p = pendingSlots[i].cursor++;
+            int p = cursors[ordinals[i]]++;
             stageIn[p] = values[i];
             stagePos[i] = p;
-            pendingSlots[i] = null;
         }
         fir.input().put(0, stageIn, 0, length);
         fir.positions().put(0, stagePos, 0, count);
@@ -272,17 +286,13 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         for (int t = 0; t < sensors; t++) {
             Slot s = touched[t];
             // the segment's last h samples: the history the sensor's next batch starts from
-            System.arraycopy(stageIn, s.cursor - h, s.history, 0, h);
+            System.arraycopy(stageIn, cursors[t] - h, s.history, 0, h);
             s.count = 0;
             s.dirty = true;
             touched[t] = null;
         }
         fir.output().get(0, values, 0, count);
-        for (int i = 0; i < count; i++) {
-            // the input record becomes the output: Flink's network input deserializes every
-            // record into a fresh object, so nobody else holds it
-            pending[i].value = values[i];
-        }
+        resultsInValues = true;
         long t3 = System.nanoTime();
         nanosMarshal.add((t1 - t0) + (t3 - t2));
         nanosKernel.add(t2 - t1);
@@ -363,7 +373,7 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         final int sensor;
         final float[] history;
         int count;
-        int cursor;
+        int ordinal;
         boolean dirty;
 
         Slot(int sensor, float[] history) {
