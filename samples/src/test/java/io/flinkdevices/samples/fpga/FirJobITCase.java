@@ -57,6 +57,68 @@ class FirJobITCase {
     }
 
     @Test
+    @DisplayName("after a failure the job restores every sensor's history from the checkpoint and the output still equals the reference")
+    void historySurvivesRestore() throws Exception {
+        FpgaInfo device = OpenClAvailability.require(OpenClAvailability.POCL).info;
+        float[] taps = Fir.lowPass(9);
+        long samples = 4 * 3000;
+        FailOnce.armed = true;
+        try (LocalDeviceCluster cluster = LocalDeviceCluster.builder().taskManagers(1).slotsPerTaskManager(2).build().start()) {
+            StreamExecutionEnvironment env = cluster.createEnvironment();
+            env.setParallelism(2);
+            env.enableCheckpointing(20);
+            org.apache.flink.configuration.Configuration restart = new org.apache.flink.configuration.Configuration();
+            restart.setString("restart-strategy.type", "fixed-delay");
+            restart.setString("restart-strategy.fixed-delay.attempts", "3");
+            restart.setString("restart-strategy.fixed-delay.delay", "10 ms");
+            env.configure(restart);
+            List<SensorSample> out =
+                    FirJob.samples(env, samples, 4)
+                            .map(new FailOnce(samples / 2))
+                            .setParallelism(1)
+                            .keyBy(s -> s.sensor, org.apache.flink.api.common.typeinfo.TypeInformation.of(Integer.class))
+                            .transform(
+                                    "FIR",
+                                    org.apache.flink.api.common.typeinfo.TypeInformation.of(SensorSample.class),
+                                    FirBatchOperator.onDevice(device, taps, 64, null))
+                            .executeAndCollect((int) samples + 1);
+            assertThat(FailOnce.armed).as("the job failed once").isFalse();
+            assertEqualsReference(out, samples, 4, taps);
+        }
+    }
+
+    /** Fails the job once, at the given sample, after a checkpoint has been taken. */
+    static final class FailOnce extends org.apache.flink.api.common.functions.RichMapFunction<SensorSample, SensorSample>
+            implements org.apache.flink.api.common.state.CheckpointListener {
+        private static final long serialVersionUID = 1L;
+        static volatile boolean armed;
+        private final long at;
+        private transient boolean checkpointed;
+        private transient long seen;
+
+        FailOnce(long at) {
+            this.at = at;
+        }
+
+        @Override
+        public SensorSample map(SensorSample s) throws Exception {
+            if (++seen % 16 == 0) {
+                Thread.sleep(1); // slow enough for checkpoints to complete in between
+            }
+            if (armed && checkpointed && s.seq * 4 + s.sensor >= at) {
+                armed = false;
+                throw new RuntimeException("injected failure at sample " + (s.seq * 4 + s.sensor));
+            }
+            return s;
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            checkpointed = true;
+        }
+    }
+
+    @Test
     @DisplayName("on oclgrind's accelerator a tiny stream equals the CPU reference bit for bit")
     void oclgrindEqualsReference() throws Exception {
         FpgaInfo device = OpenClAvailability.require(OpenClAvailability.OCLGRIND).info;
