@@ -3,10 +3,8 @@ package io.flinkdevices.fpga;
 import io.flinkdevices.sdk.info.DeviceSelection;
 import io.flinkdevices.sdk.info.FpgaInfo;
 import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
-
-import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
-import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.util.CloseableIterator;
+import io.flinkdevices.testkit.cluster.ResourceProbe;
+import io.flinkdevices.testkit.cluster.SubtaskResources;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -14,9 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 import static io.flinkdevices.fpga.RealOpenCl.OCLGRIND;
@@ -41,7 +38,7 @@ class FpgaDriverClusterITCase {
         Files.copy(FpgaPluginJarITCase.pluginJar(), folder.resolve("flink-devices-fpga-plugin.jar"));
         Path program = Files.writeString(temp.resolve("vadd.cl"), OpenClDevicesITCase.VADD);
 
-        Map<Integer, Seen> bySubtask = new TreeMap<>();
+        Map<Integer, SubtaskResources> bySubtask;
         try (LocalDeviceCluster cluster =
                         LocalDeviceCluster.builder()
                                 .pluginsDir(plugins)
@@ -56,27 +53,20 @@ class FpgaDriverClusterITCase {
                                 .taskManagers(1)
                                 .slotsPerTaskManager(2)
                                 .build()
-                                .start();
-                CloseableIterator<Seen> it =
-                        cluster.createEnvironment()
-                                .fromSequence(1, 8)
-                                .setParallelism(1)
-                                .rebalance()
-                                .map(new FpgaProbe())
-                                .setParallelism(2)
-                                .executeAndCollect()) {
-            it.forEachRemaining(seen -> bySubtask.putIfAbsent(seen.subtask, seen));
+                                .start()) {
+            bySubtask = ResourceProbe.run(cluster.createEnvironment(), "fpga", 2);
         }
 
         assertThat(bySubtask).containsOnlyKeys(0, 1);
-        for (Seen seen : bySubtask.values()) {
-            assertThat(seen.devices)
-                    .as("the devices subtask %d received", seen.subtask)
+        for (SubtaskResources seen : bySubtask.values()) {
+            assertThat(devices(seen))
+                    .as("the devices subtask %d received", seen.subtaskIndex())
                     .startsWith(OCLGRIND + "/0/Oclgrind Simulator," + POCL + "/0/");
-            assertThat(seen.bitstreams).isEqualTo(program.toAbsolutePath().toString());
-            assertThat(seen.loadedByPlugin).as("infos come from the plugin's class loader").isTrue();
+            assertThat(fpgas(seen).stream().map(f -> f.getBitstream().orElse("?")).distinct())
+                    .containsExactly(program.toAbsolutePath().toString());
+            assertThat(seen.createdByAnotherClassLoader()).as("infos come from the plugin's class loader").isTrue();
         }
-        assertThat(bySubtask.get(0).picked).isNotEqualTo(bySubtask.get(1).picked);
+        assertThat(picked(bySubtask.get(0))).isNotEqualTo(picked(bySubtask.get(1)));
     }
 
     @Test
@@ -88,7 +78,7 @@ class FpgaDriverClusterITCase {
         Files.copy(FpgaPluginJarITCase.pluginJar(), folder.resolve("flink-devices-fpga-plugin.jar"));
         Path coordination = temp.resolve("fpga.coordination");
 
-        Map<Integer, Seen> bySubtask = new TreeMap<>();
+        Map<Integer, SubtaskResources> bySubtask;
         try (LocalDeviceCluster cluster =
                         LocalDeviceCluster.builder()
                                 .pluginsDir(plugins)
@@ -103,16 +93,8 @@ class FpgaDriverClusterITCase {
                                 .taskManagers(2)
                                 .slotsPerTaskManager(1)
                                 .build()
-                                .start();
-                CloseableIterator<Seen> it =
-                        cluster.createEnvironment()
-                                .fromSequence(1, 8)
-                                .setParallelism(1)
-                                .rebalance()
-                                .map(new FpgaProbe())
-                                .setParallelism(2)
-                                .executeAndCollect()) {
-            it.forEachRemaining(seen -> bySubtask.putIfAbsent(seen.subtask, seen));
+                                .start()) {
+            bySubtask = ResourceProbe.run(cluster.createEnvironment(), "fpga", 2);
             assertThat(Files.readString(coordination))
                     .as("both devices recorded while the TaskManagers run")
                     .contains("Oclgrind/0/Oclgrind%20Simulator")
@@ -120,53 +102,29 @@ class FpgaDriverClusterITCase {
         }
 
         assertThat(bySubtask).containsOnlyKeys(0, 1);
-        assertThat(bySubtask.values()).extracting(seen -> seen.devices)
+        assertThat(bySubtask.values()).extracting(FpgaDriverClusterITCase::devices)
                 .as("one device per TaskManager, a different one each")
                 .doesNotHaveDuplicates()
                 .allSatisfy(d -> assertThat(d).doesNotContain(","));
     }
 
-    /** What job code does with the devices: read them typed, pick one per subtask. */
-    public static final class FpgaProbe extends RichMapFunction<Long, Seen> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Seen map(Long value) {
-            Set<ExternalResourceInfo> infos = getRuntimeContext().getExternalResourceInfos("fpga");
-            Seen seen = new Seen();
-            seen.subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-            TreeSet<String> devices = new TreeSet<>();
-            TreeSet<String> bitstreams = new TreeSet<>();
-            for (ExternalResourceInfo info : infos) {
-                FpgaInfo fpga = FpgaInfo.from(info);
-                devices.add(fpga.getPlatform() + "/" + fpga.getDeviceIndex() + "/" + fpga.getDeviceName());
-                bitstreams.add(fpga.getBitstream().orElse("?"));
-                seen.loadedByPlugin = info.getClass().getClassLoader() != FpgaInfo.class.getClassLoader();
-            }
-            seen.devices = String.join(",", devices);
-            seen.bitstreams = String.join(",", bitstreams);
-            seen.picked =
-                    DeviceSelection.forSubtask(infos, seen.subtask, FpgaInfo::from)
-                            .map(FpgaInfo::getPlatform)
-                            .orElse("");
-            return seen;
-        }
+    private static List<FpgaInfo> fpgas(SubtaskResources seen) {
+        return seen.infos().stream().map(FpgaInfo::from).toList();
     }
 
-    /** What one subtask saw; a Flink POJO. */
-    public static final class Seen {
-        public int subtask;
-        public String devices = "";
-        public String bitstreams = "";
-        public String picked = "";
-        public boolean loadedByPlugin;
-
-        /** For Flink's POJO serializer. */
-        public Seen() {}
-
-        @Override
-        public String toString() {
-            return "subtask " + subtask + " saw [" + devices + "] and picked " + picked;
+    /** The devices a subtask received as {@code platform/index/name}, sorted, comma-separated. */
+    private static String devices(SubtaskResources seen) {
+        TreeSet<String> devices = new TreeSet<>();
+        for (FpgaInfo f : fpgas(seen)) {
+            devices.add(f.getPlatform() + "/" + f.getDeviceIndex() + "/" + f.getDeviceName());
         }
+        return String.join(",", devices);
+    }
+
+    /** The platform of the device job code on this subtask would use, as DeviceSelection picks. */
+    private static String picked(SubtaskResources seen) {
+        return DeviceSelection.forSubtask(seen.infos(), seen.subtaskIndex(), FpgaInfo::from)
+                .map(FpgaInfo::getPlatform)
+                .orElse("");
     }
 }

@@ -62,7 +62,7 @@ class LocalDeviceClusterFootprintITCase {
             cluster.start();
             f.startMillis = (System.nanoTime() - t0) / 1_000_000;
             long t1 = System.nanoTime();
-            GpuProbe.run(cluster.createEnvironment(), "gpu", 2);
+            ResourceProbe.run(cluster.createEnvironment(), "gpu", 2);
             f.firstJobMillis = (System.nanoTime() - t1) / 1_000_000;
             settle();
             f.heapBytes = memory.getHeapMemoryUsage().getUsed() - heapBefore;

@@ -1,6 +1,6 @@
 package io.flinkdevices.testkit.cluster;
 
-import io.flinkdevices.testkit.cluster.GpuProbe.Observation;
+import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.testkit.simulated.SimulatedDevices;
 
 import org.junit.jupiter.api.DisplayName;
@@ -23,6 +23,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class LocalDeviceClusterITCase {
 
+    /** The UUIDs a subtask received, sorted and comma-separated. */
+    static String uuids(SubtaskResources seen) {
+        return String.join(",", new TreeSet<>(seen.values(GpuInfo.KEY_UUID)));
+    }
+
+
     @Nested
     @DisplayName("one TaskManager with two slots and two simulated GPUs")
     class OneTaskManager {
@@ -37,23 +43,23 @@ class LocalDeviceClusterITCase {
         @Test
         @DisplayName("every subtask sees exactly the configured GPUs, made by the plugin's class loader")
         void subtasksSeeGpus(LocalDeviceCluster cluster) throws Exception {
-            Map<Integer, Observation> seen = GpuProbe.run(cluster.createEnvironment(), "gpu", 2);
+            Map<Integer, SubtaskResources> seen = ResourceProbe.run(cluster.createEnvironment(), "gpu", 2);
 
             assertThat(seen).containsOnlyKeys(0, 1);
             assertThat(seen.values())
                     .allSatisfy(
                             o -> {
-                                assertThat(o.infoCount).isEqualTo(2);
-                                assertThat(o.uuids).isEqualTo("SIM-GPU-0,SIM-GPU-1");
-                                assertThat(o.foreignLoader).isTrue();
+                                assertThat(o.count()).isEqualTo(2);
+                                assertThat(uuids(o)).isEqualTo("SIM-GPU-0,SIM-GPU-1");
+                                assertThat(o.createdByAnotherClassLoader()).isTrue();
                             });
         }
 
         @Test
         @DisplayName("a resource no driver provides is empty, as in Flink")
         void unknownResource(LocalDeviceCluster cluster) throws Exception {
-            Map<Integer, Observation> seen = GpuProbe.run(cluster.createEnvironment(), "fpga", 2);
-            assertThat(seen.values()).extracting(o -> o.infoCount).containsOnly(0);
+            Map<Integer, SubtaskResources> seen = ResourceProbe.run(cluster.createEnvironment(), "fpga", 2);
+            assertThat(seen.values()).extracting(o -> o.count()).containsOnly(0);
         }
     }
 
@@ -83,10 +89,10 @@ class LocalDeviceClusterITCase {
                         .slotsPerTaskManager(2)
                         .build()
                         .start()) {
-            Map<Integer, Observation> seen = GpuProbe.run(cluster.createEnvironment(), "gpu", 2);
+            Map<Integer, SubtaskResources> seen = ResourceProbe.run(cluster.createEnvironment(), "gpu", 2);
 
             assertThat(seen).containsOnlyKeys(0, 1);
-            assertThat(seen.values()).extracting(o -> o.infoCount).containsOnly(0);
+            assertThat(seen.values()).extracting(o -> o.count()).containsOnly(0);
         }
     }
 
@@ -102,14 +108,14 @@ class LocalDeviceClusterITCase {
                         .start()) {
             assertThat(cluster.runningTaskManagers()).isEqualTo(2);
 
-            Map<Integer, Observation> seen = GpuProbe.run(cluster.createEnvironment(), "gpu", 2);
+            Map<Integer, SubtaskResources> seen = ResourceProbe.run(cluster.createEnvironment(), "gpu", 2);
 
             assertThat(seen).containsOnlyKeys(0, 1);
             assertThat(seen.values())
-                    .extracting(o -> o.uuids)
+                    .extracting(LocalDeviceClusterITCase::uuids)
                     .containsOnly("SIM-GPU-0,SIM-GPU-1,SIM-GPU-2");
             Set<String> loaders =
-                    seen.values().stream().map(o -> o.infoLoader).collect(Collectors.toSet());
+                    seen.values().stream().map(SubtaskResources::infoClassLoader).collect(Collectors.toSet());
             assertThat(loaders).as("one plugin class loader per TaskManager").hasSize(2);
         }
     }
@@ -130,12 +136,12 @@ class LocalDeviceClusterITCase {
             int second = cluster.startTaskManager();
             assertThat(second).isEqualTo(1);
             assertThat(cluster.runningTaskManagers()).isEqualTo(2);
-            assertThat(GpuProbe.run(cluster.createEnvironment(), "gpu", 2)).hasSize(2);
+            assertThat(ResourceProbe.run(cluster.createEnvironment(), "gpu", 2)).hasSize(2);
 
             cluster.stopTaskManager(0);
             assertThat(cluster.runningTaskManagers()).isEqualTo(1);
-            Map<Integer, Observation> seen = GpuProbe.run(cluster.createEnvironment(), "gpu", 1);
-            assertThat(seen.get(0).uuids).isEqualTo("SIM-GPU-0");
+            Map<Integer, SubtaskResources> seen = ResourceProbe.run(cluster.createEnvironment(), "gpu", 1);
+            assertThat(uuids(seen.get(0))).isEqualTo("SIM-GPU-0");
         }
     }
 
