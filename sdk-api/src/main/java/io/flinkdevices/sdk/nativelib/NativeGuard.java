@@ -70,7 +70,7 @@ public final class NativeGuard {
             }
             sb.append(current.getClass().getSimpleName());
             if (current.getMessage() != null) {
-                sb.append(": ").append(current.getMessage());
+                sb.append(": ").append(oneLine(current.getMessage()));
             }
             if (current.getCause() == current) {
                 break;
@@ -79,6 +79,36 @@ public final class NativeGuard {
         }
         return sb.toString();
     }
+
+    /**
+     * A message on one line. Some bindings (JCuda, for one) put whole stack traces into an {@link
+     * UnsatisfiedLinkError}'s message; what the operator needs is its first line and the dynamic
+     * linker's reason ({@code libcuda.so.1: cannot open shared object file: No such file or
+     * directory}), not the frames.
+     */
+    static String oneLine(String message) {
+        String[] lines = message.split("\\R");
+        if (lines.length == 1) {
+            return message;
+        }
+        StringBuilder sb = new StringBuilder(lines[0].strip());
+        java.util.Set<String> reasons = new java.util.LinkedHashSet<>();
+        for (int i = 1; i < lines.length; i++) {
+            String line = lines[i].strip();
+            if (!line.startsWith("at ") && LINKER_REASON.matcher(line).find()) {
+                reasons.add(line.replaceFirst("^java\\.lang\\.UnsatisfiedLinkError: ", ""));
+            }
+        }
+        for (String reason : reasons) {
+            sb.append("; ").append(reason);
+        }
+        return sb.toString();
+    }
+
+    private static final java.util.regex.Pattern LINKER_REASON =
+            java.util.regex.Pattern.compile(
+                    "cannot open shared object file|undefined symbol|wrong ELF class|version `[^']*' not found"
+                            + "|cannot allocate memory in static TLS|invalid ELF header");
 
     /** Like {@link #call(String, String, NativeCall)} for a {@link Callable}. */
     public static <T> T callable(String library, String installHint, Callable<T> call)

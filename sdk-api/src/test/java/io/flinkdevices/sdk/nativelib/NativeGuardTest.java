@@ -66,6 +66,46 @@ class NativeGuardTest {
     }
 
     @Test
+    @DisplayName("a binding's multi-line report becomes one line: its first line and the linker's reason")
+    void multiLineReportOnOneLine() {
+        // the shape of JCuda's message when libcuda.so.1 is missing
+        String report =
+                "Error while loading native library \"JCudaDriver-12.6.0-linux-x86_64\"\n"
+                        + "Operating system name: Linux\n"
+                        + "Architecture         : amd64\n"
+                        + "---(start of nested stack traces)---\n"
+                        + "Stack trace from the attempt to load the library as a file:\n"
+                        + "java.lang.UnsatisfiedLinkError: no JCudaDriver-12.6.0-linux-x86_64 in java.library.path: /usr/lib\n"
+                        + "\tat java.base/java.lang.ClassLoader.loadLibrary(ClassLoader.java:2434)\n"
+                        + "Stack trace from the attempt to load the library as a resource:\n"
+                        + "java.lang.UnsatisfiedLinkError: /tmp/x/libJCudaDriver-12.6.0-linux-x86_64.so: libcuda.so.1:"
+                        + " cannot open shared object file: No such file or directory\n"
+                        + "\tat java.base/jdk.internal.loader.NativeLibraries.load(Native Method)\n"
+                        + "---(end of nested stack traces)---\n";
+        DeviceDriverException e =
+                catchThrowableOfType(
+                        DeviceDriverException.class,
+                        () ->
+                                NativeGuard.call(
+                                        LIBRARY,
+                                        HINT,
+                                        () -> {
+                                            throw new UnsatisfiedLinkError(report);
+                                        }));
+
+        assertThat(e.getMessage())
+                .doesNotContain("\n")
+                .isEqualTo(
+                        "native library "
+                                + LIBRARY
+                                + " could not be loaded (UnsatisfiedLinkError: Error while loading native library"
+                                + " \"JCudaDriver-12.6.0-linux-x86_64\"; /tmp/x/libJCudaDriver-12.6.0-linux-x86_64.so:"
+                                + " libcuda.so.1: cannot open shared object file: No such file or directory); "
+                                + HINT);
+        assertThat(e.getCause()).hasMessage(report);
+    }
+
+    @Test
     @DisplayName("a failing class initializer, and every later use of the class, are caught with the reason")
     void brokenInitializer() {
         DeviceDriverException first =
