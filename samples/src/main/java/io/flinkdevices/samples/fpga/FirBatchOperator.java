@@ -81,10 +81,16 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
 
     private transient OpenClFir fir;
     private transient SensorSample[] pending;
+    /** The batch's sensors by ordinal (order of first arrival in the batch). */
     private transient Slot[] touched;
     private transient float[] values;
     private transient boolean resultsInValues;
+    /** Each record's sensor id as read; replaced by the sensor's ordinal when the batch is laid out. */
     private transient int[] ordinals;
+    /** Sensor id (0..{@link SlotMap#DENSE}-1) to its ordinal in the batch + 1; 0 = not in the batch. */
+    private transient int[] ordinalOf;
+    /** Records per ordinal. */
+    private transient int[] counts;
     private transient int[] cursors;
     private transient float[] stageIn;
     private transient int[] stagePos;
@@ -209,6 +215,8 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         touched = new Slot[batchSize];
         values = new float[batchSize];
         ordinals = new int[batchSize];
+        ordinalOf = new int[16];
+        counts = new int[batchSize];
         cursors = new int[batchSize];
         stageIn = new float[batchSize * taps.length];
         stagePos = new int[batchSize];
@@ -230,19 +238,44 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         }
     }
 
-    /** Reads the records not read yet into the batch's sensor ordinals and values. */
+    /**
+     * Reads the records not read yet into primitive arrays: the sensor id and the value, nothing
+     * else. A lookup that depends on a value just read from a record (the sensor's slot or
+     * ordinal) made this loop several times slower (about 3 ns instead of 0.6 ns per record in a
+     * stand-alone measurement); the sensor ids become ordinals later, in a loop over the primitive
+     * arrays, which costs about 1.3 ns per record.
+     */
     private void readRecords() {
-        for (int i = marshalled; i < count; i++) {
+        SensorSample[] pending = this.pending;
+        int[] ids = ordinals;
+        float[] values = this.values;
+        for (int i = marshalled, n = count; i < n; i++) {
             SensorSample r = pending[i];
-            Slot s = slot(r.sensor);
-            if (s.count++ == 0) {
-                s.ordinal = sensors;
-                touched[sensors++] = s;
-            }
-            ordinals[i] = s.ordinal;
+            ids[i] = r.sensor;
             values[i] = r.value;
         }
         marshalled = count;
+    }
+
+    /** A sensor's first record in the batch: gives it the next ordinal. */
+    private int join(int sensor) {
+        Slot s = slot(sensor);
+        if (s.ordinal >= 0) {
+            return s.ordinal; // a sensor outside 0..DENSE-1 that is already in the batch
+        }
+        int ord = sensors++;
+        s.ordinal = ord;
+        touched[ord] = s;
+        if (sensor >= 0 && sensor < SlotMap.DENSE) {
+            if (sensor >= ordinalOf.length) {
+                ordinalOf =
+                        Arrays.copyOf(
+                                ordinalOf,
+                                Math.min(SlotMap.DENSE, Math.max(ordinalOf.length * 2, Integer.highestOneBit(sensor) * 2)));
+            }
+            ordinalOf[sensor] = ord + 1;
+        }
+        return ord;
     }
 
     /**
@@ -286,17 +319,34 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         int h = taps.length - 1;
         long t0 = System.nanoTime();
         // Records are read once, into primitive arrays (most of them already, in chunks, as they
-        // arrived); the layout is built in heap arrays and copied into the direct buffers in bulk,
-        // several times faster than one buffer access per value.
+        // arrived); sensor ids become ordinals, the layout is built in heap arrays and copied into
+        // the direct buffers in bulk, several times faster than one buffer access per value.
         readRecords();
+        int n = count;
+        int[] ordinals = this.ordinals;
+        int[] counts = this.counts;
+        int[] ordinalOf = this.ordinalOf;
+        for (int i = 0; i < n; i++) {
+            int sensor = ordinals[i];
+            int ord;
+            if (sensor < 0 || sensor >= ordinalOf.length || (ord = ordinalOf[sensor] - 1) < 0) {
+                ord = join(sensor);
+                ordinalOf = this.ordinalOf;
+            }
+            counts[ord]++;
+            ordinals[i] = ord;
+        }
+        int[] cursors = this.cursors;
+        float[] stageIn = this.stageIn;
         int length = 0;
         for (int t = 0; t < sensors; t++) {
-            Slot s = touched[t];
-            System.arraycopy(s.history, 0, stageIn, length, h);
+            System.arraycopy(touched[t].history, 0, stageIn, length, h);
             cursors[t] = length + h;
-            length += h + s.count;
+            length += h + counts[t];
         }
-        for (int i = 0; i < count; i++) {
+        float[] values = this.values;
+        int[] stagePos = this.stagePos;
+        for (int i = 0; i < n; i++) {
             int p = cursors[ordinals[i]]++;
             stageIn[p] = values[i];
             stagePos[i] = p;
@@ -310,8 +360,12 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
             Slot s = touched[t];
             // the segment's last h samples: the history the sensor's next batch starts from
             System.arraycopy(stageIn, cursors[t] - h, s.history, 0, h);
-            s.count = 0;
+            s.ordinal = -1;
             s.dirty = true;
+            if (s.sensor >= 0 && s.sensor < ordinalOf.length) {
+                ordinalOf[s.sensor] = 0;
+            }
+            counts[t] = 0;
             touched[t] = null;
         }
         sensors = 0;
@@ -397,8 +451,8 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
     static final class Slot {
         final int sensor;
         final float[] history;
-        int count;
-        int ordinal;
+        /** The sensor's ordinal in the OpenCL path's current batch, -1 when not in it. */
+        int ordinal = -1;
         boolean dirty;
 
         Slot(int sensor, float[] history) {
@@ -424,7 +478,7 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         private int size;
 
         /** Sensors 0..DENSE-1, the usual case, are found by index. */
-        private static final int DENSE = 1 << 16;
+        static final int DENSE = 1 << 16;
 
         private Slot[] dense = new Slot[16];
 
