@@ -123,6 +123,7 @@ public final class ExternalCommand {
     public Result run() throws DeviceDriverException {
         String marker = UUID.randomUUID().toString();
         ProcessBuilder pb = new ProcessBuilder(command);
+        withoutJvmSignalChaining(pb.environment());
         pb.environment().putAll(environment);
         pb.environment().put(MARKER_ENV, marker);
         pb.redirectInput(ProcessBuilder.Redirect.PIPE);
@@ -177,6 +178,30 @@ public final class ExternalCommand {
             if (!done || process.isAlive()) {
                 killTree(process, seen, marker);
             }
+        }
+    }
+
+    /**
+     * Removes the JDK's {@code libjsig.so} from an inherited {@code LD_PRELOAD}. A TaskManager may be
+     * started with it (signal chaining, for OpenCL runtimes that install signal handlers); it is
+     * meant for that JVM, and in the programs a driver runs it only prints a deprecation warning
+     * into their stderr, which would end up in error messages.
+     */
+    static void withoutJvmSignalChaining(Map<String, String> env) {
+        String preload = env.get("LD_PRELOAD");
+        if (preload == null) {
+            return;
+        }
+        List<String> kept = new ArrayList<>();
+        for (String entry : preload.split("[:\\s]+")) {
+            if (!entry.isEmpty() && !entry.equals("libjsig.so") && !entry.endsWith("/libjsig.so")) {
+                kept.add(entry);
+            }
+        }
+        if (kept.isEmpty()) {
+            env.remove("LD_PRELOAD");
+        } else {
+            env.put("LD_PRELOAD", String.join(":", kept));
         }
     }
 

@@ -46,6 +46,43 @@ class ExternalCommandITCase {
     class Finishing {
 
         @Test
+        @DisplayName("does not inherit the JDK's libjsig from a TaskManager started with it")
+        void withoutJvmSignalChaining() throws Exception {
+            Path jsig = Path.of(System.getProperty("java.home"), "lib", "libjsig.so");
+            org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(jsig), "no " + jsig + " in this JDK");
+            // a shell waiting for a background job calls signal(), where libjsig prints a warning
+            Path tool = script(dir.resolve("tool"), "sleep 0.1 & wait; echo \"[${LD_PRELOAD:-}]\"");
+            ProcessBuilder pb =
+                    new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            RunCommandInChild.class.getName(),
+                            tool.toString());
+            pb.environment().put("LD_PRELOAD", jsig.toString());
+            pb.redirectErrorStream(true);
+            Process child = pb.start();
+            String out = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+
+            assertThat(out.lines()).contains("exit=0", "stdout=[]", "stderr=");
+            assertThat(out).doesNotContain("signal chaining");
+        }
+
+        @Test
+        @DisplayName("keeps the other libraries of an inherited LD_PRELOAD")
+        void keepsOtherPreloads() {
+            Map<String, String> env = new java.util.HashMap<>(
+                    Map.of("LD_PRELOAD", "/opt/a.so:/usr/lib/jvm/jdk-17/lib/libjsig.so /opt/b.so"));
+            ExternalCommand.withoutJvmSignalChaining(env);
+            assertThat(env).containsEntry("LD_PRELOAD", "/opt/a.so:/opt/b.so");
+
+            env.put("LD_PRELOAD", "/usr/lib/jvm/jdk-17/lib/libjsig.so");
+            ExternalCommand.withoutJvmSignalChaining(env);
+            assertThat(env).doesNotContainKey("LD_PRELOAD");
+        }
+
+        @Test
         @DisplayName("returns its exit code, stdout and stderr")
         void capturesEverything() throws Exception {
             Path tool = script(dir.resolve("tool"), "echo 'GPU 0'; echo 'GPU 1'; echo 'warning: old driver' >&2; exit 4");
