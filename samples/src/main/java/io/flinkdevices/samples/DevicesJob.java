@@ -84,7 +84,8 @@ public final class DevicesJob {
 
     /**
      * Runs the FPGA sample job on the OpenCL driver's device and prints its report, or prints why
-     * there is no OpenCL here. Returns false only when the job failed or filtered wrongly.
+     * there is no OpenCL here. Returns false when the host has OpenCL but no subtask received a
+     * device from the driver, or when the job failed or filtered wrongly.
      */
     static boolean runFpga(FirJob.Options o, PrintStream out) {
         out.println();
@@ -105,7 +106,8 @@ public final class DevicesJob {
             if (r.subtasksOpenCl == 0) {
                 out.println("  No subtask received an OpenCL device: see the TaskManager's WARN above.");
             }
-            return r.mismatches == 0 && r.records() == o.samples();
+            // The host has OpenCL, so every subtask should have run on the driver's device.
+            return r.subtasksOpenCl > 0 && r.mismatches == 0 && r.records() == o.samples();
         } catch (Exception e) {
             out.println("  The FPGA sample job failed: " + rootMessage(e));
             return false;

@@ -60,4 +60,25 @@ class DevicesJobITCase {
                 .contains("OpenCL path: 2 subtask(s), 20000 samples")
                 .contains(" 0 beyond tolerance");
     }
+
+    @Test
+    @DisplayName("the main job's FPGA part fails, naming the driver's WARN, when OpenCL exists but the driver hands out nothing")
+    void fpgaPartFailsWithoutADevice() {
+        Assumptions.assumeTrue(
+                io.flinkdevices.samples.fpga.OpenClDevices.list().first("Portable").isPresent(),
+                "no PoCL platform here (pocl-opencl-icd, OCL_ICD_VENDORS as samples/pom.xml sets it)");
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        boolean ok;
+        try (PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8)) {
+            // no OpenCL device of type CUSTOM here: the driver fails, Flink drops the resource
+            ok = DevicesJob.runFpga(
+                    DevicesJob.fpgaOptions("--samples", "2000", "--device-types", "CUSTOM"), out);
+        }
+        String report = buffer.toString(StandardCharsets.UTF_8);
+        System.out.println(report);
+        assertThat(ok).isFalse();
+        assertThat(report)
+                .contains("CPU path, because the TaskManager received no 'fpga' device")
+                .contains("No subtask received an OpenCL device: see the TaskManager's WARN above.");
+    }
 }
