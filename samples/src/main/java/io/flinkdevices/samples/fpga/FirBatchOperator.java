@@ -81,24 +81,29 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
 
     private transient OpenClFir fir;
     private transient SensorSample[] pending;
-    /** The batch's sensors by ordinal (order of first arrival in the batch). */
-    private transient Slot[] touched;
+    /** The batch's sensors as indexes, in order of first arrival in the batch. */
+    private transient int[] touched;
     private transient float[] values;
     private transient boolean resultsInValues;
-    /** Each record's sensor id as read; replaced by the sensor's ordinal when the batch is laid out. */
-    private transient int[] ordinals;
-    /** Sensor id (0..{@link SlotMap#DENSE}-1) to its ordinal in the batch + 1; 0 = not in the batch. */
-    private transient int[] ordinalOf;
-    /** Records per ordinal. */
+    /**
+     * Each record's sensor id as read; replaced by the sensor's index when the batch is laid out.
+     * A sensor's index is its id for ids 0..{@link SlotMap#DENSE}-1 (the usual case: no lookup per
+     * record) and {@code DENSE + k} for the k-th other id seen.
+     */
+    private transient int[] ids;
+    /** Records of the batch per sensor index; 0 for sensors not in the batch. */
     private transient int[] counts;
+    /** Per sensor index: where its next sample goes in the layout. */
     private transient int[] cursors;
+    /** Per sensor index: its slot, once it has been in a batch. */
+    private transient Slot[] slotsByIndex;
+    /** Indexes handed out to ids outside 0..DENSE-1. */
+    private transient int otherIds;
     private transient float[] stageIn;
     private transient int[] stagePos;
     private transient int count;
-    /** Records of the batch already read into {@code ordinals}/{@code values}. */
+    /** Records of the batch already read into {@code ids}/{@code values}. */
     private transient int marshalled;
-    /** Sensors of the batch seen so far, in {@code touched}. */
-    private transient int sensors;
     private transient SlotMap slots;
     private transient ValueState<float[]> historyState;
     private transient boolean restored;
@@ -212,18 +217,18 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         nanosKernel = getRuntimeContext().getLongCounter("nanos-kernel");
         nanosCpu = getRuntimeContext().getLongCounter("nanos-cpu");
         pending = new SensorSample[batchSize];
-        touched = new Slot[batchSize];
+        touched = new int[batchSize];
         values = new float[batchSize];
-        ordinals = new int[batchSize];
-        ordinalOf = new int[16];
-        counts = new int[batchSize];
-        cursors = new int[batchSize];
+        ids = new int[batchSize];
+        counts = new int[16];
+        cursors = new int[16];
+        slotsByIndex = new Slot[16];
+        otherIds = 0;
         stageIn = new float[batchSize * taps.length];
         stagePos = new int[batchSize];
         reuse = new StreamRecord<>(null);
         count = 0;
         marshalled = 0;
-        sensors = 0;
     }
 
     @Override
@@ -242,12 +247,12 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
      * Reads the records not read yet into primitive arrays: the sensor id and the value, nothing
      * else. A lookup that depends on a value just read from a record (the sensor's slot or
      * ordinal) made this loop several times slower (about 3 ns instead of 0.6 ns per record in a
-     * stand-alone measurement); the sensor ids become ordinals later, in a loop over the primitive
-     * arrays, which costs about 1.3 ns per record.
+     * stand-alone measurement); the sensor ids are counted later, in a loop over the primitive
+     * arrays.
      */
     private void readRecords() {
         SensorSample[] pending = this.pending;
-        int[] ids = ordinals;
+        int[] ids = this.ids;
         float[] values = this.values;
         for (int i = marshalled, n = count; i < n; i++) {
             SensorSample r = pending[i];
@@ -257,25 +262,31 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         marshalled = count;
     }
 
-    /** A sensor's first record in the batch: gives it the next ordinal. */
-    private int join(int sensor) {
-        Slot s = slot(sensor);
-        if (s.ordinal >= 0) {
-            return s.ordinal; // a sensor outside 0..DENSE-1 that is already in the batch
-        }
-        int ord = sensors++;
-        s.ordinal = ord;
-        touched[ord] = s;
+    /**
+     * The index of a sensor id that is not a valid index yet: an id in 0..DENSE-1 beyond the
+     * arrays (they grow), or any other id (it gets {@code DENSE + k} once, through its slot).
+     */
+    private int index(int sensor) {
+        int index;
         if (sensor >= 0 && sensor < SlotMap.DENSE) {
-            if (sensor >= ordinalOf.length) {
-                ordinalOf =
-                        Arrays.copyOf(
-                                ordinalOf,
-                                Math.min(SlotMap.DENSE, Math.max(ordinalOf.length * 2, Integer.highestOneBit(sensor) * 2)));
+            index = sensor;
+        } else {
+            Slot s = slot(sensor);
+            if (s.index < 0) {
+                s.index = SlotMap.DENSE + otherIds++;
             }
-            ordinalOf[sensor] = ord + 1;
+            index = s.index;
         }
-        return ord;
+        if (index >= counts.length) {
+            int size = Math.max(index + 1, counts.length * 2);
+            counts = Arrays.copyOf(counts, size);
+            cursors = Arrays.copyOf(cursors, size);
+            slotsByIndex = Arrays.copyOf(slotsByIndex, size);
+        }
+        if (index >= SlotMap.DENSE) {
+            slotsByIndex[index] = slot(sensor);
+        }
+        return index;
     }
 
     /**
@@ -319,35 +330,48 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         int h = taps.length - 1;
         long t0 = System.nanoTime();
         // Records are read once, into primitive arrays (most of them already, in chunks, as they
-        // arrived); sensor ids become ordinals, the layout is built in heap arrays and copied into
+        // arrived); sensors are counted by id, the layout is built in heap arrays and copied into
         // the direct buffers in bulk, several times faster than one buffer access per value.
         readRecords();
         int n = count;
-        int[] ordinals = this.ordinals;
+        int[] ids = this.ids;
         int[] counts = this.counts;
-        int[] ordinalOf = this.ordinalOf;
+        int[] touched = this.touched;
+        int sensors = 0;
+        // Sensor ids are indexes into counts/cursors directly (no lookup per record); an id that
+        // is not one yet takes the slow path once per record.
+        int limit = Math.min(counts.length, SlotMap.DENSE);
         for (int i = 0; i < n; i++) {
-            int sensor = ordinals[i];
-            int ord;
-            if (sensor < 0 || sensor >= ordinalOf.length || (ord = ordinalOf[sensor] - 1) < 0) {
-                ord = join(sensor);
-                ordinalOf = this.ordinalOf;
+            int id = ids[i];
+            if (id < 0 || id >= limit) {
+                id = index(id);
+                ids[i] = id;
+                counts = this.counts;
+                limit = Math.min(counts.length, SlotMap.DENSE);
             }
-            counts[ord]++;
-            ordinals[i] = ord;
+            if (counts[id]++ == 0) {
+                touched[sensors++] = id;
+            }
         }
         int[] cursors = this.cursors;
+        Slot[] slotsByIndex = this.slotsByIndex;
         float[] stageIn = this.stageIn;
         int length = 0;
         for (int t = 0; t < sensors; t++) {
-            System.arraycopy(touched[t].history, 0, stageIn, length, h);
-            cursors[t] = length + h;
-            length += h + counts[t];
+            int id = touched[t];
+            Slot s = slotsByIndex[id];
+            if (s == null) {
+                s = slot(id); // an id in 0..DENSE-1: its index is the id
+                slotsByIndex[id] = s;
+            }
+            System.arraycopy(s.history, 0, stageIn, length, h);
+            cursors[id] = length + h;
+            length += h + counts[id];
         }
         float[] values = this.values;
         int[] stagePos = this.stagePos;
         for (int i = 0; i < n; i++) {
-            int p = cursors[ordinals[i]]++;
+            int p = cursors[ids[i]]++;
             stageIn[p] = values[i];
             stagePos[i] = p;
         }
@@ -357,18 +381,13 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
         fir.run(count, length);
         long t2 = System.nanoTime();
         for (int t = 0; t < sensors; t++) {
-            Slot s = touched[t];
+            int id = touched[t];
+            Slot s = slotsByIndex[id];
             // the segment's last h samples: the history the sensor's next batch starts from
-            System.arraycopy(stageIn, cursors[t] - h, s.history, 0, h);
-            s.ordinal = -1;
+            System.arraycopy(stageIn, cursors[id] - h, s.history, 0, h);
             s.dirty = true;
-            if (s.sensor >= 0 && s.sensor < ordinalOf.length) {
-                ordinalOf[s.sensor] = 0;
-            }
-            counts[t] = 0;
-            touched[t] = null;
+            counts[id] = 0;
         }
-        sensors = 0;
         marshalled = 0;
         fir.output().get(0, values, 0, count);
         resultsInValues = true;
@@ -451,8 +470,8 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
     static final class Slot {
         final int sensor;
         final float[] history;
-        /** The sensor's ordinal in the OpenCL path's current batch, -1 when not in it. */
-        int ordinal = -1;
+        /** For an id outside 0..DENSE-1: its index in the OpenCL path's arrays, -1 until it has one. */
+        int index = -1;
         boolean dirty;
 
         Slot(int sensor, float[] history) {

@@ -57,6 +57,53 @@ class FirJobITCase {
     }
 
     @Test
+    @DisplayName("sensor ids outside 0..65535 (negative, large) are filtered like any other, bit for bit")
+    void sparseSensorIds() throws Exception {
+        FpgaInfo device = OpenClAvailability.require(OpenClAvailability.POCL).info;
+        float[] taps = Fir.lowPass(15);
+        long samples = 4 * 500;
+        List<SensorSample> out;
+        try (LocalDeviceCluster cluster = LocalDeviceCluster.builder().taskManagers(1).slotsPerTaskManager(2).build().start()) {
+            StreamExecutionEnvironment env = cluster.createEnvironment();
+            env.setParallelism(2);
+            out =
+                    FirJob.samples(env, samples, 4)
+                            .map(new RemapIds(SPARSE_IDS))
+                            .setParallelism(1)
+                            .keyBy(s -> s.sensor, org.apache.flink.api.common.typeinfo.TypeInformation.of(Integer.class))
+                            .transform(
+                                    "FIR",
+                                    org.apache.flink.api.common.typeinfo.TypeInformation.of(SensorSample.class),
+                                    FirBatchOperator.onDevice(device, taps, 37, null))
+                            .executeAndCollect((int) samples + 1);
+        }
+        List<Integer> sparse = java.util.Arrays.stream(SPARSE_IDS).boxed().toList();
+        assertThat(out).extracting(y -> y.sensor).containsOnly(-7, 3, 70_000, 123_456_789);
+        for (SensorSample y : out) {
+            y.sensor = sparse.indexOf(y.sensor); // back to 0..3 for the reference
+        }
+        assertEqualsReference(out, samples, 4, taps);
+    }
+
+    private static final int[] SPARSE_IDS = {-7, 3, 70_000, 123_456_789};
+
+    /** Gives sensor {@code i} the id {@code ids[i]}. */
+    static final class RemapIds implements org.apache.flink.api.common.functions.MapFunction<SensorSample, SensorSample> {
+        private static final long serialVersionUID = 1L;
+        private final int[] ids;
+
+        RemapIds(int[] ids) {
+            this.ids = ids.clone();
+        }
+
+        @Override
+        public SensorSample map(SensorSample s) {
+            s.sensor = ids[s.sensor];
+            return s;
+        }
+    }
+
+    @Test
     @DisplayName("after a failure the job restores every sensor's history from the checkpoint and the output still equals the reference")
     void historySurvivesRestore() throws Exception {
         FpgaInfo device = OpenClAvailability.require(OpenClAvailability.POCL).info;
