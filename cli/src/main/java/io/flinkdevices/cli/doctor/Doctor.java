@@ -4,13 +4,13 @@ import io.flinkdevices.cli.flink.Deployment;
 import io.flinkdevices.cli.flink.DriverDecorators;
 import io.flinkdevices.cli.flink.DriverDecorators.DecoratorException;
 import io.flinkdevices.cli.flink.DriverDecorators.KubernetesNeeds;
-import io.flinkdevices.cli.flink.NearMiss;
 import io.flinkdevices.cli.flink.PluginFactories;
 import io.flinkdevices.cli.flink.ResourceSetting;
 import io.flinkdevices.cli.flink.ResourceSetting.AmountState;
 import io.flinkdevices.cli.flink.TimedCall;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.deploy.YarnResourceNames;
+import io.flinkdevices.sdk.internal.NearMiss;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;

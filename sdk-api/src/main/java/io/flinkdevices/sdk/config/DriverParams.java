@@ -1,5 +1,6 @@
 package io.flinkdevices.sdk.config;
 
+import io.flinkdevices.sdk.internal.NearMiss;
 import io.flinkdevices.sdk.internal.ParamPrefix;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -324,35 +325,7 @@ public final class DriverParams {
     }
 
     private String nearest(String key) {
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        for (String k : known) {
-            int d = distance(key.toLowerCase(Locale.ROOT), k.toLowerCase(Locale.ROOT));
-            if (d < bestDistance) {
-                bestDistance = d;
-                best = k;
-            }
-        }
-        return bestDistance <= Math.max(2, key.length() / 4) ? best : null;
-    }
-
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
+        return NearMiss.closest(key, known, Math.max(2, key.length() / 4)).orElse(null);
     }
 
     private static String display(Enum<?> e) {

@@ -1,10 +1,13 @@
-package io.flinkdevices.cli.flink;
+package io.flinkdevices.sdk.internal;
 
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Optional;
 
-/** Finds the word an operator probably meant, by edit distance. */
+/**
+ * Finds the word an operator probably meant, by edit distance: the SDK's "did you mean" for
+ * parameters, and the CLI's for Flink keys, resource and factory names.
+ */
 public final class NearMiss {
 
     private NearMiss() {}
