@@ -1,5 +1,6 @@
 package io.flinkdevices.samples.fpga;
 
+import io.flinkdevices.samples.BatchingOperator;
 import io.flinkdevices.sdk.info.DeviceSelection;
 import io.flinkdevices.sdk.info.FpgaInfo;
 
@@ -13,10 +14,6 @@ import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.BoundedOneInput;
-import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
-import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 import java.nio.file.Files;
@@ -57,8 +54,7 @@ import java.util.List;
  * nanos-kernel} (enqueued writes, kernel, read, wait), {@code nanos-cpu} (the CPU path's
  * filtering) and {@code devices} (one line per subtask).
  */
-public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
-        implements OneInputStreamOperator<SensorSample, SensorSample>, BoundedOneInput {
+public final class FirBatchOperator extends BatchingOperator<SensorSample, SensorSample> {
 
     private static final long serialVersionUID = 1L;
 
@@ -300,7 +296,8 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
                 .orElse(null);
     }
 
-    private void flush() {
+    @Override
+    protected void flush() {
         if (count == 0) {
             return;
         }
@@ -417,18 +414,6 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
     }
 
     @Override
-    public void processWatermark(Watermark mark) throws Exception {
-        flush();
-        super.processWatermark(mark);
-    }
-
-    @Override
-    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        flush();
-        super.prepareSnapshotPreBarrier(checkpointId);
-    }
-
-    @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         for (Slot s : slots.all()) {
@@ -441,19 +426,10 @@ public final class FirBatchOperator extends AbstractStreamOperator<SensorSample>
     }
 
     @Override
-    public void endInput() {
-        flush();
-    }
-
-    @Override
-    public void close() throws Exception {
-        try {
-            if (fir != null) {
-                fir.close();
-                fir = null;
-            }
-        } finally {
-            super.close();
+    protected void closeDevice() {
+        if (fir != null) {
+            fir.close();
+            fir = null;
         }
     }
 

@@ -1,13 +1,10 @@
 package io.flinkdevices.samples.gpu;
 
+import io.flinkdevices.samples.BatchingOperator;
 import io.flinkdevices.sdk.info.DeviceSelection;
 import io.flinkdevices.sdk.info.GpuInfo;
 
 import org.apache.flink.api.common.accumulators.LongCounter;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.BoundedOneInput;
-import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
-import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 import java.nio.FloatBuffer;
@@ -28,8 +25,7 @@ import java.nio.FloatBuffer;
  * batch calls, copies included) and {@code subtasks-gpu}, {@code subtasks-cpu} report the paths
  * taken.
  */
-public final class BatchedMatVecOperator extends AbstractStreamOperator<IdVector>
-        implements OneInputStreamOperator<IdVector, IdVector>, BoundedOneInput {
+public final class BatchedMatVecOperator extends BatchingOperator<IdVector, IdVector> {
 
     private static final long serialVersionUID = 1L;
 
@@ -110,7 +106,8 @@ public final class BatchedMatVecOperator extends AbstractStreamOperator<IdVector
         }
     }
 
-    private void flush() {
+    @Override
+    protected void flush() {
         if (count == 0) {
             return;
         }
@@ -128,31 +125,10 @@ public final class BatchedMatVecOperator extends AbstractStreamOperator<IdVector
     }
 
     @Override
-    public void processWatermark(Watermark mark) throws Exception {
-        flush();
-        super.processWatermark(mark);
-    }
-
-    @Override
-    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        flush();
-        super.prepareSnapshotPreBarrier(checkpointId);
-    }
-
-    @Override
-    public void endInput() {
-        flush();
-    }
-
-    @Override
-    public void close() throws Exception {
-        try {
-            if (backend != null) {
-                backend.close();
-                backend = null;
-            }
-        } finally {
-            super.close();
+    protected void closeDevice() {
+        if (backend != null) {
+            backend.close();
+            backend = null;
         }
     }
 
