@@ -1,6 +1,6 @@
 package io.flinkdevices.cli.discover;
 
-import io.flinkdevices.cli.common.DurationConverter;
+import io.flinkdevices.cli.common.CallTimeoutOption;
 import io.flinkdevices.cli.common.Environment;
 import io.flinkdevices.cli.common.FlinkDirsOptions;
 import io.flinkdevices.cli.flink.FlinkSetup;
@@ -13,7 +13,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -49,14 +48,7 @@ public final class DiscoverCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object instead of tables.")
     boolean json;
 
-    @Option(
-            names = "--timeout",
-            paramLabel = "DURATION",
-            defaultValue = "60 s",
-            converter = DurationConverter.class,
-            description =
-                    "Longest wait for one factory or driver call (default: ${DEFAULT-VALUE}).")
-    Duration timeout;
+    @Mixin CallTimeoutOption timeout;
 
     private final Environment env;
 
@@ -71,7 +63,7 @@ public final class DiscoverCommand implements Callable<Integer> {
     public Integer call() {
         FlinkSetup setup = dirs.resolve(env, spec.commandLine());
         PluginFactories plugins = PluginFactories.load(setup.pluginsDir(), setup.configuration());
-        List<ResourceReport> resources = new Discovery(timeout).run(setup.configuration(), plugins);
+        List<ResourceReport> resources = new Discovery(timeout.get()).run(setup.configuration(), plugins);
         DiscoveryReport report =
                 new DiscoveryReport(
                         setup.configFile(),

@@ -1,6 +1,6 @@
 package io.flinkdevices.cli.doctor;
 
-import io.flinkdevices.cli.common.DurationConverter;
+import io.flinkdevices.cli.common.CallTimeoutOption;
 import io.flinkdevices.cli.common.Environment;
 import io.flinkdevices.cli.common.FlinkDirsOptions;
 import io.flinkdevices.cli.flink.FlinkSetup;
@@ -15,7 +15,6 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -58,14 +57,7 @@ public final class DoctorCommand implements Callable<Integer> {
                             + " host); the amount is then not checked against the host.")
     boolean noDevices;
 
-    @Option(
-            names = "--timeout",
-            paramLabel = "DURATION",
-            defaultValue = "60 s",
-            converter = DurationConverter.class,
-            description =
-                    "Longest wait for one factory or driver call (default: ${DEFAULT-VALUE}).")
-    Duration timeout;
+    @Mixin CallTimeoutOption timeout;
 
     private final Environment env;
 
@@ -81,7 +73,7 @@ public final class DoctorCommand implements Callable<Integer> {
         FlinkSetup setup = dirs.resolve(env, spec.commandLine());
         PluginFactories plugins = PluginFactories.load(setup.pluginsDir(), setup.configuration());
         Path home = setup.configFile().getParent().getParent();
-        Doctor doctor = new Doctor(timeout, !noDevices, home == null ? null : home.resolve("lib"));
+        Doctor doctor = new Doctor(timeout.get(), !noDevices, home == null ? null : home.resolve("lib"));
         List<Finding> findings = doctor.run(setup.configuration(), plugins);
         DoctorReport report =
                 new DoctorReport(

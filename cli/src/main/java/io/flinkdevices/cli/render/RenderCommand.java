@@ -1,6 +1,6 @@
 package io.flinkdevices.cli.render;
 
-import io.flinkdevices.cli.common.DurationConverter;
+import io.flinkdevices.cli.common.CallTimeoutOption;
 import io.flinkdevices.cli.common.Environment;
 import io.flinkdevices.cli.common.FlinkDirsOptions;
 import io.flinkdevices.cli.flink.Deployment;
@@ -24,7 +24,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -67,15 +66,7 @@ public final class RenderCommand implements Callable<Integer> {
 
         @Mixin FlinkDirsOptions dirs;
 
-        @Option(
-                names = "--timeout",
-                paramLabel = "DURATION",
-                defaultValue = "60 s",
-                converter = DurationConverter.class,
-                description =
-                        "Longest wait for one factory or decorator call (default:"
-                                + " ${DEFAULT-VALUE}).")
-        Duration timeout;
+        @Mixin CallTimeoutOption timeout;
 
         @ParentCommand RenderCommand parent;
 
@@ -89,7 +80,7 @@ public final class RenderCommand implements Callable<Integer> {
             configFile = setup.configFile();
             PluginFactories plugins = PluginFactories.load(setup.pluginsDir(), configuration);
             problems.addAll(plugins.problems());
-            return new NeedsCollector(timeout)
+            return new NeedsCollector(timeout.get())
                     .collect(configuration, plugins, deployment, problems);
         }
 
