@@ -3,6 +3,7 @@ package io.flinkdevices.fpga;
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.nativelib.NativeGuard;
 import io.flinkdevices.sdk.nativelib.PrivateNativeLibraries;
+import io.flinkdevices.sdk.nativelib.ProcessWideLock;
 
 import org.jocl.CL;
 import org.jocl.Pointer;
@@ -24,8 +25,9 @@ import java.util.Optional;
  * OpenCL through JOCL. JOCL's native library is loaded on first use, into a folder private to this
  * class loader (see {@link PrivateNativeLibraries}), so that a job's own JOCL in the same
  * TaskManager still loads. Every call goes through {@link NativeGuard}: a host without an OpenCL
- * ICD loader gives a {@link DeviceDriverException}, never an {@code Error}. Calls are serialized:
- * some OpenCL implementations (simulators, FPGA runtimes) are not safe to query concurrently.
+ * ICD loader gives a {@link DeviceDriverException}, never an {@code Error}. Calls are serialized
+ * under {@code ProcessWideLock.of("OpenCL")}, which job code in other class loaders shares: some
+ * OpenCL implementations (simulators, FPGA runtimes) are not safe to call concurrently.
  */
 final class JoclOpenCl implements OpenCl {
 
@@ -45,7 +47,12 @@ final class JoclOpenCl implements OpenCl {
 
     private static final Logger LOG = LoggerFactory.getLogger(JoclOpenCl.class);
 
-    private static final Object LOCK = new Object();
+    /**
+     * One lock for every OpenCL call of this driver and of job code that runs on a runtime which
+     * is not thread-safe (oclgrind, many FPGA runtimes), in whatever class loader: the driver
+     * (plugin class loader) and a job (user-code class loader) reach the same native runtime.
+     */
+    private static final Object LOCK = ProcessWideLock.of("OpenCL");
 
     @Override
     public String describe() {

@@ -2,7 +2,6 @@ package io.flinkdevices.samples.fpga;
 
 import static org.jocl.CL.CL_DEVICE_NAME;
 import static org.jocl.CL.CL_DEVICE_TYPE_ALL;
-import static org.jocl.CL.CL_FALSE;
 import static org.jocl.CL.CL_MEM_COPY_HOST_PTR;
 import static org.jocl.CL.CL_MEM_READ_ONLY;
 import static org.jocl.CL.CL_MEM_WRITE_ONLY;
@@ -12,6 +11,7 @@ import static org.jocl.CL.CL_SUCCESS;
 import static org.jocl.CL.CL_TRUE;
 
 import io.flinkdevices.sdk.info.FpgaInfo;
+import io.flinkdevices.sdk.nativelib.ProcessWideLock;
 
 import org.jocl.CL;
 import org.jocl.CLException;
@@ -44,8 +44,14 @@ import java.util.List;
  * <p>The caller fills {@link #input()} (one segment per sensor: {@code taps - 1} history samples,
  * then the batch's samples) and {@link #positions()} (index in the input of each record's
  * sample), calls {@link #run(int, int)}, and reads {@link #output()} (one filtered sample per
- * record, in record order). A run is two non-blocking writes, one kernel and one blocking read:
- * one wait per batch.
+ * record, in record order). A run is two blocking writes, one kernel and one blocking read.
+ *
+ * <p>Every enqueue blocks, on purpose: for a non-blocking write or read JOCL starts a task on a
+ * thread of its own that calls {@code clWaitForEvents} and {@code clReleaseEvent} for the
+ * command, outside any lock of ours. On oclgrind, whose queues live in process-wide maps without
+ * a lock, that thread and the subtask's next call corrupted the heap (SIGSEGV in {@code
+ * std::list} under {@code clEnqueueReadBuffer}, {@code malloc(): unaligned fastbin chunk},
+ * within 40 open/run/close cycles in one JVM; never with blocking writes).
  *
  * <p>Not thread-safe; one per subtask.
  */
@@ -58,11 +64,12 @@ final class OpenClFir implements AutoCloseable {
     static final String SOURCE_RESOURCE = "fir.cl";
 
     /**
-     * Oclgrind's runtime keeps its command queues in process-wide maps without a lock: two
-     * threads calling it at once crash the JVM (SIGSEGV in {@code asyncQueueRelease}). Every call
-     * to an oclgrind device goes through this one lock; other platforms use a lock per instance.
+     * Oclgrind's runtime keeps its command queues and kernel runs in process-wide state without a
+     * lock: two threads calling it at once corrupt it. Every call to an oclgrind device goes
+     * through this one lock, which the OpenCL driver plugin (another class loader) takes for its
+     * own calls too; other platforms use a lock per instance.
      */
-    private static final Object OCLGRIND_LOCK = new Object();
+    private static final Object OCLGRIND_LOCK = ProcessWideLock.of("OpenCL");
 
     private static final Object BUILD_LOCK = new Object();
 
@@ -446,8 +453,9 @@ final class OpenClFir implements AutoCloseable {
             throw new IllegalArgumentException(
                     records + " records / " + inputLength + " samples exceed the buffers (" + maxRecords + " / " + maxInput + ")");
         }
-        CL.clEnqueueWriteBuffer(queue, inMem, CL_FALSE, 0, (long) inputLength * Sizeof.cl_float, inputPtr, 0, null, null);
-        CL.clEnqueueWriteBuffer(queue, posMem, CL_FALSE, 0, (long) records * Sizeof.cl_int, positionsPtr, 0, null, null);
+        // blocking: see the class comment (no JOCL thread may touch the runtime behind our lock)
+        CL.clEnqueueWriteBuffer(queue, inMem, CL_TRUE, 0, (long) inputLength * Sizeof.cl_float, inputPtr, 0, null, null);
+        CL.clEnqueueWriteBuffer(queue, posMem, CL_TRUE, 0, (long) records * Sizeof.cl_int, positionsPtr, 0, null, null);
         nArg[0] = records;
         CL.clSetKernelArg(kernel, 5, Sizeof.cl_int, nArgPtr);
         // padded to whole work groups; the kernel skips work items >= n

@@ -117,5 +117,40 @@ class OpenClFirTest {
                 assertThat(viaKernel(fir, taps, xs, 16)).containsExactly(Fir.filter(taps, xs));
             }
         }
+
+        /**
+         * The subtasks of a job open, run and close FIRs on oclgrind from several threads, job
+         * after job, in one TaskManager JVM. With non-blocking writes this corrupted oclgrind's
+         * heap within 40 cycles (the JVM died with SIGSEGV or a glibc heap abort); a regression
+         * crashes this test's JVM, which fails the build.
+         */
+        @Test
+        @DisplayName("two threads opening, running and closing FIRs 40 times in one JVM get exact results and never corrupt oclgrind")
+        void repeatedCyclesFromTwoThreads() throws Exception {
+            OpenClDevices.Device d = OpenClAvailability.require(OpenClAvailability.OCLGRIND);
+            float[] taps = Fir.lowPass(5);
+            float[] xs = signal(48);
+            float[] expected = Fir.filter(taps, xs);
+            java.util.concurrent.ConcurrentLinkedQueue<Throwable> failures = new java.util.concurrent.ConcurrentLinkedQueue<>();
+            java.util.List<Thread> threads = new java.util.ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                threads.add(new Thread(() -> {
+                    for (int cycle = 0; cycle < 20; cycle++) {
+                        try (OpenClFir fir = OpenClFir.open(d.info, taps, 16, null, null)) {
+                            assertThat(viaKernel(fir, taps, xs, 16)).containsExactly(expected);
+                        } catch (Throwable e) {
+                            failures.add(e);
+                            return;
+                        }
+                    }
+                }, "oclgrind-cycles-" + t));
+            }
+            threads.forEach(Thread::start);
+            for (Thread t : threads) {
+                t.join(120_000);
+                assertThat(t.isAlive()).as("%s finished within 2 minutes", t.getName()).isFalse();
+            }
+            assertThat(failures).isEmpty();
+        }
     }
 }
