@@ -71,6 +71,16 @@ final class OpenClFpgaDriver
                             + amount);
         }
         List<ClDevice> candidates = candidates(amount);
+        if (settings.program != null) {
+            // read when devices are retrieved: a bitstream removed or replaced by a folder since the
+            // TaskManager started is named here, not as a failure on every board
+            java.util.Optional<String> problem =
+                    io.flinkdevices.sdk.config.DriverParams.fileProblem(
+                            settings.program.path, io.flinkdevices.sdk.config.DriverParams.PathCheck.READABLE_FILE);
+            if (problem.isPresent()) {
+                throw new DeviceDriverException(settings.program.key + ": " + problem.get());
+            }
+        }
         List<ClDevice> chosen = new ArrayList<>();
         Map<ClDevice, String> rejected = new LinkedHashMap<>();
         if (coordinator == null) {
@@ -148,7 +158,16 @@ final class OpenClFpgaDriver
             throws DeviceDriverException {
         Map<String, ClDevice> byId = new LinkedHashMap<>();
         for (ClDevice d : candidates) {
-            byId.putIfAbsent(d.coordinationId(), d);
+            ClDevice first = byId.putIfAbsent(d.coordinationId(), d);
+            if (first != null) {
+                throw new DeviceDriverException(
+                        "Two OpenCL devices have the coordination id '" + d.coordinationId()
+                                + "' (platforms " + first.platformIndex + " and " + d.platformIndex
+                                + " share a name and list the same device), so the coordination file"
+                                + " cannot tell them apart: the id appears twice; expected one id per"
+                                + " device. Remove the duplicate ICD registration, or narrow "
+                                + settings.patternKey + " to one of the platforms");
+            }
         }
         List<String> held = new ArrayList<>();
         try {

@@ -36,8 +36,24 @@ final class JCudaBackend implements Backend {
 
     @Override
     public List<GpuInfo> devices(long amount) throws DeviceDriverException {
-        return NativeGuard.call(LIBRARY, HINT, JCudaBackend::query);
+        try {
+            return NativeGuard.call(LIBRARY, HINT, JCudaBackend::query);
+        } catch (DeviceDriverException e) {
+            String message = String.valueOf(e.getMessage());
+            if (message.contains("Could not initialize class") && firstLoadFailure != null) {
+                // The JVM does not retry a failed class initialization and keeps only the first
+                // line of its reason; the dynamic linker's words were in the first failure.
+                throw new DeviceDriverException(firstLoadFailure, e);
+            }
+            if (message.startsWith("native library ")) {
+                firstLoadFailure = message;
+            }
+            throw e;
+        }
     }
+
+    /** The first failure to load JCuda in this JVM, which names the OS reason. */
+    private static volatile String firstLoadFailure;
 
     private static List<GpuInfo> query() throws Exception {
         JCudaNatives.initializePrivately("jcuda.driver.JCudaDriver");

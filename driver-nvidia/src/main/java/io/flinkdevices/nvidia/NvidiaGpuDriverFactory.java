@@ -75,10 +75,19 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
             throws Exception {
         DriverParams params = DriverParams.of(config);
         BackendKind kind = params.enumValue(BACKEND, BackendKind.class, BackendKind.AUTO);
-        Path smi =
-                params.isSet(NVIDIA_SMI_PATH)
-                        ? params.path(NVIDIA_SMI_PATH, null, PathCheck.EXECUTABLE)
-                        : Path.of("nvidia-smi");
+        Path smi = Path.of("nvidia-smi");
+        if (params.isSet(NVIDIA_SMI_PATH)) {
+            String raw = params.string(NVIDIA_SMI_PATH, "").strip();
+            if (!raw.isEmpty() && !raw.startsWith("/")) {
+                // resolved against the TaskManager's working directory, which differs between
+                // start scripts, Kubernetes and Yarn: never what the operator meant
+                params.problem(NVIDIA_SMI_PATH, "expected an absolute path but got '" + raw
+                        + "', which would be resolved against the TaskManager's working directory;"
+                        + " write the absolute path, or remove the key to find nvidia-smi on the PATH");
+            } else {
+                smi = params.path(NVIDIA_SMI_PATH, null, PathCheck.EXECUTABLE);
+            }
+        }
         Duration timeout = params.duration(TIMEOUT, DiscoveryScript.DEFAULT_TIMEOUT);
         boolean scriptSet = params.isSet(SCRIPT_PATH) || params.isSet(SCRIPT_ARGS);
         String scriptPath = params.string(SCRIPT_PATH, FLINK_DEFAULT_SCRIPT);
@@ -92,6 +101,17 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
         } else if (migProfile != null && !MIG_PROFILE_SYNTAX.matcher(migProfile).matches()) {
             params.problem(MIG_PROFILE, "expected a MIG profile such as 1g.10gb or 3g.40gb but got '"
                     + migProfile + "'");
+        }
+        if (!mig && migProfile != null && params.isSet(MIG_PROFILE)) {
+            params.problem(MIG_PROFILE, "is set to '" + migProfile + "' but " + params.fullKey(MIG)
+                    + " is not true, so the profile would be ignored and whole GPUs handed out;"
+                    + " set " + params.fullKey(MIG) + ": true or remove " + params.fullKey(MIG_PROFILE));
+        }
+        if (scriptSet && (kind == BackendKind.NVIDIA_SMI || kind == BackendKind.JCUDA)) {
+            String which = params.isSet(SCRIPT_PATH) ? SCRIPT_PATH : SCRIPT_ARGS;
+            params.problem(which, "is set but " + params.fullKey(BACKEND) + " is "
+                    + kind.name().toLowerCase().replace('_', '-') + ", which runs no discovery script;"
+                    + " set " + params.fullKey(BACKEND) + " to script (or auto), or remove " + params.fullKey(which));
         }
         if (mig && (kind == BackendKind.JCUDA || kind == BackendKind.SCRIPT)) {
             params.problem(MIG, "MIG devices are found with backend nvidia-smi only, but "
@@ -108,7 +128,7 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
         VisibleDevices visible = VisibleDevices.from(environment);
         Backend nvidiaSmi =
                 new NvidiaSmiBackend(smi, timeout, params.fullKey(NVIDIA_SMI_PATH),
-                        environment, visible, unitProfile);
+                        environment, visible, unitProfile, params.fullKey(MIG_PROFILE));
         Backend backend;
         switch (kind) {
             case NVIDIA_SMI:

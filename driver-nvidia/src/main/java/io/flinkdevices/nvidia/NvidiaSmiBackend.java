@@ -1,6 +1,7 @@
 package io.flinkdevices.nvidia;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
@@ -50,6 +51,7 @@ final class NvidiaSmiBackend implements Backend {
     private final Map<String, String> environment;
     private final VisibleDevices visible;
     private final String migProfile;
+    private final String migProfileKey;
 
     /**
      * @param key the parameter that names the program, for errors
@@ -62,7 +64,9 @@ final class NvidiaSmiBackend implements Backend {
             String key,
             Map<String, String> environment,
             VisibleDevices visible,
-            String migProfile) {
+            String migProfile,
+            String migProfileKey) {
+        this.migProfileKey = migProfileKey;
         this.program = program;
         this.timeout = timeout;
         this.key = key;
@@ -88,7 +92,16 @@ final class NvidiaSmiBackend implements Backend {
         } else {
             Map<Integer, Gpu> byIndex = new HashMap<>();
             gpus.forEach(g -> byIndex.put(g.info.getIndex(), g));
-            for (Mig m : listMig()) {
+            List<Mig> all = listMig();
+            Set<String> uuids = new HashSet<>();
+            for (Mig m : all) {
+                if (!uuids.add(m.uuid)) {
+                    throw new DeviceDriverException(describe() + " -L lists MIG device UUID " + m.uuid
+                            + " twice; expected every MIG device to have its own UUID (tasks would share"
+                            + " one device through " + VisibleDevices.ENV + ")");
+                }
+            }
+            for (Mig m : all) {
                 Gpu parent = byIndex.get(m.gpuIndex);
                 if (parent == null || !m.profile.equals(migProfile)) {
                     continue;
@@ -106,7 +119,43 @@ final class NvidiaSmiBackend implements Backend {
                 parents.put(info, new VisibleDevices.GpuRef(parent.info.getIndex(), parent.info.getUuid()));
             }
         }
+        if (migProfile != null && devices.isEmpty()) {
+            throw noMigUnits(gpus, listMigQuietly());
+        }
         return visible.apply(devices, parents);
+    }
+
+    private List<Mig> listMigQuietly() {
+        try {
+            return listMig();
+        } catch (DeviceDriverException e) {
+            return List.of();
+        }
+    }
+
+    /** Why MIG mode found no unit: MIG is off on every GPU, or no MIG device has the profile. */
+    private DeviceDriverException noMigUnits(List<Gpu> gpus, List<Mig> migs) {
+        List<String> on = new ArrayList<>();
+        for (Gpu g : gpus) {
+            if (g.migEnabled) {
+                on.add("GPU " + g.info.getIndex());
+            }
+        }
+        if (on.isEmpty()) {
+            return new DeviceDriverException(migProfileKey + ": MIG devices of profile " + migProfile
+                    + " were asked for, but " + describe() + " reports MIG disabled on all "
+                    + gpus.size() + " GPUs of this host; expected MIG enabled on at least one GPU"
+                    + " (nvidia-smi -i <gpu> -mig 1, then create instances of " + migProfile + "),"
+                    + " or set mig to false to hand out whole GPUs");
+        }
+        Set<String> profiles = new java.util.TreeSet<>();
+        migs.forEach(m -> profiles.add(m.profile));
+        return new DeviceDriverException(migProfileKey + ": no MIG device of profile " + migProfile
+                + " on this host; MIG is enabled on " + on + " with "
+                + (profiles.isEmpty() ? "no MIG devices created" : "profiles " + profiles)
+                + "; expected at least one MIG device of profile " + migProfile
+                + " (create it with nvidia-smi mig -cgi " + migProfile + " -C) or set "
+                + migProfileKey + " to a profile the host has");
     }
 
     private ExternalCommand.Result run(List<String> args) throws DeviceDriverException {
@@ -120,11 +169,9 @@ final class NvidiaSmiBackend implements Backend {
      */
     private Path resolve() throws DeviceDriverException {
         if (program.getParent() != null || program.isAbsolute()) {
-            if (!Files.isRegularFile(program)) {
-                throw new DeviceDriverException(key + ": no such file " + program);
-            }
-            if (!Files.isExecutable(program)) {
-                throw new DeviceDriverException(key + ": " + program + " is not executable");
+            java.util.Optional<String> problem = DriverParams.fileProblem(program, DriverParams.PathCheck.EXECUTABLE);
+            if (problem.isPresent()) {
+                throw new DeviceDriverException(key + ": " + problem.get());
             }
             return program;
         }
@@ -156,7 +203,16 @@ final class NvidiaSmiBackend implements Backend {
                     describe() + " " + String.join(" ", args) + " exited with code " + r.exitCode()
                             + output(r));
         }
+        checkSize(r, String.join(" ", args));
         return parseQuery(r.stdout(), computeCap, describe());
+    }
+
+    private void checkSize(ExternalCommand.Result r, String args) throws DeviceDriverException {
+        if (r.stdoutTruncated()) {
+            throw new DeviceDriverException(describe() + " " + args + " printed more than "
+                    + ExternalCommand.STDOUT_LIMIT_BYTES / (1024 * 1024) + " MiB on stdout (the limit"
+                    + " of what is read); expected one short line per GPU");
+        }
     }
 
     private static boolean mentions(ExternalCommand.Result r, String field) {
@@ -194,6 +250,7 @@ final class NvidiaSmiBackend implements Backend {
         int fields = computeCap ? 7 : 6;
         List<Gpu> gpus = new ArrayList<>();
         Set<Integer> indexes = new HashSet<>();
+        Set<String> uuids = new HashSet<>();
         String[] lines = LINE_BREAK.split(stdout, -1);
         for (int n = 0; n < lines.length; n++) {
             String line = lines[n].strip();
@@ -216,6 +273,11 @@ final class NvidiaSmiBackend implements Backend {
             }
             if (!indexes.add(index)) {
                 throw unexpected(source, n, line, "GPU " + index + " is listed twice");
+            }
+            if (f[1] != null && !uuids.add(f[1].toLowerCase(Locale.ROOT))) {
+                throw unexpected(source, n, line, "UUID " + f[1] + " is listed for two GPUs; expected"
+                        + " every GPU to have its own UUID (tasks would share one GPU through "
+                        + VisibleDevices.ENV + ")");
             }
             GpuInfo.Builder b = GpuInfo.builder("nvidia", index).uuid(f[1]).name(f[2]);
             if (f[3] != null) {
@@ -253,6 +315,7 @@ final class NvidiaSmiBackend implements Backend {
         if (r.exitCode() != 0) {
             throw new DeviceDriverException(describe() + " -L exited with code " + r.exitCode() + output(r));
         }
+        checkSize(r, "-L");
         return parseList(r.stdout(), describe());
     }
 

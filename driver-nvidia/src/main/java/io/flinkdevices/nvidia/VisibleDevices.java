@@ -56,7 +56,20 @@ final class VisibleDevices {
         }
         String value = raw.strip();
         if (value.isEmpty() || value.equals("NoDevFiles")) {
-            return List.of();
+            if (devices.isEmpty()) {
+                return List.of();
+            }
+            throw new DeviceDriverException(
+                    describe()
+                            + " hides every GPU from this TaskManager (an empty value or NoDevFiles"
+                            + " means none), but the host has "
+                            + devices.size()
+                            + ": "
+                            + devices.stream().map(d -> d.getIndex() + "=" + d.getUuid().orElse("?")).toList()
+                            + "; expected the GPUs this TaskManager may use (indexes or UUIDs), or the"
+                            + " variable unset. Fix the TaskManager's "
+                            + ENV
+                            + " or unset it");
         }
         Set<GpuInfo> allowed = new LinkedHashSet<>();
         for (String entry : Arrays.stream(value.split(",")).map(String::strip).toList()) {

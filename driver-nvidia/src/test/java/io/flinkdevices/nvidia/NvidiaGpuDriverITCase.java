@@ -168,7 +168,8 @@ class NvidiaGpuDriverITCase {
 
             assertThat(gpus).extracting(GpuInfo::getIndex).containsExactly(3, 1);
             assertThatThrownBy(() -> driver(Map.of("CUDA_VISIBLE_DEVICES", "NoDevFiles"), smi(program)).retrieveResourceInfo(1))
-                    .hasMessageContaining("found 0");
+                    .hasMessageContaining("CUDA_VISIBLE_DEVICES='NoDevFiles' hides every GPU")
+                    .hasMessageContaining("the host has 4");
         }
 
         @Test

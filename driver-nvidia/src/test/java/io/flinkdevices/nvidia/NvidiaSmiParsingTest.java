@@ -181,8 +181,12 @@ class NvidiaSmiParsingTest {
         @DisplayName("unset allows every GPU; empty or NoDevFiles allows none")
         void unsetEmptyNone() throws Exception {
             assertThat(visible(null)).containsExactly(0, 1, 2);
-            assertThat(visible("")).isEmpty();
-            assertThat(visible("NoDevFiles")).isEmpty();
+            // empty or NoDevFiles hides every GPU: an error that says so, not "found 0"
+            assertThatThrownBy(() -> visible(""))
+                    .hasMessageStartingWith("CUDA_VISIBLE_DEVICES='' hides every GPU from this TaskManager")
+                    .hasMessageContaining("the host has 3");
+            assertThatThrownBy(() -> visible("NoDevFiles"))
+                    .hasMessageStartingWith("CUDA_VISIBLE_DEVICES='NoDevFiles' hides every GPU");
         }
 
         @Test

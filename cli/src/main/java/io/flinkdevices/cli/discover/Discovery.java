@@ -2,6 +2,7 @@ package io.flinkdevices.cli.discover;
 
 import io.flinkdevices.cli.flink.Failures;
 import io.flinkdevices.cli.flink.PluginFactories;
+import io.flinkdevices.cli.flink.ReadOnlyCoordination;
 import io.flinkdevices.cli.flink.ResourceSetting;
 import io.flinkdevices.cli.flink.ResourceSetting.AmountState;
 import io.flinkdevices.cli.flink.TimedCall;
@@ -10,7 +11,6 @@ import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.DelegatingConfiguration;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -97,7 +97,9 @@ public final class Discovery {
             return;
         }
         // exactly what ExternalResourceUtils hands the factory: a view with the prefix cut
-        Configuration params = new DelegatingConfiguration(config, setting.paramPrefix());
+        // coordination off, so the run neither takes devices from nor writes the live file
+        Configuration params = ReadOnlyCoordination.params(config, setting.paramPrefix());
+        outcome.holders = ReadOnlyCoordination.liveHolders(config, setting.paramPrefix());
         String what =
                 "factory "
                         + className
@@ -164,6 +166,7 @@ public final class Discovery {
         }
         try {
             outcome.infos = toProperties(infos);
+            outcome.notes = ReadOnlyCoordination.inUse(outcome.infos, outcome.holders);
         } catch (RuntimeException e) {
             outcome.error(
                     "driver returned devices whose properties cannot be read: "
@@ -205,6 +208,8 @@ public final class Discovery {
         boolean skipped;
         ExternalResourceDriver driver;
         List<Map<String, String>> infos = List.of();
+        Map<String, Long> holders = Map.of();
+        List<String> notes = List.of();
 
         Outcome(ResourceSetting setting) {
             this.setting = setting;
@@ -267,7 +272,8 @@ public final class Discovery {
                     amount,
                     status,
                     problems,
-                    infos);
+                    infos,
+                    notes);
         }
     }
 }

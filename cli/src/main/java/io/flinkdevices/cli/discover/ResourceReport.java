@@ -16,19 +16,35 @@ import java.util.Map;
  * @param status ok, skipped or error
  * @param problems every problem found, each naming the key or class to fix; empty when ok
  * @param infos each device's properties, as tasks would read them with {@code getProperty}
+ * @param notes what else an operator should know, e.g. devices in use by a live TaskManager
  */
-@JsonPropertyOrder({"name", "factory", "amount", "status", "error", "infos"})
+@JsonPropertyOrder({"name", "factory", "amount", "status", "error", "infos", "notes"})
 public record ResourceReport(
         String name,
         String factory,
         Long amount,
         ResourceStatus status,
         @JsonIgnore List<String> problems,
-        List<Map<String, String>> infos) {
+        List<Map<String, String>> infos,
+        @com.fasterxml.jackson.annotation.JsonInclude(
+                        com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+                List<String> notes) {
 
     public ResourceReport {
         problems = List.copyOf(problems);
         infos = List.copyOf(infos);
+        notes = List.copyOf(notes);
+    }
+
+    /** A report without notes. */
+    public ResourceReport(
+            String name,
+            String factory,
+            Long amount,
+            ResourceStatus status,
+            List<String> problems,
+            List<Map<String, String>> infos) {
+        this(name, factory, amount, status, problems, infos, List.of());
     }
 
     /** The problems as one line, separated by {@code "; "}; {@code null} when there are none. */

@@ -71,6 +71,7 @@ public final class TableRenderer {
                             + r.infos().size()
                             + (r.infos().size() == 1 ? " device" : " devices"));
             table(deviceRows(r.infos()), GAP, out);
+            r.notes().forEach(n -> out.println("  " + n));
         }
 
         boolean problems = false;

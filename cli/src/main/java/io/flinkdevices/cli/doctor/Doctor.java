@@ -17,6 +17,7 @@ import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactor
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;
+import io.flinkdevices.cli.flink.ReadOnlyCoordination;
 import org.apache.flink.configuration.ExternalResourceOptions;
 import org.apache.flink.util.StringUtils;
 
@@ -448,7 +449,8 @@ public final class Doctor {
                                         + String.join(", ", holders.subList(0, holders.size() - 1))
                                         + ")"));
             }
-            Configuration params = new DelegatingConfiguration(config, setting.paramPrefix());
+            // coordination off: doctor neither takes devices from nor writes the live file
+            Configuration params = ReadOnlyCoordination.params(config, setting.paramPrefix());
             try {
                 ExternalResourceDriver driver =
                         calls.call(

@@ -17,7 +17,7 @@ public final class Failures {
         StringBuilder line = new StringBuilder();
         Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
-            String message = t.getMessage();
+            String message = t.getMessage() == null ? null : withoutStackTrace(t.getMessage());
             String part =
                     t.getClass().getSimpleName()
                             + (message == null || message.isBlank() ? "" : ": " + message.strip());
@@ -30,6 +30,26 @@ public final class Failures {
             line.append(part);
         }
         return line.toString();
+    }
+
+    /**
+     * A message without the stack traces some bindings put into it (JCuda's {@code
+     * UnsatisfiedLinkError} carries 39 frames): its lines up to the first frame, trace headers
+     * left out.
+     */
+    static String withoutStackTrace(String message) {
+        StringBuilder kept = new StringBuilder();
+        for (String line : message.split("\\R")) {
+            String s = line.strip();
+            if (s.startsWith("at ") || s.matches("\\.\\.\\. \\d+ more") || s.startsWith("Caused by:")
+                    || s.startsWith("Suppressed:") || s.startsWith("Stack trace")) {
+                break;
+            }
+            if (!s.isEmpty()) {
+                kept.append(kept.length() == 0 ? "" : " ").append(s);
+            }
+        }
+        return kept.toString();
     }
 
     /** Whether Flink's TaskManager would not catch {@code failure} (it catches only Exceptions). */

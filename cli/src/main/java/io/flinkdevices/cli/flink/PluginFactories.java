@@ -36,6 +36,7 @@ public final class PluginFactories {
     private final Map<String, ExternalResourceDriverFactory> factories;
     private final Map<String, List<String>> pluginsByFactory;
     private final List<String> problems;
+    private final Map<String, List<java.net.URL>> jarsByPlugin = new LinkedHashMap<>();
 
     private PluginFactories(
             Path pluginsDir,
@@ -112,7 +113,9 @@ public final class PluginFactories {
                 }
             }
         }
-        return new PluginFactories(pluginsDir, true, ids, factories, pluginsByFactory, problems);
+        PluginFactories found = new PluginFactories(pluginsDir, true, ids, factories, pluginsByFactory, problems);
+        descriptors.forEach(d -> found.jarsByPlugin.put(d.getPluginId(), List.of(d.getPluginResourceURLs())));
+        return found;
     }
 
     /** Factories given directly, as if found in plugins under {@code pluginsDir}. */
@@ -178,6 +181,12 @@ public final class PluginFactories {
             why.append(": that directory does not exist (set --plugins-dir or FLINK_PLUGINS_DIR)");
             return why.toString();
         }
+        Optional<String> notAFactory = notAFactory(className.strip());
+        if (notAFactory.isPresent()) {
+            why.setLength(0);
+            why.append("class ").append(className).append(' ').append(notAFactory.get());
+            return why.toString();
+        }
         why.append(" (found: ");
         why.append(factories.isEmpty() ? "none" : String.join(", ", factoryClassNames()));
         why.append(')');
@@ -189,6 +198,44 @@ public final class PluginFactories {
             why.append("; ").append(problem);
         }
         return why.toString();
+    }
+
+    /**
+     * Where a plugin holds {@code className} although it is no factory Flink can find: what it is
+     * instead and what was expected.
+     */
+    private Optional<String> notAFactory(String className) {
+        String entry = className.replace('.', '/') + ".class";
+        for (Map.Entry<String, List<java.net.URL>> plugin : jarsByPlugin.entrySet()) {
+            for (java.net.URL url : plugin.getValue()) {
+                try (java.util.jar.JarFile jar = new java.util.jar.JarFile(Path.of(url.toURI()).toFile())) {
+                    if (jar.getEntry(entry) == null) {
+                        continue;
+                    }
+                } catch (Exception e) {
+                    continue;
+                }
+                String where = "is in plugin '" + plugin.getKey() + "' ("
+                        + Path.of(url.getPath()).getFileName() + ")";
+                String expected = "; expected a class implementing "
+                        + ExternalResourceDriverFactory.class.getName() + ", listed in that jar's"
+                        + " META-INF/services/" + ExternalResourceDriverFactory.class.getName();
+                try (java.net.URLClassLoader loader = new java.net.URLClassLoader(
+                        plugin.getValue().toArray(new java.net.URL[0]), PluginFactories.class.getClassLoader())) {
+                    Class<?> c = Class.forName(className, false, loader);
+                    if (!ExternalResourceDriverFactory.class.isAssignableFrom(c)) {
+                        return Optional.of(where + " but is not an ExternalResourceDriverFactory" + expected
+                                + " (did you name the driver or another class instead of its factory?)");
+                    }
+                    return Optional.of(where + " and is a factory, but the jar's META-INF/services/"
+                            + ExternalResourceDriverFactory.class.getName() + " does not list it, so Flink"
+                            + " never finds it" + expected);
+                } catch (Throwable e) { // NOPMD: a broken class must still be reported
+                    return Optional.of(where + " but cannot be loaded (" + Failures.describe(e) + ")" + expected);
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     private Optional<String> nearMiss(String className) {

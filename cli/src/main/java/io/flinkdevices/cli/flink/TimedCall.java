@@ -14,6 +14,9 @@ import java.util.concurrent.TimeoutException;
  */
 public final class TimedCall {
 
+    /** How long a call that ran out of time gets to clean up after it was interrupted. */
+    static final Duration CANCEL_GRACE = Duration.ofSeconds(5);
+
     private final Duration timeout;
 
     /**
@@ -31,7 +34,8 @@ public final class TimedCall {
     /**
      * Runs {@code call} on a daemon thread named {@code threadName} and returns its result.
      *
-     * @throws TimeoutException when it did not return in time (the thread is interrupted and left)
+     * @throws TimeoutException when it did not return in time (the thread is interrupted and
+     *     waited for up to {@link #CANCEL_GRACE}, so that it ends the processes it started)
      * @throws Throwable whatever {@code call} threw, unwrapped, {@code Error}s included
      */
     public <T> T call(String threadName, Callable<T> call) throws Throwable {
@@ -45,7 +49,11 @@ public final class TimedCall {
         } catch (ExecutionException e) {
             throw e.getCause();
         } catch (TimeoutException e) {
+            // Interrupt the driver and give it a moment to end what it started: the SDK's
+            // ExternalCommand kills a tool's whole process tree when interrupted. Returning at
+            // once would let the CLI exit while a hung tool's children live on.
             task.cancel(true);
+            thread.join(CANCEL_GRACE.toMillis());
             throw e;
         }
     }

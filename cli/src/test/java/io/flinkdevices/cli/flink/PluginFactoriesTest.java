@@ -94,4 +94,18 @@ class PluginFactoriesTest {
                                 + ": that directory does not exist (set --plugins-dir or"
                                 + " FLINK_PLUGINS_DIR)");
     }
+
+    @Test
+    @DisplayName("a class that a plugin holds but that is not a factory is named as such, not as missing")
+    void classThatIsNotAFactory() throws Exception {
+        testDriverPlugin("test");
+        PluginFactories found = PluginFactories.load(plugins, new Configuration());
+        String notAFactory = io.flinkdevices.cli.testdriver.TestDriverFactory.class.getName() + "$Driver";
+
+        assertThat(found.describeMissing(notAFactory))
+                .startsWith("class " + notAFactory + " is in plugin 'test' (")
+                .contains("but is not an ExternalResourceDriverFactory")
+                .contains("expected a class implementing org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory")
+                .doesNotContain("not found in any plugin");
+    }
 }

@@ -17,7 +17,8 @@ import java.util.TreeSet;
  * each one. Params: {@code devices} (devices on the host, default 2), {@code return} (return this
  * many regardless of the amount), {@code factory-throws} / {@code driver-throws} (message of an
  * exception), {@code driver-error} ({@code UnsatisfiedLinkError} or {@code NoClassDefFoundError}),
- * {@code hang} ({@code true}: never return). Each info carries {@code index} and {@code params},
+ * {@code hang} ({@code true}: never return), {@code run} (a program run through the SDK's
+ * {@code ExternalCommand} with {@code run.timeout-s}, default 10, before devices are returned). Each info carries {@code index} and {@code params},
  * the keys the factory saw.
  */
 public final class TestDriverFactory implements ExternalResourceDriverFactory {
@@ -52,6 +53,15 @@ public final class TestDriverFactory implements ExternalResourceDriverFactory {
             }
             if ("NoClassDefFoundError".equals(error)) {
                 throw new NoClassDefFoundError("com/vendor/Native");
+            }
+            if (params.containsKey("run")) {
+                // a vendor tool, run as the SDK's drivers run them (needs sdk-api in the plugin)
+                io.flinkdevices.sdk.process.ExternalCommand.of(
+                                java.nio.file.Path.of(params.get("run")),
+                                List.of(),
+                                java.time.Duration.ofSeconds(Long.parseLong(params.getOrDefault("run.timeout-s", "10"))),
+                                "run")
+                        .run();
             }
             if ("true".equals(params.get("hang"))) {
                 Thread.sleep(Long.MAX_VALUE);

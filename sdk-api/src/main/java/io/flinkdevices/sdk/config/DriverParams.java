@@ -8,9 +8,16 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,6 +25,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -190,30 +198,93 @@ public final class DriverParams {
             problem(key, "is not a valid path: '" + v + "'");
             return defaultValue;
         }
-        switch (check) {
-            case EXISTS:
-                if (!Files.exists(p)) {
-                    problem(key, "no such file or folder " + p);
-                }
-                break;
-            case READABLE_FILE:
-                if (!Files.isRegularFile(p)) {
-                    problem(key, "no such file " + p);
-                } else if (!Files.isReadable(p)) {
-                    problem(key, "file " + p + " is not readable");
-                }
-                break;
-            case EXECUTABLE:
-                if (!Files.exists(p)) {
-                    problem(key, "no such file " + p);
-                } else if (!Files.isRegularFile(p) || !Files.isExecutable(p)) {
-                    problem(key, "file " + p + " is not executable");
-                }
-                break;
-            default:
-                break;
-        }
+        fileProblem(p, check).ifPresent(why -> problem(key, why));
         return p;
+    }
+
+    /**
+     * Why {@code path} does not pass {@code check}, as one phrase an operator can act on: the path,
+     * what is wrong with it, what was expected, and the operating system's reason where it gave one
+     * ({@code no such file /opt/x; expected an executable file (No such file or directory)}, {@code
+     * /opt/x is a folder; expected an executable file}). Empty when it passes. Callers put the full
+     * key in front.
+     */
+    public static Optional<String> fileProblem(Path path, PathCheck check) {
+        if (check == PathCheck.NONE) {
+            return Optional.empty();
+        }
+        String expected =
+                check == PathCheck.EXISTS
+                        ? "a file or folder"
+                        : check == PathCheck.EXECUTABLE ? "an executable file" : "a readable file";
+        BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(path, BasicFileAttributes.class);
+        } catch (IOException e) {
+            String reason = osReason(e);
+            String what =
+                    e instanceof NoSuchFileException
+                            ? (check == PathCheck.EXISTS ? "no such file or folder " : "no such file ")
+                                    + path
+                            : path + " cannot be read";
+            return Optional.of(what + "; expected " + expected + " (" + reason + ")");
+        }
+        if (check == PathCheck.EXISTS) {
+            return Optional.empty();
+        }
+        if (attributes.isDirectory()) {
+            return Optional.of(path + " is a folder; expected " + expected);
+        }
+        if (!attributes.isRegularFile()) {
+            return Optional.of(path + " is not a regular file (a device or pipe); expected " + expected);
+        }
+        if (check == PathCheck.EXECUTABLE && !Files.isExecutable(path)) {
+            return Optional.of(
+                    "file "
+                            + path
+                            + " is not executable ("
+                            + mode(path)
+                            + "); expected "
+                            + expected
+                            + " (chmod +x)");
+        }
+        if (check == PathCheck.READABLE_FILE) {
+            try (var in = Files.newByteChannel(path)) {
+                return Optional.empty();
+            } catch (IOException e) {
+                return Optional.of(
+                        "file " + path + " is not readable; expected " + expected + " (" + osReason(e) + ")");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The operating system's words for a failed file access ({@code Not a directory}, ...). */
+    public static String osReason(IOException e) {
+        if (e instanceof FileSystemException) {
+            FileSystemException f = (FileSystemException) e;
+            if (f.getReason() != null) {
+                return f.getReason();
+            }
+            if (e instanceof NoSuchFileException) {
+                return "No such file or directory";
+            }
+            if (e instanceof AccessDeniedException) {
+                return "Permission denied";
+            }
+            if (e instanceof NotDirectoryException) {
+                return "Not a directory";
+            }
+        }
+        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+    }
+
+    private static String mode(Path path) {
+        try {
+            return "mode " + PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
+        } catch (IOException | UnsupportedOperationException e) {
+            return "no execute permission";
+        }
     }
 
     /**

@@ -1,10 +1,10 @@
 package io.flinkdevices.sdk.process;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.config.DriverParams;
 
 import org.apache.flink.annotation.PublicEvolving;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A discovery script run under the contract of Flink's GPU plugin: {@code <script> <amount>
@@ -95,12 +96,10 @@ public final class DiscoveryScript {
             throw new DeviceDriverException(
                     configKey + ": the amount of devices must be positive but is " + amount);
         }
-        if (!Files.isRegularFile(script)) {
-            throw new DeviceDriverException(configKey + ": no such discovery script " + script);
-        }
-        if (!Files.isExecutable(script)) {
+        Optional<String> problem = DriverParams.fileProblem(script, DriverParams.PathCheck.EXECUTABLE);
+        if (problem.isPresent()) {
             throw new DeviceDriverException(
-                    configKey + ": discovery script " + script + " is not executable (chmod +x)");
+                    configKey + ": discovery script: " + problem.get().replace("expected an executable file", "expected an executable discovery script"));
         }
         List<String> argv = new ArrayList<>();
         argv.add(Long.toString(amount));
@@ -117,6 +116,16 @@ public final class DiscoveryScript {
                             + " exited with code "
                             + result.exitCode()
                             + outputSuffix(result));
+        }
+        if (result.stdoutTruncated()) {
+            throw new DeviceDriverException(
+                    configKey
+                            + ": discovery script "
+                            + script
+                            + " printed more than "
+                            + ExternalCommand.STDOUT_LIMIT_BYTES / (1024 * 1024)
+                            + " MiB on stdout (the limit of what is read); expected one line of"
+                            + " comma-separated ids");
         }
         String firstLine = result.stdout().lines().findFirst().orElse("");
         List<String> ids = parseIds(firstLine);

@@ -1,6 +1,7 @@
 package io.flinkdevices.sdk.process;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.config.DriverParams;
 
 import org.apache.flink.annotation.PublicEvolving;
 
@@ -20,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -44,10 +46,14 @@ import java.util.concurrent.TimeUnit;
 @PublicEvolving
 public final class ExternalCommand {
 
-    private static final int STDOUT_LIMIT = 4 * 1024 * 1024;
+    /** The most of a program's stdout a run keeps; {@link Result#stdoutTruncated()} says when it printed more. */
+    public static final int STDOUT_LIMIT_BYTES = 4 * 1024 * 1024;
+
+    private static final int STDOUT_LIMIT = STDOUT_LIMIT_BYTES;
     private static final int STDERR_TAIL = 2048;
     private static final Duration DRAIN_GRACE = Duration.ofMillis(500);
     private static final Duration EXEC_GRACE = Duration.ofMillis(500);
+    private static final Duration KILL_GRACE = Duration.ofSeconds(1);
     private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
@@ -57,6 +63,24 @@ public final class ExternalCommand {
      * exited.
      */
     public static final String MARKER_ENV = "FLINK_DEVICES_COMMAND_ID";
+
+    /**
+     * Runs in progress, by their program's process, with their marker: a JVM that exits (a CLI
+     * whose own time limit ran out, a TaskManager shutting down) kills their trees on the way out.
+     */
+    private static final Map<Process, String> RUNNING = new java.util.concurrent.ConcurrentHashMap<>();
+
+    static {
+        try {
+            Runtime.getRuntime()
+                    .addShutdownHook(
+                            new Thread(
+                                    () -> RUNNING.forEach((p, m) -> killTree(p, new LinkedHashSet<>(), m)),
+                                    "external-command-exit"));
+        } catch (IllegalStateException | SecurityException e) {
+            // the JVM is already shutting down: nothing to register for
+        }
+    }
 
     private final List<String> command;
     private final Duration timeout;
@@ -127,6 +151,13 @@ public final class ExternalCommand {
         pb.environment().putAll(environment);
         pb.environment().put(MARKER_ENV, marker);
         pb.redirectInput(ProcessBuilder.Redirect.PIPE);
+        Path program = Path.of(command.get(0));
+        if (program.getParent() != null) {
+            Optional<String> problem = DriverParams.fileProblem(program, DriverParams.PathCheck.EXECUTABLE);
+            if (problem.isPresent()) {
+                throw new DeviceDriverException(description + ": " + problem.get());
+            }
+        }
         long start = System.nanoTime();
         Process process;
         try {
@@ -135,6 +166,7 @@ public final class ExternalCommand {
             throw new DeviceDriverException(
                     description + ": cannot start " + command.get(0) + ": " + e.getMessage(), e);
         }
+        RUNNING.put(process, marker);
         Set<ProcessHandle> seen = new LinkedHashSet<>();
         Drain out = new Drain(process.getInputStream(), STDOUT_LIMIT, false);
         Drain err = new Drain(process.getErrorStream(), STDERR_TAIL, true);
@@ -144,6 +176,9 @@ public final class ExternalCommand {
             out.start();
             err.start();
             if (!waitWatchingChildren(process, start + timeout.toNanos(), seen)) {
+                // What the program said on its own: once its children die first, a shell
+                // program reports their deaths ("Killed") on stderr.
+                String said = err.text();
                 killTree(process, seen, marker);
                 done = true;
                 out.join(DRAIN_GRACE);
@@ -155,7 +190,7 @@ public final class ExternalCommand {
                                 + " did not finish within "
                                 + human(timeout)
                                 + " and was killed with its child processes"
-                                + stderrSuffix(err.text()));
+                                + stderrSuffix(said));
             }
             // The program exited. What it left running (a child in the background, holding our
             // pipes or not) belongs to this run and dies with it. A finished drain proves
@@ -171,12 +206,29 @@ public final class ExternalCommand {
                     out.truncated,
                     Duration.ofNanos(System.nanoTime() - start));
         } catch (InterruptedException e) {
+            // Cancelled (a caller's own time limit, a TaskManager shutting down): the tree dies
+            // before this returns. The kill itself must not be cut short by the interrupt, so the
+            // flag is restored only afterwards.
+            killTree(process, seen, marker);
+            done = true;
             Thread.currentThread().interrupt();
             throw new DeviceDriverException(
-                    description + ": interrupted while running " + command.get(0), e);
+                    description
+                            + ": interrupted while running "
+                            + command.get(0)
+                            + "; it was killed with its child processes",
+                    e);
         } finally {
-            if (!done || process.isAlive()) {
-                killTree(process, seen, marker);
+            try {
+                if (!done || process.isAlive()) {
+                    boolean interrupted = Thread.interrupted();
+                    killTree(process, seen, marker);
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            } finally {
+                RUNNING.remove(process);
             }
         }
     }
@@ -240,16 +292,29 @@ public final class ExternalCommand {
      * every process that carries this run's marker.
      */
     private static void killTree(Process process, Set<ProcessHandle> seen, String marker) {
-        // Snapshot the tree before the root dies: its children are re-parented then.
+        // Children first, found while the root still runs: once it dies they are re-parented
+        // and no longer its descendants, and a shell root could start new ones in between.
         Set<ProcessHandle> victims = new LinkedHashSet<>();
         process.descendants().forEach(victims::add);
         victims.addAll(seen);
         victims.addAll(processesMarkedWith(marker, process.pid()));
-        process.destroyForcibly();
         killAll(victims);
+        process.destroyForcibly();
+        boolean interrupted = false;
         try {
             process.waitFor(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        // what the root forked between the snapshot and its death
+        Set<ProcessHandle> late = new LinkedHashSet<>();
+        for (ProcessHandle h : processesMarkedWith(marker, process.pid())) {
+            if (!victims.contains(h)) {
+                late.add(h);
+            }
+        }
+        killAll(late);
+        if (interrupted) {
             Thread.currentThread().interrupt();
         }
     }
@@ -266,11 +331,16 @@ public final class ExternalCommand {
         killAll(victims);
     }
 
-    /** Kills {@code victims} breadth-first, picking up what each forked since it was found. */
+    /**
+     * Kills {@code victims} and their descendants, the deepest first, so that no victim's death
+     * re-parents a child before that child was found.
+     */
     private static void killAll(Set<ProcessHandle> victims) {
         Deque<ProcessHandle> queue = new ArrayDeque<>(victims);
+        List<ProcessHandle> order = new ArrayList<>();
         while (!queue.isEmpty()) {
             ProcessHandle h = queue.poll();
+            order.add(h);
             h.descendants()
                     .forEach(
                             d -> {
@@ -278,7 +348,44 @@ public final class ExternalCommand {
                                     queue.add(d);
                                 }
                             });
-            h.destroyForcibly();
+        }
+        for (int i = order.size() - 1; i >= 0; i--) {
+            order.get(i).destroyForcibly();
+        }
+        awaitGone(order);
+    }
+
+    /**
+     * Waits, at most {@link #KILL_GRACE}, until every killed process has stopped running: SIGKILL
+     * is delivered asynchronously, and a caller that returns (a CLI that exits) must not leave
+     * one behind that is still about to die.
+     */
+    private static void awaitGone(List<ProcessHandle> killed) {
+        long deadline = System.nanoTime() + KILL_GRACE.toNanos();
+        for (ProcessHandle h : killed) {
+            while (running(h) && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Whether {@code h} still runs; a zombie (killed, not yet reaped by its parent) does not. */
+    private static boolean running(ProcessHandle h) {
+        if (!h.isAlive()) {
+            return false;
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(h.pid()), "stat"));
+            char state = stat.charAt(stat.lastIndexOf(')') + 2);
+            return state != 'Z' && state != 'X';
+        } catch (IOException | RuntimeException e) {
+            return h.isAlive();
         }
     }
 

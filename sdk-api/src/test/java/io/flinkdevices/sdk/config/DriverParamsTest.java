@@ -175,7 +175,7 @@ class DriverParamsTest {
         }
 
         @Test
-        @DisplayName("a path that is missing, not a file, not executable or empty")
+        @DisplayName("a path that is missing, a folder, under a file, not executable or empty: what was expected and the OS reason")
         void paths(@TempDir Path dir) throws IOException {
             Path plain = Files.createFile(dir.resolve("plain"));
             Files.setPosixFilePermissions(plain, PosixFilePermissions.fromString("rw-r--r--"));
@@ -183,19 +183,28 @@ class DriverParamsTest {
                     params(
                             "missing", dir.resolve("nope").toString(),
                             "folder", dir.toString(),
+                            "tool", dir.toString(),
+                            "under-file", plain.resolve("x").toString(),
                             "plain", plain.toString(),
                             "empty", " ");
 
             p.path("missing", null, PathCheck.EXISTS);
             p.path("folder", null, PathCheck.READABLE_FILE);
+            p.path("tool", null, PathCheck.EXECUTABLE);
+            p.path("under-file", null, PathCheck.READABLE_FILE);
             p.path("plain", null, PathCheck.EXECUTABLE);
             p.path("empty", null, PathCheck.EXISTS);
 
             assertThat(p.problems())
                     .containsExactly(
-                            "external-resource.gpu.param.missing: no such file or folder " + dir.resolve("nope"),
-                            "external-resource.gpu.param.folder: no such file " + dir,
-                            "external-resource.gpu.param.plain: file " + plain + " is not executable",
+                            "external-resource.gpu.param.missing: no such file or folder " + dir.resolve("nope")
+                                    + "; expected a file or folder (No such file or directory)",
+                            "external-resource.gpu.param.folder: " + dir + " is a folder; expected a readable file",
+                            "external-resource.gpu.param.tool: " + dir + " is a folder; expected an executable file",
+                            "external-resource.gpu.param.under-file: " + plain.resolve("x")
+                                    + " cannot be read; expected a readable file (Not a directory)",
+                            "external-resource.gpu.param.plain: file " + plain
+                                    + " is not executable (mode rw-r--r--); expected an executable file (chmod +x)",
                             "external-resource.gpu.param.empty: expected a path but the value is empty");
         }
 

@@ -181,7 +181,26 @@ class DiscoveryScriptITCase {
 
             assertThatThrownBy(() -> discovery(s).discover(1))
                     .isInstanceOf(DeviceDriverException.class)
-                    .hasMessage(KEY + ": no such discovery script " + s);
+                    .hasMessage(KEY + ": discovery script: no such file " + s
+                            + "; expected an executable discovery script (No such file or directory)");
+        }
+
+        @Test
+        @DisplayName("a folder where the script is expected says it is a folder")
+        void folder() {
+            assertThatThrownBy(() -> discovery(dir).discover(1))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessage(KEY + ": discovery script: " + dir + " is a folder; expected an executable discovery script");
+        }
+
+        @Test
+        @DisplayName("output over the stdout limit says so, not that the ids are malformed")
+        void oversize() throws Exception {
+            Path s = script(dir.resolve("chatty.sh"), "head -c 5000000 /dev/zero | tr '\\0' 'x'");
+
+            assertThatThrownBy(() -> discovery(s).discover(1))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining(KEY + ": discovery script " + s + " printed more than 4 MiB on stdout");
         }
 
         @Test
@@ -192,7 +211,8 @@ class DiscoveryScriptITCase {
 
             assertThatThrownBy(() -> discovery(s).discover(1))
                     .isInstanceOf(DeviceDriverException.class)
-                    .hasMessage(KEY + ": discovery script " + s + " is not executable (chmod +x)");
+                    .hasMessage(KEY + ": discovery script: file " + s + " is not executable (mode rw-r--r--);"
+                            + " expected an executable discovery script (chmod +x)");
         }
     }
 

@@ -1,0 +1,148 @@
+package io.flinkdevices.cli.flink;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.DelegatingConfiguration;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Lets {@code discover} and {@code doctor} ask a coordinated driver for devices without taking any
+ * from, or writing to, the live coordination file that the host's TaskManagers share: the driver is
+ * created with {@code coordination.enabled: false}, and the file is only read, to say which of the
+ * devices returned are in use by a live TaskManager.
+ *
+ * <p>Without this, on a healthy host whose devices are all held by running TaskManagers, the CLI
+ * reported that the driver "finds no usable device", and a run could reclaim or hold records.
+ */
+public final class ReadOnlyCoordination {
+
+    /** The SDK's parameter that switches coordination on. */
+    static final String ENABLED = "coordination.enabled";
+
+    static final String FILE = "coordination.file";
+
+    private ReadOnlyCoordination() {}
+
+    /** Whether the params under {@code paramPrefix} switch the SDK's coordination on. */
+    public static boolean enabled(Configuration config, String paramPrefix) {
+        return "true".equalsIgnoreCase(config.getString(paramPrefix + ENABLED, "false").strip());
+    }
+
+    /**
+     * The params Flink would hand the factory, with coordination switched off when it is on: the
+     * key stays known to the factory, only its value changes.
+     */
+    public static Configuration params(Configuration config, String paramPrefix) {
+        if (!enabled(config, paramPrefix)) {
+            return new DelegatingConfiguration(config, paramPrefix);
+        }
+        Configuration copy = new Configuration(config);
+        copy.setString(paramPrefix + ENABLED, "false");
+        return new DelegatingConfiguration(copy, paramPrefix);
+    }
+
+    /**
+     * The device ids held in the coordination file(s) by processes that run, with their pids:
+     * the configured {@code coordination.file}, else the SDK's default files {@code
+     * <java.io.tmpdir>/flink-devices-*.coordination}. Read without the lock and never written.
+     */
+    public static Map<String, Long> liveHolders(Configuration config, String paramPrefix) {
+        Map<String, Long> holders = new LinkedHashMap<>();
+        if (!enabled(config, paramPrefix)) {
+            return holders;
+        }
+        List<Path> files = new ArrayList<>();
+        String file = config.getString(paramPrefix + FILE, "").strip();
+        if (!file.isEmpty()) {
+            files.add(Path.of(file));
+        } else {
+            try (Stream<Path> all = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+                all.filter(p -> p.getFileName().toString().matches("flink-devices-.*\\.coordination"))
+                        .forEach(files::add);
+            } catch (IOException | RuntimeException e) {
+                return holders;
+            }
+        }
+        long self = ProcessHandle.current().pid();
+        for (Path f : files) {
+            List<String> lines;
+            try {
+                lines = Files.readAllLines(f);
+            } catch (IOException | RuntimeException e) {
+                continue;
+            }
+            for (String line : lines) {
+                String[] t = line.strip().split("\\s+");
+                if (t.length < 2 || t[0].startsWith("#")) {
+                    continue;
+                }
+                try {
+                    long pid = Long.parseLong(t[1]);
+                    if (pid != self && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                        holders.put(decode(t[0]), pid);
+                    }
+                } catch (NumberFormatException e) {
+                    // a damaged line: the SDK repairs it on the next allocation
+                }
+            }
+        }
+        return holders;
+    }
+
+    /**
+     * One note per device that a live process holds: {@code device 0 (GPU-...) is in use by pid
+     * 4242}. A device matches a record by its UUID, its index when it has no UUID, or the OpenCL
+     * id {@code <platform>/<device-index>/<device-name>}.
+     */
+    public static List<String> inUse(List<Map<String, String>> infos, Map<String, Long> holders) {
+        List<String> notes = new ArrayList<>();
+        if (holders.isEmpty()) {
+            return notes;
+        }
+        for (Map<String, String> info : infos) {
+            List<String> ids = new ArrayList<>();
+            if (info.get("uuid") != null) {
+                ids.add(info.get("uuid"));
+            } else if (info.get("index") != null) {
+                ids.add(info.get("index"));
+            }
+            if (info.get("platform") != null && info.get("device-index") != null) {
+                ids.add(info.get("platform") + "/" + info.get("device-index") + "/" + info.get("device-name"));
+            }
+            for (String id : ids) {
+                Long pid = holders.get(id);
+                if (pid != null) {
+                    notes.add("device " + info.getOrDefault("index", info.getOrDefault("device-index", "?"))
+                            + " (" + id + ") is in use by pid " + pid);
+                    break;
+                }
+            }
+        }
+        return notes;
+    }
+
+    private static String decode(String token) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < token.length(); i++) {
+            char c = token.charAt(i);
+            if (c == '%' && i + 2 < token.length() + 0 && i + 2 <= token.length() - 1) {
+                try {
+                    out.append((char) Integer.parseInt(token.substring(i + 1, i + 3), 16));
+                    i += 2;
+                    continue;
+                } catch (NumberFormatException e) {
+                    // not an escape
+                }
+            }
+            out.append(c);
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,181 @@
+package io.flinkdevices.nvidia;
+
+import io.flinkdevices.testkit.contract.BadInputTable;
+import io.flinkdevices.testkit.fake.FakeExecutable;
+import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.DelegatingConfiguration;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The bad-input table of the NVIDIA driver: every bad key, value, file, tool behaviour and
+ * environment an operator can give it ends in one clear error naming the key or path, what was
+ * expected and the OS reason.
+ */
+@DisplayName("The NVIDIA driver's bad-input table")
+class NvidiaBadInputTest {
+
+    private static final String P = "external-resource.gpu.param.";
+    private static final String AMOUNT = "external-resource.gpu.amount";
+
+    @TempDir Path temp;
+    private int hosts;
+
+    private static void attempt(Map<String, String> env, Map<String, String> params, long amount)
+            throws Exception {
+        Configuration full = new Configuration();
+        params.forEach((k, v) -> full.setString(P + k, v));
+        new NvidiaGpuDriverFactory(env)
+                .createExternalResourceDriver(new DelegatingConfiguration(full, P))
+                .retrieveResourceInfo(amount);
+    }
+
+    private static Map<String, String> params(String... kv) {
+        Map<String, String> p = new HashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            p.put(kv[i], kv[i + 1]);
+        }
+        return p;
+    }
+
+    private FakeHost host() {
+        return FakeHost.create(temp.resolve("host" + hosts++));
+    }
+
+    /** nvidia-smi printing {@code stdout} and exiting 0. */
+    private Path smiPrinting(String stdout) {
+        FakeHost h = host();
+        h.install(FakeExecutable.named("nvidia-smi").stdout(stdout));
+        return h.bin("nvidia-smi");
+    }
+
+    private Path script(String name, String body) throws Exception {
+        Path s = temp.resolve(name);
+        Files.writeString(s, "#!/bin/sh\n" + body + "\n");
+        Files.setPosixFilePermissions(s, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return s;
+    }
+
+    @Test
+    @DisplayName("every bad input gives one clear error: N tried, N clear error, 0 other")
+    void table() throws Exception {
+        Path twoH100 = FakeNvidiaHost.installH100s(host(), 2);
+        String smi = twoH100.toString();
+        Path plain = Files.writeString(temp.resolve("plain-nvidia-smi"), "#!/bin/sh\n");
+        Files.setPosixFilePermissions(plain, PosixFilePermissions.fromString("rw-r--r--"));
+        Path folder = Files.createDirectories(temp.resolve("folder"));
+        String query = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).queryOutput();
+        String duplicateUuids = query.replace(FakeNvidiaHost.gpuUuid(1), FakeNvidiaHost.gpuUuid(0));
+        Path noMig = FakeNvidiaHost.builder().gpus(Model.A100_SXM_80GB, 2).installOn(host());
+        Path otherProfile = FakeNvidiaHost.builder().gpu(Model.A100_SXM_80GB, "3g.40gb").installOn(host());
+        Path hung = script("hung-nvidia-smi", "sleep 1000 &\nsleep 1000");
+        FakeHost failing = host();
+        failing.install(FakeExecutable.named("nvidia-smi").respond(FakeExecutable.Response.failure(9, "")
+                .withStdout("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n")));
+        Path chatty = script("chatty-nvidia-smi", "head -c 5000000 /dev/zero | tr '\\0' 'x'");
+        Path scriptFails = script("fails.sh", "echo 'no GPU here' >&2; exit 3");
+        Path scriptGarbage = script("garbage.sh", "echo 'GPU zero'");
+        Path scriptHangs = script("hangs.sh", "sleep 1000");
+        Path scriptChatty = script("chatty.sh", "head -c 5000000 /dev/zero | tr '\\0' '0'");
+        Path emptyPath = Files.createDirectories(temp.resolve("empty-bin"));
+
+        BadInputTable table = BadInputTable.forDriver("nvidia");
+        if (Files.exists(Path.of("/dev/nvidiactl"))) {
+            table.skip("jcuda without libcuda.so.1", "this host has an NVIDIA driver");
+        } else {
+            table.row("jcuda without libcuda.so.1", () -> attempt(Map.of(), params("backend", "jcuda"), 1),
+                    "native library libcuda.so.1", "could not be loaded", "cannot open shared object file",
+                    "install the NVIDIA driver");
+        }
+        BadInputTable.Result result =
+                table
+                        .row("unknown key", () -> attempt(Map.of(), params("nvidia-smi.pth", smi), 1),
+                                P + "nvidia-smi.pth", "unknown parameter", "did you mean " + P + "nvidia-smi.path")
+                        .row("unknown backend", () -> attempt(Map.of(), params("backend", "cuda"), 1),
+                                P + "backend", "expected one of auto, nvidia-smi, jcuda, script", "'cuda'")
+                        .row("bad timeout", () -> attempt(Map.of(), params("timeout", "soon"), 1),
+                                P + "timeout", "expected a duration")
+                        .row("bad boolean", () -> attempt(Map.of(), params("coordination.enabled", "yes"), 1),
+                                P + "coordination.enabled", "expected true or false")
+                        .row("nvidia-smi.path missing", () -> attempt(Map.of(), params("nvidia-smi.path", "/no/such/nvidia-smi"), 1),
+                                P + "nvidia-smi.path", "/no/such/nvidia-smi", "expected an executable file", "No such file or directory")
+                        .row("nvidia-smi.path is a folder", () -> attempt(Map.of(), params("nvidia-smi.path", folder.toString()), 1),
+                                P + "nvidia-smi.path", folder + " is a folder", "expected an executable file")
+                        .row("nvidia-smi.path not executable", () -> attempt(Map.of(), params("nvidia-smi.path", plain.toString()), 1),
+                                P + "nvidia-smi.path", plain.toString(), "not executable (mode rw-r--r--)", "expected an executable file")
+                        // tests run as root, which may read anything: a path under a regular file is
+                        // the unreadable path this host can produce
+                        .row("nvidia-smi.path under a regular file", () -> attempt(Map.of(), params("nvidia-smi.path", plain + "/nvidia-smi"), 1),
+                                P + "nvidia-smi.path", plain + "/nvidia-smi", "expected an executable file", "Not a directory")
+                        .row("relative nvidia-smi.path", () -> attempt(Map.of(), params("nvidia-smi.path", "bin/nvidia-smi"), 1),
+                                P + "nvidia-smi.path", "expected an absolute path", "working directory")
+                        .row("mig without mig.profile", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "mig", "true"), 1),
+                                P + "mig.profile", "is required when " + P + "mig is true")
+                        .row("mig.profile without mig", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "mig.profile", "1g.10gb"), 1),
+                                P + "mig.profile", P + "mig is not true")
+                        .row("malformed mig.profile", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "mig", "true", "mig.profile", "big"), 1),
+                                P + "mig.profile", "expected a MIG profile", "'big'")
+                        .row("mig with backend jcuda", () -> attempt(Map.of(), params("backend", "jcuda", "mig", "true", "mig.profile", "1g.10gb"), 1),
+                                P + "mig", "backend nvidia-smi only", P + "backend")
+                        .row("discovery script under backend nvidia-smi", () -> attempt(Map.of(), params("backend", "nvidia-smi", "nvidia-smi.path", smi, "discovery-script.path", scriptGarbage.toString()), 1),
+                                P + "discovery-script.path", "runs no discovery script", P + "backend")
+                        .row("nvidia-smi not on the PATH", () -> attempt(Map.of("PATH", emptyPath.toString()), params("backend", "nvidia-smi"), 1),
+                                "nvidia-smi is not on the TaskManager's PATH", P + "nvidia-smi.path")
+                        .row("nvidia-smi hangs", () -> attempt(Map.of(), params("nvidia-smi.path", hung.toString(), "timeout", "300 ms"), 1),
+                                P + "nvidia-smi.path", "did not finish within 300 ms", "killed with its child processes")
+                        .row("nvidia-smi exits non-zero", () -> attempt(Map.of(), params("nvidia-smi.path", failing.bin("nvidia-smi").toString()), 1),
+                                P + "nvidia-smi.path", "exited with code 9", "couldn't communicate with the NVIDIA driver")
+                        .row("nvidia-smi prints garbage", () -> attempt(Map.of(), params("nvidia-smi.path", smiPrinting("\u0001 garbage\n").toString()), 1),
+                                P + "nvidia-smi.path", "unexpected line 1", "expected 7 comma-separated fields")
+                        .row("nvidia-smi prints a line cut short", () -> attempt(Map.of(), params("nvidia-smi.path", smiPrinting(query.substring(0, query.length() - 30)).toString()), 1),
+                                P + "nvidia-smi.path", "unexpected line 2", "expected 7 comma-separated fields")
+                        .row("nvidia-smi prints more than 4 MiB", () -> attempt(Map.of(), params("nvidia-smi.path", chatty.toString()), 1),
+                                P + "nvidia-smi.path", "printed more than 4 MiB on stdout", "expected one short line per GPU")
+                        .row("duplicate GPU UUIDs", () -> attempt(Map.of(), params("nvidia-smi.path", smiPrinting(duplicateUuids).toString()), 1),
+                                P + "nvidia-smi.path", "UUID " + FakeNvidiaHost.gpuUuid(0) + " is listed for two GPUs", "expected every GPU to have its own UUID")
+                        .row("duplicate GPU UUIDs with coordination", () -> attempt(Map.of(), params("nvidia-smi.path", smiPrinting(duplicateUuids).toString(),
+                                        "coordination.enabled", "true", "coordination.file", temp.resolve("dup.coordination").toString()), 1),
+                                P + "nvidia-smi.path", "is listed for two GPUs", "expected every GPU to have its own UUID")
+                        .row("empty CUDA_VISIBLE_DEVICES", () -> attempt(Map.of("CUDA_VISIBLE_DEVICES", ""), params("nvidia-smi.path", smi), 1),
+                                "CUDA_VISIBLE_DEVICES=''", "hides every GPU", "the host has 2", "expected the GPUs this TaskManager may use")
+                        .row("CUDA_VISIBLE_DEVICES=NoDevFiles", () -> attempt(Map.of("CUDA_VISIBLE_DEVICES", "NoDevFiles"), params("nvidia-smi.path", smi), 1),
+                                "CUDA_VISIBLE_DEVICES='NoDevFiles'", "hides every GPU", "expected the GPUs this TaskManager may use")
+                        .row("CUDA_VISIBLE_DEVICES entry matching nothing", () -> attempt(Map.of("CUDA_VISIBLE_DEVICES", "0,GPU-nope"), params("nvidia-smi.path", smi), 1),
+                                "CUDA_VISIBLE_DEVICES='0,GPU-nope'", "entry 'GPU-nope' matches no GPU")
+                        .row("MIG asked on a host without MIG", () -> attempt(Map.of(), params("nvidia-smi.path", noMig.toString(), "mig", "true", "mig.profile", "1g.10gb"), 1),
+                                P + "mig.profile", "MIG disabled on all 2 GPUs", "expected MIG enabled")
+                        .row("MIG profile the host lacks", () -> attempt(Map.of(), params("nvidia-smi.path", otherProfile.toString(), "mig", "true", "mig.profile", "1g.10gb"), 1),
+                                P + "mig.profile", "no MIG device of profile 1g.10gb", "profiles [3g.40gb]", "expected at least one")
+                        .row("amount above the GPUs found", () -> attempt(Map.of(), params("nvidia-smi.path", smi), 3),
+                                AMOUNT, "Asked for 3 NVIDIA GPUs", "found 2")
+                        .row("amount 0", () -> attempt(Map.of(), params("nvidia-smi.path", smi), 0),
+                                AMOUNT, "must be at least 1 but is 0")
+                        .row("discovery script missing", () -> attempt(Map.of(), params("backend", "script", "discovery-script.path", "/no/such.sh"), 1),
+                                P + "discovery-script.path", "/no/such.sh", "expected an executable discovery script", "No such file or directory")
+                        .row("discovery script is a folder", () -> attempt(Map.of(), params("backend", "script", "discovery-script.path", folder.toString()), 1),
+                                P + "discovery-script.path", folder + " is a folder", "expected an executable discovery script")
+                        .row("discovery script exits non-zero", () -> attempt(Map.of(), params("backend", "script", "discovery-script.path", scriptFails.toString()), 1),
+                                P + "discovery-script.path", "exited with code 3", "no GPU here")
+                        .row("discovery script prints garbage", () -> attempt(Map.of(), params("backend", "script", "discovery-script.path", scriptGarbage.toString()), 1),
+                                P + "discovery-script.path", "'GPU zero'", "not a GPU index")
+                        .row("discovery script hangs", () -> attempt(Map.of(), params("backend", "script", "discovery-script.path", scriptHangs.toString(), "timeout", "300 ms"), 1),
+                                P + "discovery-script.path", "did not finish within 300 ms")
+                        .row("discovery script prints more than 4 MiB", () -> attempt(Map.of(), params("backend", "script", "discovery-script.path", scriptChatty.toString()), 1),
+                                P + "discovery-script.path", "printed more than 4 MiB on stdout", "expected one line")
+                        .run();
+
+        result.assertAllClear();
+    }
+}
