@@ -47,12 +47,15 @@ class DistributionArchiveITCase {
     class Layout {
 
         @Test
-        @DisplayName("holding the guide, the launcher, the CLI, example snippets and one folder per driver")
+        @DisplayName("holding the license, the guide, the launcher, the CLI, example snippets and one folder per driver")
         void topLevel() throws Exception {
             Path root = Distribution.unpacked();
             assertThat(root.getFileName().toString()).isEqualTo("flink-devices-" + Distribution.version());
-            assertThat(list(root)).containsExactlyInAnyOrder("OPERATORS.md", "bin", "cli", "conf", "plugins");
+            assertThat(list(root)).containsExactlyInAnyOrder("LICENSE", "OPERATORS.md", "bin", "cli", "conf", "plugins");
             assertThat(list(root.resolve("plugins"))).containsExactlyInAnyOrderElementsOf(DRIVERS.keySet());
+            // the repository's own LICENSE (the failsafe JVM runs in dist/)
+            assertThat(root.resolve("LICENSE")).hasSameTextualContentAs(Path.of("..", "LICENSE"));
+            assertThat(root.resolve("LICENSE")).content().contains("Apache License", "Version 2.0, January 2004");
             assertThat(root.resolve("bin/flink-devices")).isExecutable();
             assertThat(root.resolve("cli/flink-devices-cli.jar")).isRegularFile();
             assertThat(list(root.resolve("conf/examples"))).allMatch(n -> n.endsWith(".yaml")).isNotEmpty();

@@ -21,8 +21,9 @@ import static io.flinkdevices.fpga.RealOpenCl.POCL;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The shaded plugin jar, as shipped in {@code plugins/fpga/}, hands a real Flink job's tasks the
- * OpenCL devices of PoCL and oclgrind, with a program built on each.
+ * The shaded plugin jar (the archive ships it in {@code plugins/fpga-opencl/}; here it sits in
+ * {@code plugins/fpga/}) hands a real Flink job's tasks the OpenCL devices of PoCL and oclgrind,
+ * with a program built on each.
  */
 @DisplayName("The FPGA plugin jar in a local device cluster")
 class FpgaDriverClusterITCase {

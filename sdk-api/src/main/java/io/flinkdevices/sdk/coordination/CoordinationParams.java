@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  *       <td>how long an allocation waits for the file's lock before it fails</td></tr>
  *   <tr><td>{@code coordination.permissions}</td><td>{@code owner}</td>
  *       <td>{@code owner} creates the files with mode 0600, {@code group} with 0660 (TaskManagers
- *       run as different users of one group)</td></tr>
+ *       run as different users of one group; see {@link Permissions#GROUP})</td></tr>
  * </table>
  *
  * <p>A factory reads them with {@link #read(DriverParams, String)} before it calls {@link
@@ -63,9 +63,12 @@ public final class CoordinationParams {
         /** Mode 0600: TaskManagers of the host run as one user. */
         OWNER,
         /**
-         * Mode 0660: TaskManagers run as different users of one group. Put the file in a folder
-         * of that group without the sticky bit (not {@code /tmp}), so that every user may replace
-         * it.
+         * Mode 0660: TaskManagers run as different users of one group. A new file takes the group
+         * of the process that creates it, or of its folder when the folder has the setgid bit, so
+         * put the file in a folder owned by that group with the setgid bit, or make that group
+         * every TaskManager user's primary group. Any folder they may all write works, {@code
+         * /tmp} included: the files are rewritten in place, never replaced, so a sticky folder
+         * does not stop another user.
          */
         GROUP
     }

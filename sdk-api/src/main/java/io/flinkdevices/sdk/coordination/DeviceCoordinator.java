@@ -59,8 +59,10 @@ import java.util.function.Predicate;
  *       automatically when the JVM exits normally. A killed process's records are reclaimed by
  *       the next allocation.
  *   <li>All access is serialized by a lock on {@code <file>.lock}, waited for at most the lock
- *       timeout; a timeout names the file and the holder's PID. Records are replaced atomically
- *       (a temporary file renamed over the file), so a process killed mid-write loses nothing.
+ *       timeout; a timeout names the file and the holder's PID. Records are rewritten in place
+ *       by one positioned write of the whole new content (padded to the old length, then the file
+ *       is truncated), so a process killed mid-write leaves the old or the new records, never a
+ *       fragment of a line.
  *   <li>The files are created with mode 0600 or 0660 and never followed if they are symbolic
  *       links. A damaged file is repaired from the lines that can be read and a WARN says what
  *       was dropped; an owner named by a damaged line counts as alive while its PID runs.
