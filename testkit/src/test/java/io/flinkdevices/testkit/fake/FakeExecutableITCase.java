@@ -134,7 +134,7 @@ class FakeExecutableITCase {
             assertThat(fake.isInstalled()).isFalse();
             assertThatThrownBy(() -> run(fake))
                     .isInstanceOf(DeviceDriverException.class)
-                    .hasMessageContaining("cannot start");
+                    .hasMessageContaining("no such file");
             assertThat(fake.invocationCount()).as("calls before the removal").isEqualTo(2);
         }
     }
