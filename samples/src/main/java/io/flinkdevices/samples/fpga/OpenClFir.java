@@ -44,14 +44,18 @@ import java.util.List;
  * <p>The caller fills {@link #input()} (one segment per sensor: {@code taps - 1} history samples,
  * then the batch's samples) and {@link #positions()} (index in the input of each record's
  * sample), calls {@link #run(int, int)}, and reads {@link #output()} (one filtered sample per
- * record, in record order). A run is two blocking writes, one kernel and one blocking read.
+ * record, in record order). A run is two writes, one kernel and one blocking read: one wait per
+ * batch.
  *
- * <p>Every enqueue blocks, on purpose: for a non-blocking write or read JOCL starts a task on a
- * thread of its own that calls {@code clWaitForEvents} and {@code clReleaseEvent} for the
- * command, outside any lock of ours. On oclgrind, whose queues live in process-wide maps without
- * a lock, that thread and the subtask's next call corrupted the heap (SIGSEGV in {@code
- * std::list} under {@code clEnqueueReadBuffer}, {@code malloc(): unaligned fastbin chunk},
- * within 40 open/run/close cycles in one JVM; never with blocking writes).
+ * <p>On oclgrind the writes block too, on purpose: for a non-blocking write JOCL starts a task on
+ * a thread of its own that calls {@code clWaitForEvents} and {@code clReleaseEvent} for the
+ * command, outside any lock of ours. OpenCL requires its API to be thread-safe and PoCL and the
+ * FPGA vendors' runtimes are; oclgrind is not (its queues live in process-wide maps without a
+ * lock), and that thread and the subtask's next call corrupted its heap (SIGSEGV in {@code
+ * std::list} under {@code clEnqueueReadBuffer}, {@code malloc(): unaligned fastbin chunk}, within
+ * 40 open/run/close cycles in one JVM; never with blocking writes). Elsewhere the writes stay
+ * non-blocking: a wait per write costs PoCL about half its kernel throughput at 4096 samples per
+ * batch.
  *
  * <p>Not thread-safe; one per subtask.
  */
@@ -75,6 +79,8 @@ final class OpenClFir implements AutoCloseable {
 
     private final String description;
     private final Object lock;
+    /** Whether writes block: on runtimes that are not thread-safe (see the class comment). */
+    private final boolean blockingWrites;
     private final int taps;
     private final int maxRecords;
     private final int maxInput;
@@ -102,6 +108,7 @@ final class OpenClFir implements AutoCloseable {
     private OpenClFir(String description, int taps, int maxRecords, boolean oclgrind) {
         this.description = description;
         this.lock = oclgrind ? OCLGRIND_LOCK : new Object();
+        this.blockingWrites = oclgrind;
         this.taps = taps;
         this.maxRecords = maxRecords;
         this.maxInput = Math.multiplyExact(maxRecords, taps);
@@ -453,9 +460,9 @@ final class OpenClFir implements AutoCloseable {
             throw new IllegalArgumentException(
                     records + " records / " + inputLength + " samples exceed the buffers (" + maxRecords + " / " + maxInput + ")");
         }
-        // blocking: see the class comment (no JOCL thread may touch the runtime behind our lock)
-        CL.clEnqueueWriteBuffer(queue, inMem, CL_TRUE, 0, (long) inputLength * Sizeof.cl_float, inputPtr, 0, null, null);
-        CL.clEnqueueWriteBuffer(queue, posMem, CL_TRUE, 0, (long) records * Sizeof.cl_int, positionsPtr, 0, null, null);
+        // blocking on oclgrind: no JOCL thread may call it behind our lock (see the class comment)
+        CL.clEnqueueWriteBuffer(queue, inMem, blockingWrites, 0, (long) inputLength * Sizeof.cl_float, inputPtr, 0, null, null);
+        CL.clEnqueueWriteBuffer(queue, posMem, blockingWrites, 0, (long) records * Sizeof.cl_int, positionsPtr, 0, null, null);
         nArg[0] = records;
         CL.clSetKernelArg(kernel, 5, Sizeof.cl_int, nArgPtr);
         // padded to whole work groups; the kernel skips work items >= n
