@@ -491,8 +491,15 @@ public final class CoordinationFile {
         return keys;
     }
 
-    private void checkNoFlock(Slot slot) throws FlockHeld {
-        OptionalLong holder = FlockProbe.holder(flockKeys(slot));
+    private void checkNoFlock(Slot slot, Data data) throws FlockHeld {
+        List<String> keys = new ArrayList<>(2);
+        if (slot.node != null) {
+            slot.node.procLocksKey().ifPresent(keys::add);
+        }
+        if (data.node != null) {
+            data.node.procLocksKey().ifPresent(keys::add);
+        }
+        OptionalLong holder = FlockProbe.holder(keys);
         if (holder.isPresent() && holder.getAsLong() != ProcessHandle.current().pid()) {
             throw new FlockHeld(holder.getAsLong());
         }
@@ -541,6 +548,7 @@ public final class CoordinationFile {
     /** The records file as opened under the lock: its channel ({@code null} when absent) and content. */
     private final class Data implements AutoCloseable {
         FileChannel channel;
+        FileNode node;
         RecordFormat.Layout layout;
 
         @Override
@@ -590,6 +598,7 @@ public final class CoordinationFile {
                                 + " it was opened; someone is swapping files at that path");
             }
             data.channel = ch;
+            data.node = after.get();
             try {
                 data.layout = RecordFormat.layout(readBounded(ch));
             } catch (IOException e) {
@@ -661,7 +670,7 @@ public final class CoordinationFile {
     }
 
     private void write(Slot slot, Data data, List<DeviceRecord> records) throws DeviceDriverException {
-        checkNoFlock(slot);
+        checkNoFlock(slot, data);
         RecordFormat.Layout old = data.layout;
         RecordFormat.Rewrite plan = RecordFormat.rewrite(old, records);
         try {

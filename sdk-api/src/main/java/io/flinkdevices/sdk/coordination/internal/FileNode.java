@@ -55,6 +55,7 @@ public final class FileNode {
     private final long dev;
     private final long ino;
     private final Object fileKey;
+    private String procLocksKey;
 
     private FileNode(Type type, long dev, long ino, Object fileKey) {
         this.type = type;
@@ -113,6 +114,11 @@ public final class FileNode {
         }
     }
 
+    private static String hex2(long v) {
+        String h = Long.toHexString(v);
+        return h.length() < 2 ? "0" + h : h;
+    }
+
     public Type type() {
         return type;
     }
@@ -130,9 +136,14 @@ public final class FileNode {
         if (dev < 0 || ino < 0) {
             return Optional.empty();
         }
-        // glibc's gnu_dev_major / gnu_dev_minor
-        long major = ((dev >>> 8) & 0xfffL) | ((dev >>> 32) & ~0xfffL);
-        long minor = (dev & 0xffL) | ((dev >>> 12) & ~0xffL);
-        return Optional.of(String.format("%02x:%02x:%d", major, minor, ino));
+        String key = procLocksKey;
+        if (key == null) {
+            // glibc's gnu_dev_major / gnu_dev_minor; the kernel prints "%02x:%02x:%lu"
+            long major = ((dev >>> 8) & 0xfffL) | ((dev >>> 32) & ~0xfffL);
+            long minor = (dev & 0xffL) | ((dev >>> 12) & ~0xffL);
+            key = hex2(major) + ":" + hex2(minor) + ":" + ino;
+            procLocksKey = key;
+        }
+        return Optional.of(key);
     }
 }

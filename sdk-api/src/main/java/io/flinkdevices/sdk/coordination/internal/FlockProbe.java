@@ -1,5 +1,6 @@
 package io.flinkdevices.sdk.coordination.internal;
 
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,7 +23,22 @@ public final class FlockProbe {
     private static final Path PROC_LOCKS = Path.of("/proc/locks");
     private static final boolean AVAILABLE = Files.isReadable(PROC_LOCKS);
 
+    private static final ThreadLocal<byte[]> READ_BUFFER = ThreadLocal.withInitial(() -> new byte[16384]);
+
     private FlockProbe() {}
+
+    private static int indexOf(byte[] a, int n, byte[] k, int from) {
+        outer:
+        for (int i = from; i <= n - k.length; i++) {
+            for (int j = 0; j < k.length; j++) {
+                if (a[i + j] != k[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
 
     /** Whether {@code /proc/locks} can be read here (Linux). */
     public static boolean available() {
@@ -37,20 +53,32 @@ public final class FlockProbe {
         if (!AVAILABLE || files.isEmpty()) {
             return OptionalLong.empty();
         }
-        byte[] all;
-        try {
-            all = Files.readAllBytes(PROC_LOCKS);
+        byte[] all = READ_BUFFER.get();
+        int n = 0;
+        try (FileInputStream in = new FileInputStream(PROC_LOCKS.toFile())) {
+            int r;
+            while ((r = in.read(all, n, all.length - n)) > 0) {
+                n += r;
+                if (n == all.length) {
+                    all = java.util.Arrays.copyOf(all, all.length * 2);
+                    READ_BUFFER.set(all);
+                }
+            }
         } catch (IOException | RuntimeException e) {
             return OptionalLong.empty();
         }
-        String text = new String(all, StandardCharsets.ISO_8859_1);
         for (String key : files) {
-            int at = 0;
-            while ((at = text.indexOf(key, at)) >= 0) {
-                int lineStart = text.lastIndexOf('\n', at) + 1;
-                int lineEnd = text.indexOf('\n', at);
-                String line = text.substring(lineStart, lineEnd < 0 ? text.length() : lineEnd);
-                at += key.length();
+            byte[] k = key.getBytes(StandardCharsets.ISO_8859_1);
+            for (int at = indexOf(all, n, k, 0); at >= 0; at = indexOf(all, n, k, at + 1)) {
+                int lineStart = at;
+                while (lineStart > 0 && all[lineStart - 1] != '\n') {
+                    lineStart--;
+                }
+                int lineEnd = at;
+                while (lineEnd < n && all[lineEnd] != '\n') {
+                    lineEnd++;
+                }
+                String line = new String(all, lineStart, lineEnd - lineStart, StandardCharsets.ISO_8859_1);
                 // "1: FLOCK  ADVISORY  WRITE 4711 fe:00:2154502 0 EOF"; "1: -> FLOCK ..." waits
                 String[] f = line.trim().split("\\s+");
                 if (f.length < 6 || !f[1].equals("FLOCK") || !f[5].equals(key)) {
