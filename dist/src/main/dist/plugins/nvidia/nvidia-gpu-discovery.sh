@@ -4,8 +4,11 @@
 #   nvidia-gpu-discovery.sh <amount>
 #
 # Prints ONE line: the indexes of the first <amount> GPUs that nvidia-smi (on the PATH) lists,
-# comma-separated, and exits 0. Exits non-zero with the reason on stderr when nvidia-smi is
-# missing or fails, or lists fewer GPUs than <amount>.
+# comma-separated, and exits 0. With FLINK_DEVICES_LIST_ALL_GPUS=true in the environment (the
+# driver sets it when external-resource.<name>.param.coordination.enabled is true) it prints the
+# indexes of EVERY GPU of the host instead, so that the driver's coordination can hand a second
+# TaskManager of the host the GPUs the first one does not hold. Exits non-zero with the reason on
+# stderr when nvidia-smi is missing or fails, or lists fewer GPUs than <amount>.
 #
 # The flink-devices NVIDIA driver does not need this script: by default it runs nvidia-smi
 # itself (backend nvidia-smi) and fills every GpuInfo field. The script is here for setups built
@@ -64,4 +67,8 @@ if [[ "${#indexes[@]}" -lt "$amount" ]]; then
   fail 1 "asked for $amount GPUs but nvidia-smi lists ${#indexes[@]}: [${indexes[*]}]"
 fi
 
-(IFS=,; echo "${indexes[*]:0:$amount}")
+if [[ "${FLINK_DEVICES_LIST_ALL_GPUS:-}" == "true" ]]; then
+  (IFS=,; echo "${indexes[*]}")
+else
+  (IFS=,; echo "${indexes[*]:0:$amount}")
+fi

@@ -72,7 +72,20 @@ final class NvidiaGpuDriver
                 byId.put(coordinationId(d), d);
             }
             chosen = new ArrayList<>();
-            for (String id : coordinator.allocate(new ArrayList<>(byId.keySet()), amount)) {
+            List<String> taken;
+            try {
+                taken = coordinator.allocate(new ArrayList<>(byId.keySet()), amount);
+            } catch (DeviceDriverException e) {
+                String hint =
+                        backend instanceof ScriptBackend
+                                ? ((ScriptBackend) backend).coordinationHint(byId.size(), amount)
+                                : "";
+                if (hint.isEmpty()) {
+                    throw e;
+                }
+                throw new DeviceDriverException(e.getMessage() + hint, e);
+            }
+            for (String id : taken) {
                 chosen.add(byId.get(id));
             }
         }

@@ -138,12 +138,12 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
                 backend = new JCudaBackend();
                 break;
             case SCRIPT:
-                backend = script(params, scriptPath, scriptArgs, timeout);
+                backend = script(params, scriptPath, scriptArgs, timeout, coordination.enabled());
                 break;
             default:
                 backend =
                         scriptSet
-                                ? script(params, scriptPath, scriptArgs, timeout)
+                                ? script(params, scriptPath, scriptArgs, timeout, coordination.enabled())
                                 : new AutoBackend(
                                         mig ? List.of(nvidiaSmi) : List.of(nvidiaSmi, new JCudaBackend()));
         }
@@ -153,7 +153,8 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
         return new NvidiaGpuDriver(backend, coordinator, amountKey, unitProfile);
     }
 
-    private Backend script(DriverParams params, String path, String args, Duration timeout) {
+    private Backend script(
+            DriverParams params, String path, String args, Duration timeout, boolean coordinated) {
         Path script = Path.of(path);
         if (!script.isAbsolute()) {
             // as Flink's GPUDriver: relative to FLINK_HOME when set, else the working directory
@@ -168,6 +169,6 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
             // the script finds nvidia-smi on the TaskManager's PATH
             ds = ds.withEnvironment(Map.of("PATH", environment.get("PATH")));
         }
-        return new ScriptBackend(ds, script + ", " + params.fullKey(SCRIPT_PATH));
+        return new ScriptBackend(ds, script + ", " + params.fullKey(SCRIPT_PATH), coordinated);
     }
 }

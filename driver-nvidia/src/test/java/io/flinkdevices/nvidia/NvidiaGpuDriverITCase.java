@@ -459,6 +459,36 @@ class NvidiaGpuDriverITCase {
         }
 
         @Test
+        @DisplayName("with the shipped nvidia-gpu-discovery.sh and coordination (conf/examples/nvidia-gpu-script.yaml), a second TaskManager gets the GPUs the first does not hold")
+        void shippedScriptWithCoordinationSeesEveryGpu() throws Exception {
+            FakeNvidiaHost.installH100s(host, 4);
+            // the script as the distribution ships it in plugins/nvidia/
+            Path shipped = Path.of("../dist/src/main/dist/plugins/nvidia/nvidia-gpu-discovery.sh").toAbsolutePath().normalize();
+            assertThat(shipped).isExecutable();
+            Map<String, String> params =
+                    coordinated(Map.of("backend", "script", "discovery-script.path", shipped.toString()));
+
+            List<GpuInfo> first = gpus(driver(env(), params).retrieveResourceInfo(2));
+            List<GpuInfo> second = gpus(driver(env(), params).retrieveResourceInfo(2));
+
+            assertThat(first).extracting(GpuInfo::getIndex).containsExactly(0, 1);
+            assertThat(second).extracting(GpuInfo::getIndex).containsExactly(2, 3);
+            assertThatThrownBy(() -> driver(env(), params).retrieveResourceInfo(1))
+                    .hasMessageContaining("0 of 4 discovered devices are free");
+        }
+
+        @Test
+        @DisplayName("with coordination on, a script that lists only <amount> GPUs gets an error that says so")
+        void scriptListingOnlyAmountIsNamed() throws Exception {
+            Path script = host.install(FakeExecutable.named("discover.sh").stdout("0,1\n")).path();
+            Map<String, String> params = coordinated(Map.of("backend", "script", "discovery-script.path", script.toString()));
+            gpus(driver(env(), params).retrieveResourceInfo(2));
+            assertThatThrownBy(() -> driver(env(), params).retrieveResourceInfo(2))
+                    .hasMessageContaining("0 of 2 discovered devices are free")
+                    .hasMessageContaining("listed only 2 GPUs: with coordination on it must list every GPU of the host when FLINK_DEVICES_LIST_ALL_GPUS=true is set");
+        }
+
+        @Test
         @DisplayName("runs Flink 2.3.0's own nvidia-gpu-discovery.sh unchanged, with Flink's keys only")
         void flinksScript() throws Exception {
             Path script = flinkScript();

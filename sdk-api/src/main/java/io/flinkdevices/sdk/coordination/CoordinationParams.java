@@ -1,15 +1,18 @@
 package io.flinkdevices.sdk.coordination;
 
 import io.flinkdevices.sdk.config.DriverParams;
+import io.flinkdevices.sdk.coordination.internal.FileNode;
 
 import org.apache.flink.annotation.PublicEvolving;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -77,13 +80,19 @@ public final class CoordinationParams {
     private final Path file;
     private final Duration lockTimeout;
     private final Permissions permissions;
+    private final String keyPrefix;
 
     private CoordinationParams(
-            boolean enabled, Path file, Duration lockTimeout, Permissions permissions) {
+            boolean enabled,
+            Path file,
+            Duration lockTimeout,
+            Permissions permissions,
+            String keyPrefix) {
         this.enabled = enabled;
         this.file = file;
         this.lockTimeout = lockTimeout;
         this.permissions = permissions;
+        this.keyPrefix = keyPrefix;
     }
 
     /**
@@ -106,7 +115,7 @@ public final class CoordinationParams {
         if (enabled) {
             checkFile(params, file);
         }
-        return new CoordinationParams(enabled, file, lockTimeout, permissions);
+        return new CoordinationParams(enabled, file, lockTimeout, permissions, params.keyPrefix());
     }
 
     private static void checkFile(DriverParams params, Path file) {
@@ -126,6 +135,25 @@ public final class CoordinationParams {
             params.problem(FILE, file + " is a symbolic link; coordination never follows one");
         } else if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
             params.problem(FILE, file + " is a folder, expected a file");
+        } else {
+            for (Path p : List.of(file, file.resolveSibling(file.getFileName() + ".lock"))) {
+                try {
+                    Optional<FileNode> node = FileNode.of(p);
+                    if (node.isPresent() && node.get().type() != FileNode.Type.REGULAR) {
+                        params.problem(
+                                FILE,
+                                p
+                                        + " is "
+                                        + node.get().type().words()
+                                        + "; expected a regular file or no file (it is then created):"
+                                        + " writes to a device vanish and opening a FIFO can hang, so"
+                                        + " every TaskManager would get the same devices or none");
+                    }
+                } catch (IOException e) {
+                    params.problem(
+                            FILE, "cannot look at " + p + " (" + DriverParams.osReason(e) + ")");
+                }
+            }
         }
     }
 
@@ -133,7 +161,7 @@ public final class CoordinationParams {
     public static CoordinationParams of(Path file) {
         Objects.requireNonNull(file, "file");
         return new CoordinationParams(
-                true, file.toAbsolutePath(), DEFAULT_LOCK_TIMEOUT, Permissions.OWNER);
+                true, file.toAbsolutePath(), DEFAULT_LOCK_TIMEOUT, Permissions.OWNER, "");
     }
 
     /** The default coordination file of a device class: {@code <java.io.tmpdir>/flink-devices-<class>.coordination}. */
@@ -154,12 +182,13 @@ public final class CoordinationParams {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("lock timeout must be positive but is " + timeout);
         }
-        return new CoordinationParams(enabled, file, timeout, permissions);
+        return new CoordinationParams(enabled, file, timeout, permissions, keyPrefix);
     }
 
     /** The same settings with other permissions. */
     public CoordinationParams withPermissions(Permissions permissions) {
-        return new CoordinationParams(enabled, file, lockTimeout, Objects.requireNonNull(permissions));
+        return new CoordinationParams(
+                enabled, file, lockTimeout, Objects.requireNonNull(permissions), keyPrefix);
     }
 
     /** Whether the operator enabled coordination ({@value #ENABLED}). */
@@ -180,6 +209,15 @@ public final class CoordinationParams {
     /** Who may read and write the files ({@value #PERMISSIONS}). */
     public Permissions permissions() {
         return permissions;
+    }
+
+    /**
+     * The full name of one of these keys as the operator writes it, e.g. {@code
+     * external-resource.gpu.param.coordination.file}; the bare key for settings made with {@link
+     * #of(Path)}. Coordination errors start with it.
+     */
+    public String fullKey(String key) {
+        return keyPrefix + key;
     }
 
     @Override

@@ -58,14 +58,23 @@ import java.util.function.Predicate;
  *   <li>Records of this process are released by {@link #release}, {@link #releaseAll}, and
  *       automatically when the JVM exits normally. A killed process's records are reclaimed by
  *       the next allocation.
- *   <li>All access is serialized by a lock on {@code <file>.lock}, waited for at most the lock
- *       timeout; a timeout names the file and the holder's PID. Records are rewritten in place
- *       by one positioned write of the whole new content (padded to the old length, then the file
- *       is truncated), so a process killed mid-write leaves the old or the new records, never a
- *       fragment of a line.
- *   <li>The files are created with mode 0600 or 0660 and never followed if they are symbolic
- *       links. A damaged file is repaired from the lines that can be read and a WARN says what
- *       was dropped; an owner named by a damaged line counts as alive while its PID runs.
+ *   <li>All access is serialized by a POSIX record lock ({@code fcntl}) on {@code <file>.lock},
+ *       waited for at most the lock timeout; a timeout names the file and the holder's PID. No
+ *       write happens while another process holds a {@code flock(2)} lock on {@code <file>.lock}
+ *       or {@code <file>} (seen in {@code /proc/locks}), so an edit under {@code flock(1)} is not
+ *       overwritten.
+ *   <li>Records that stay are never moved or rewritten: a writer killed at any point of a write
+ *       can damage only its own new records, never another owner's.
+ *   <li>Only a regular file (or no file, then it is created with mode 0600 or 0660) is accepted
+ *       at either path: a symbolic link, FIFO, device, socket or folder is refused, and a file
+ *       over {@value CoordinationFile#MAX_BYTES} bytes is refused without being read. Errors
+ *       start with the full config key and carry the operating system's reason.
+ *   <li>A damaged file is repaired from the lines that can be read and a WARN says what was
+ *       dropped; an owner named by a damaged line (also a last line without its newline) counts
+ *       as alive while its PID runs.
+ *   <li>While this process holds devices, the files are touched every minute (a cleaner of old
+ *       temporary files never ages them out) and this process's records are written again if
+ *       the file lost them (it was deleted).
  * </ul>
  *
  * <p><b>PID namespaces.</b> PIDs mean something only within one PID namespace. Records carry the
@@ -95,7 +104,8 @@ public final class DeviceCoordinator {
                 new CoordinationFile(
                         params.file(),
                         params.lockTimeout(),
-                        params.permissions() == CoordinationParams.Permissions.GROUP);
+                        params.permissions() == CoordinationParams.Permissions.GROUP,
+                        params.fullKey(CoordinationParams.FILE));
         this.lockTimeout = params.lockTimeout();
     }
 

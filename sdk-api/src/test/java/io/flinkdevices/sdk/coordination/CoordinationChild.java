@@ -23,6 +23,10 @@ import java.util.Random;
  * allocate-exit &lt;file&gt; &lt;amount&gt; &lt;id&gt;...          allocate, print ALLOCATED ids, exit normally
  * allocate-hold &lt;file&gt; &lt;amount&gt; &lt;id&gt;...          allocate, print ALLOCATED ids, wait to be killed
  * stress &lt;file&gt; &lt;log&gt; &lt;devices&gt; &lt;rounds&gt; &lt;seed&gt; &lt;victim&gt;
+ * keep-alive &lt;file&gt; &lt;millis&gt; &lt;amount&gt; &lt;id&gt;...   keep-alive every millis, allocate, hold
+ * try-allocate &lt;file&gt; &lt;timeout ms&gt; &lt;amount&gt; &lt;id&gt;...  allocate; print ALLOCATED ids or FAILED exception, exit
+ * crash-writer &lt;file&gt; &lt;seed&gt; &lt;id&gt;...            allocate and release at random, then die in a write:
+ *                                                  halt, or print MIDWRITE and wait for SIGKILL
  * </pre>
  */
 public final class CoordinationChild {
@@ -64,6 +68,30 @@ public final class CoordinationChild {
                         Integer.parseInt(args[4]),
                         Long.parseLong(args[5]),
                         Boolean.parseBoolean(args[6]));
+                break;
+            case "keep-alive":
+                CoordinationFile.setKeepAliveInterval(Duration.ofMillis(Long.parseLong(args[2])));
+                List<String> held =
+                        DeviceCoordinator.create(CoordinationParams.of(file))
+                                .allocate(Arrays.asList(args).subList(4, args.length), Long.parseLong(args[3]));
+                System.out.println("ALLOCATED " + String.join(",", held));
+                System.out.flush();
+                sleep(Long.MAX_VALUE);
+                break;
+            case "try-allocate":
+                try {
+                    List<String> ok =
+                            DeviceCoordinator.create(
+                                            CoordinationParams.of(file)
+                                                    .withLockTimeout(Duration.ofMillis(Long.parseLong(args[2]))))
+                                    .allocate(Arrays.asList(args).subList(4, args.length), Long.parseLong(args[3]));
+                    System.out.println("ALLOCATED " + String.join(",", ok));
+                } catch (Exception e) {
+                    System.out.println("FAILED " + e);
+                }
+                break;
+            case "crash-writer":
+                crashWriter(file, Long.parseLong(args[2]), Arrays.asList(args).subList(3, args.length));
                 break;
             default:
                 throw new IllegalArgumentException("unknown mode " + args[0]);
@@ -121,6 +149,59 @@ public final class CoordinationChild {
             write(out, "DONE " + acquired + " " + refused);
         }
         System.out.println("DONE " + acquired + " " + refused);
+    }
+
+    /**
+     * Allocates and releases a few times, then dies inside a write: the fault writes a random
+     * prefix of what the writer planned (appended part first, then the old part, as the writer
+     * orders them) and either halts the JVM at once (as SIGKILL would: no shutdown hook runs) or
+     * prints MIDWRITE and waits for the test's SIGKILL.
+     */
+    private static void crashWriter(Path file, long seed, List<String> ids) throws Exception {
+        Random random = new Random(seed);
+        int writesBeforeCrash = random.nextInt(4);
+        boolean halt = random.nextBoolean();
+        int[] writes = {0};
+        CoordinationFile.injectWriteFault(
+                (ch, plan, oldLength) -> {
+                    if (writes[0]++ < writesBeforeCrash) {
+                        return;
+                    }
+                    int headLength = plan.head == null ? 0 : plan.head.length;
+                    int total = plan.tail.length + headLength;
+                    int cut = total == 0 ? 0 : random.nextInt(total + 1);
+                    int fromTail = Math.min(cut, plan.tail.length);
+                    ch.write(java.nio.ByteBuffer.wrap(plan.tail, 0, fromTail), oldLength);
+                    if (cut > fromTail) {
+                        ch.write(java.nio.ByteBuffer.wrap(plan.head, 0, cut - fromTail), 0);
+                    }
+                    if (halt) {
+                        Runtime.getRuntime().halt(137);
+                    }
+                    System.out.println("MIDWRITE " + cut + " of " + total);
+                    System.out.flush();
+                    sleep(Long.MAX_VALUE);
+                });
+        DeviceCoordinator c = DeviceCoordinator.create(CoordinationParams.of(file));
+        List<String> mine = new ArrayList<>();
+        for (int round = 0; round < 10; round++) {
+            if (!mine.isEmpty() && random.nextBoolean()) {
+                List<String> some = mine.subList(0, 1 + random.nextInt(mine.size()));
+                c.release(new ArrayList<>(some));
+                some.clear();
+            } else {
+                try {
+                    mine.addAll(c.allocate(ids, 1 + random.nextInt(2)));
+                } catch (DeviceDriverException e) {
+                    if (!e.getMessage().startsWith("cannot allocate")) {
+                        throw e;
+                    }
+                    c.releaseAll();
+                    mine.clear();
+                }
+            }
+        }
+        System.out.println("NO CRASH");
     }
 
     private static void write(OutputStream out, String line) throws IOException {

@@ -15,6 +15,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 /** The shared coordination parameters as a driver factory reads them. */
 class CoordinationParamsTest {
@@ -103,6 +104,19 @@ class CoordinationParamsTest {
                     .startsWith("external-resource.gpu.param.coordination.file: ")
                     .contains(c[1]);
         }
+    }
+
+    @Test
+    @DisplayName("when enabled, rejects a character device such as /dev/null, naming the full key and what is there (item 2)")
+    void characterDevice() {
+        Path devNull = Path.of("/dev/null");
+        assumeThat(devNull).as("/dev/null (Linux, macOS)").exists();
+        DriverParams p = params(Map.of("coordination.enabled", "true", "coordination.file", devNull.toString()));
+        CoordinationParams.read(p, "gpu");
+        assertThat(p.problems())
+                .singleElement()
+                .asString()
+                .startsWith("external-resource.gpu.param.coordination.file: /dev/null is a character device; expected a regular file or no file");
     }
 
     @Test

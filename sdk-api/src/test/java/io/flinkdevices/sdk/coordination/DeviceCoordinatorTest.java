@@ -29,6 +29,7 @@ import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 /** Allocation, takeover, release and file handling of {@link DeviceCoordinator} within one JVM. */
 class DeviceCoordinatorTest {
@@ -261,7 +262,7 @@ class DeviceCoordinatorTest {
                         .contains("2 " + other.pid() + " ###broken###");
             }
             assertThat(idsHeldBy(other)).containsExactly("0", "2");
-            assertThat(Files.readString(file)).doesNotContain("garbage").doesNotContain("###");
+            assertThat(Files.readString(file)).doesNotContain("garbage").doesNotContain("###broken###");
         }
 
         @Test
@@ -275,13 +276,16 @@ class DeviceCoordinatorTest {
         }
 
         @Test
-        @DisplayName("a last line torn inside the PID is dropped, since the torn PID could name anyone")
-        void truncatedPid() throws Exception {
+        @DisplayName("a last line '<id> <pid>' without its newline keeps the device of its live owner held")
+        void lastLineWithoutNewline() throws Exception {
+            // An editor or printf may leave the newline out; the owner runs, so the device stays its.
             Files.write(file, ("0 " + other.pid()).getBytes(StandardCharsets.UTF_8));
-            try (LogCapture log = LogCapture.warnings(CoordinationFile.class)) {
-                assertThat(coordinator().allocate(ids(1), 1)).containsExactly("0");
-                assertThat(log.text()).contains("dropped 1 unreadable lines");
-            }
+            DeviceCoordinator c = coordinator();
+            assertThatThrownBy(() -> c.allocate(ids(1), 1))
+                    .hasMessageContaining("pid " + other.pid() + " holds [0]");
+            assertThat(c.allocate(ids(2), 1)).containsExactly("1");
+            assertThat(idsHeldBy(other)).containsExactly("0");
+            assertThat(idsHeldBy(self)).containsExactly("1");
         }
 
         @Test
@@ -330,7 +334,7 @@ class DeviceCoordinatorTest {
         void folderAtFile() throws Exception {
             Files.createDirectory(file);
             assertThatThrownBy(() -> coordinator().allocate(ids(2), 1))
-                    .hasMessageContaining(file + " exists but is not a regular file");
+                    .hasMessageContaining(file + " is a folder; expected a regular file or no file");
         }
 
         @Test
@@ -350,9 +354,9 @@ class DeviceCoordinatorTest {
         }
 
         @Test
-        @DisplayName("rewrites the file in place: same inode, shrunk to the records, nothing left behind")
+        @DisplayName("rewrites the file in place: same inode, records that stay keep their bytes and place, nothing left behind")
         void writesInPlace() throws Exception {
-            // Long ids of a dead owner make the file shrink a lot when they are reclaimed.
+            // Long ids of a dead owner leave padding when they are reclaimed.
             List<DeviceRecord> before = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
                 before.add(DeviceRecord.of("GPU-" + "f".repeat(40) + i, dead()));
@@ -360,37 +364,64 @@ class DeviceCoordinatorTest {
             before.add(DeviceRecord.of("0", other));
             writeRecords(before.toArray(new DeviceRecord[0]));
             Object inode = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
-            long sizeBefore = Files.size(file);
+            String otherLine = new String(RecordFormat.format(List.of(DeviceRecord.of("0", other))), StandardCharsets.UTF_8)
+                    .replace(RecordFormat.HEADER, "");
+            int otherAt = Files.readString(file).indexOf(otherLine);
 
             DeviceCoordinator c = coordinator();
             assertThat(c.allocate(ids(3), 1)).containsExactly("1");
 
             assertThat(Files.readAttributes(file, BasicFileAttributes.class).fileKey()).isEqualTo(inode);
-            List<DeviceRecord> expected =
-                    List.of(DeviceRecord.of("0", other), DeviceRecord.of("1", self));
-            assertThat(Files.readAllBytes(file)).isEqualTo(RecordFormat.format(expected));
-            assertThat(Files.size(file)).isLessThan(sizeBefore);
+            assertThat(records()).containsExactlyInAnyOrder(DeviceRecord.of("0", other), DeviceRecord.of("1", self));
+            assertThat(Files.readString(file).indexOf(otherLine)).isEqualTo(otherAt);
+            assertThat(RecordFormat.parse(Files.readAllBytes(file)).damaged()).isFalse();
             assertThat(dir.resolve("gpu.coordination.tmp")).doesNotExist();
         }
 
         @Test
-        @DisplayName("a writer killed between its write and the truncation leaves only blank padding")
-        void paddingReadsAsNothing() {
-            List<DeviceRecord> longer = new ArrayList<>();
-            for (int i = 0; i < 5; i++) {
-                longer.add(DeviceRecord.of("device-" + i, other));
+        @DisplayName("padding is reused and dropped at the end: churn never grows the file, and it shrinks to its header")
+        void churnStaysSmall() throws Exception {
+            DeviceCoordinator c = coordinator();
+            for (int round = 0; round < 200; round++) {
+                List<String> got = c.allocate(ids(8), 1 + round % 4);
+                c.release(got.subList(0, got.size() / 2 + 1));
+                if (round % 3 == 0) {
+                    c.releaseAll();
+                }
             }
-            byte[] old = RecordFormat.format(longer);
-            List<DeviceRecord> now = List.of(DeviceRecord.of("device-3", other));
-            byte[] content = RecordFormat.format(now);
-            for (int gap : new int[] {0, 1, 2, 3, old.length - content.length}) {
-                byte[] padded = RecordFormat.padded(content, content.length + gap);
-                assertThat(padded).hasSize(content.length + gap);
-                RecordFormat.Parsed parsed = RecordFormat.parse(padded);
-                assertThat(parsed.records()).as("gap %d", gap).containsExactlyElementsOf(now);
-                assertThat(parsed.damaged()).as("gap %d", gap).isFalse();
-            }
-            assertThat(RecordFormat.padded(old, content.length)).isSameAs(old);
+            assertThat(Files.size(file)).isLessThan(RecordFormat.format(List.of()).length + 2 * 8 * 120L);
+            c.releaseAll();
+            assertThat(Files.readAllBytes(file)).isEqualTo(RecordFormat.format(List.of()));
+        }
+
+        @Test
+        @DisplayName("refuses a character device planted at the file's path after start-up, naming the key, and writes nothing into it (item 2)")
+        void characterDeviceAtFile() throws Exception {
+            Process mknod = new ProcessBuilder("mknod", file.toString(), "c", "1", "3").redirectErrorStream(true).start();
+            assumeThat(mknod.waitFor()).as("mknod of /dev/null's numbers needs root and a permissive container").isZero();
+            assertThatThrownBy(() -> coordinator().allocate(ids(2), 1))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("coordination.file: coordination file " + file + " is a character device; expected a regular file or no file");
+        }
+
+        @Test
+        @DisplayName("errors start with the full config key and carry the operating system's reason (item 9)")
+        void osReason() throws Exception {
+            Path notAFolder = dir.resolve("plain-file");
+            Files.writeString(notAFolder, "x");
+            DeviceCoordinator underFile =
+                    DeviceCoordinator.create(CoordinationParams.read(CoordinationParamsTest.params(java.util.Map.of(
+                            "coordination.enabled", "true", "coordination.file", notAFolder.resolve("x.coord").toString())), "gpu"));
+            assertThatThrownBy(() -> underFile.allocate(ids(1), 1))
+                    .hasMessageStartingWith("external-resource.gpu.param.coordination.file: ")
+                    .hasMessageContaining(notAFolder.resolve("x.coord.lock").toString())
+                    .hasMessageContaining("Not a directory");
+            // sysfs refuses to create files, even to root: the reason must be said
+            Path sys = Path.of("/sys/flink-devices-test.coord");
+            assumeThat(Path.of("/sys")).as("sysfs (Linux)").isDirectory();
+            assertThatThrownBy(() -> DeviceCoordinator.create(CoordinationParams.of(sys)).allocate(ids(1), 1))
+                    .hasMessageContaining("cannot open coordination lock file /sys/flink-devices-test.coord.lock: Permission denied")
+                    .hasMessageContaining("expected a file and folder that user");
         }
 
         @Test

@@ -1,6 +1,7 @@
 package io.flinkdevices.sdk.coordination.internal;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.config.DriverParams;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,6 +14,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.FileLockInterruptionException;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -20,15 +22,21 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
@@ -45,49 +53,77 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Why it is built this way:
  *
  * <ul>
- *   <li>Records are replaced in place by one positioned write of the whole new content, padded
- *       with a comment line to the old length when it is shorter, then the file is truncated to
- *       the content. That one write is the commit point: a process killed before it leaves the
- *       previous content, one killed after it leaves the new content followed at most by
- *       comment padding, never a fragment of an old line that could read as a record. A torn
- *       write (a full disk while the file grows) can only cut the records this write appends,
- *       whose allocation then fails; {@link RecordFormat} drops or keeps a torn last line so
- *       that it never frees a held device. Writing in place costs one open, one write and one
- *       truncate, where replacing through a temporary file and a rename cost several times more
- *       on ext4 (which flushes a file renamed over another), and it works in a sticky folder
- *       such as {@code /tmp} where another user's file may be written but not replaced. The
- *       lock lives on a separate, stable file. No {@code fsync}: after a power loss every owner
- *       is dead anyway (and records of an earlier boot are reclaimed).
+ *   <li>Records are changed in place without moving a record that stays (see {@link
+ *       RecordFormat#rewrite}): appended lines are written first, then the old part of the file,
+ *       where only lines that go (overwritten with {@code #}s) and padding that new records
+ *       reuse change, then padding at the end is truncated. Every byte of a record that stays is
+ *       the same before and after, so a writer killed at any point of any write (SIGKILL, a full
+ *       disk, a torn multi-page write) never damages the record of another owner; a cut can only
+ *       damage the writer's own new record. In place costs one open, one or two writes and
+ *       rarely a truncate, where replacing through a temporary file and a rename cost several
+ *       times more on ext4, and it works in a sticky folder such as {@code /tmp} where another
+ *       user's file may be written but not replaced. No {@code fsync}: after a power loss every
+ *       owner is dead anyway (and records of an earlier boot are reclaimed).
+ *   <li>Nothing is opened before it has been looked at ({@code lstat}): only a regular file, or
+ *       no file, is accepted at either path; a symbolic link, FIFO, device, socket or folder is
+ *       refused with the full config key. Both files are then opened read-write ({@code
+ *       O_RDWR}), which on Linux never blocks, even on a FIFO swapped in after the look, and read
+ *       with positional reads, which fail on a FIFO or socket ({@code Illegal seek}) instead of
+ *       waiting. The records file is read only up to {@value #MAX_BYTES} bytes (a coordination
+ *       file holds one short line per device); a larger one is refused.
  *   <li>POSIX locks belong to the process, not the channel, and closing any channel on the file
  *       drops every lock the process holds on it. So each lock file is opened once per class
  *       loader and kept open, threads of one JVM queue on a {@link ReentrantLock} first, and a
  *       second class loader (another plugin) sees {@link OverlappingFileLockException}, which
  *       counts as "held".
+ *   <li>{@code flock(2)} locks (taken by {@code flock(1)} and Flink's own discovery script) do not
+ *       exclude POSIX locks on Linux and Java cannot take one without native code, so before every
+ *       write {@link FlockProbe} looks in {@code /proc/locks}: while another process holds a
+ *       {@code flock} lock on the lock file or the records file, nothing is written; the lock is
+ *       given up and the transaction runs again once the {@code flock} lock is gone (within the
+ *       lock timeout).
  *   <li>Waiting is bounded: a waiter blocks in {@link FileChannel#lock()} (the kernel wakes it
  *       the moment the holder unlocks, so no waiter starves behind pollers) and a watchdog
  *       interrupts it at the timeout, which closes the channel; it is reopened on the next use.
  *       The holder writes its PID into the lock file so that a waiter that gives up can name it.
- *   <li>Symbolic links are refused at both paths (checked, and opened with {@code O_NOFOLLOW}),
- *       since the default folder is world-writable.
+ *   <li>While this process holds devices through a file, a keep-alive task touches both files
+ *       (so that a cleaner of old temporary files such as systemd-tmpfiles never ages them out)
+ *       and writes this process's records again if they are missing (the file was deleted),
+ *       unless another process has taken the device meanwhile, which it logs as an error.
  * </ul>
  */
 public final class CoordinationFile {
 
     private static final Logger LOG = LoggerFactory.getLogger(CoordinationFile.class);
 
+    /** The most a records file may hold: far more than one short line per device of any host. */
+    public static final int MAX_BYTES = 1 << 20;
+
+    /** How often a file whose devices this process holds is touched and checked, by default. */
+    public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofMinutes(1);
+
     private static final Map<Path, Slot> SLOTS = new ConcurrentHashMap<>();
+    private static final Map<Path, KeepAlive> KEEP_ALIVE = new ConcurrentHashMap<>();
     private static final long MIN_BACKOFF_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final long MAX_FLOCK_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /** The holder line is padded to this size so that it is replaced by one write, never truncated. */
     private static final int HOLDER_LINE = 64;
 
-    private static final ScheduledThreadPoolExecutor WATCHDOG = watchdog();
+    private static final ScheduledThreadPoolExecutor WATCHDOG =
+            scheduler("flink-devices-coordination-lock-timeout");
+    private static final ScheduledThreadPoolExecutor KEEPER =
+            scheduler("flink-devices-coordination-keep-alive");
+
+    private static volatile Duration keepAliveInterval = DEFAULT_KEEP_ALIVE;
+    private static volatile WriteFault writeFault;
 
     private final Path file;
     private final Path lockFile;
     private final Duration lockTimeout;
     private final Set<PosixFilePermission> permissions;
     private final boolean posix;
+    private final String fileKey;
     private volatile Path lockKey;
 
     /**
@@ -96,11 +132,22 @@ public final class CoordinationFile {
      * @param groupShared whether the group may read and write ({@code 0660}), else {@code 0600}
      */
     public CoordinationFile(Path file, Duration lockTimeout, boolean groupShared) {
+        this(file, lockTimeout, groupShared, "coordination.file");
+    }
+
+    /**
+     * @param file the records file; its lock is {@code file + ".lock"}
+     * @param lockTimeout how long to wait for the lock
+     * @param groupShared whether the group may read and write ({@code 0660}), else {@code 0600}
+     * @param fileKey the full config key that named the file, at the start of every error
+     */
+    public CoordinationFile(Path file, Duration lockTimeout, boolean groupShared, String fileKey) {
         this.file = file.toAbsolutePath().normalize();
         this.lockFile = sibling(this.file, ".lock");
         this.lockTimeout = Objects.requireNonNull(lockTimeout);
         this.permissions = PosixFilePermissions.fromString(groupShared ? "rw-rw----" : "rw-------");
         this.posix = this.file.getFileSystem().supportedFileAttributeViews().contains("posix");
+        this.fileKey = Objects.requireNonNull(fileKey);
     }
 
     private static Path sibling(Path file, String suffix) {
@@ -115,7 +162,33 @@ public final class CoordinationFile {
         return lockFile;
     }
 
-    /** Work done while holding the lock. */
+    /**
+     * How often files whose devices this process holds are touched and checked; applies to files
+     * this process starts to hold devices through afterwards. For tests and tuning.
+     */
+    public static void setKeepAliveInterval(Duration interval) {
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("keep-alive interval must be positive but is " + interval);
+        }
+        keepAliveInterval = interval;
+    }
+
+    /** A fault injected into the writer: called with the open file and the planned writes. */
+    @FunctionalInterface
+    public interface WriteFault {
+        /**
+         * Called just before a write; may write part of the plan itself and end the process, to
+         * test what a writer killed in the middle of a write leaves.
+         */
+        void beforeWrite(FileChannel channel, RecordFormat.Rewrite plan, long oldLength) throws IOException;
+    }
+
+    /** Injects {@code fault} into every later write of this class loader; {@code null} removes it. */
+    public static void injectWriteFault(WriteFault fault) {
+        writeFault = fault;
+    }
+
+    /** Work done while holding the lock. It may run more than once, so it must not act outside. */
     @FunctionalInterface
     public interface Transaction<T> {
         T run(Locked locked) throws DeviceDriverException;
@@ -149,11 +222,12 @@ public final class CoordinationFile {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new DeviceDriverException(
-                    "interrupted while waiting for the lock on coordination file " + file, e);
+                    fileKey + ": interrupted while waiting for the lock on coordination file " + file, e);
         }
         if (!queued) {
             throw new DeviceDriverException(
-                    "timed out after "
+                    fileKey
+                            + ": timed out after "
                             + human(timeout)
                             + " waiting for the lock on coordination file "
                             + file
@@ -164,18 +238,28 @@ public final class CoordinationFile {
                             + ")");
         }
         try {
-            FileLock lock = acquire(slot, deadline, timeout);
-            try {
-                writeHolder(slot.channel, holderLine());
-                return tx.run(new LockedView(read()));
-            } finally {
-                writeHolder(slot.channel, " ".repeat(HOLDER_LINE - 1) + "\n");
+            while (true) {
+                FileLock lock = acquire(slot, deadline, timeout);
+                long flockHolder;
                 try {
-                    lock.release();
-                } catch (IOException e) {
-                    // Closing the channel releases the lock for certain.
-                    slot.close();
+                    writeHolder(slot.channel, holderLine());
+                    try (Data data = openData()) {
+                        return tx.run(new LockedView(slot, data));
+                    } catch (FlockHeld e) {
+                        flockHolder = e.pid;
+                    } catch (Retry e) {
+                        continue;
+                    }
+                } finally {
+                    writeHolder(slot.channel, " ".repeat(HOLDER_LINE - 1) + "\n");
+                    try {
+                        lock.release();
+                    } catch (IOException e) {
+                        // Closing the channel releases the lock for certain.
+                        slot.close();
+                    }
                 }
+                awaitNoFlock(slot, flockHolder, deadline, timeout);
             }
         } finally {
             slot.mutex.unlock();
@@ -209,8 +293,7 @@ public final class CoordinationFile {
                 otherClassLoader = true;
             } catch (IOException e) {
                 slot.close();
-                throw new DeviceDriverException(
-                        "cannot lock coordination lock file " + lockFile + ": " + e.getMessage(), e);
+                throw ioFailure("cannot lock coordination lock file " + lockFile, lockFile, e);
             }
             long left = deadline - System.nanoTime();
             if (lock == null && left > 0) {
@@ -236,7 +319,8 @@ public final class CoordinationFile {
                 continue;
             }
             throw new DeviceDriverException(
-                    "timed out after "
+                    fileKey
+                            + ": timed out after "
                             + human(timeout)
                             + " waiting for the lock on coordination file "
                             + file
@@ -264,15 +348,14 @@ public final class CoordinationFile {
             if (!watch.disarm()) {
                 Thread.currentThread().interrupt();
                 throw new DeviceDriverException(
-                        "interrupted while waiting for the lock on coordination file " + file, e);
+                        fileKey + ": interrupted while waiting for the lock on coordination file " + file, e);
             }
             return null;
         } catch (OverlappingFileLockException e) {
             return null;
         } catch (IOException e) {
             slot.close();
-            throw new DeviceDriverException(
-                    "cannot lock coordination lock file " + lockFile + ": " + e.getMessage(), e);
+            throw ioFailure("cannot lock coordination lock file " + lockFile, lockFile, e);
         } finally {
             alarm.cancel(false);
             if (watch.disarm()) {
@@ -286,16 +369,16 @@ public final class CoordinationFile {
     private void checkInterrupt() throws DeviceDriverException {
         if (Thread.currentThread().isInterrupted()) {
             throw new DeviceDriverException(
-                    "interrupted while waiting for the lock on coordination file " + file);
+                    fileKey + ": interrupted while waiting for the lock on coordination file " + file);
         }
     }
 
-    private static ScheduledThreadPoolExecutor watchdog() {
+    private static ScheduledThreadPoolExecutor scheduler(String name) {
         ScheduledThreadPoolExecutor timer =
                 new ScheduledThreadPoolExecutor(
                         1,
                         r -> {
-                            Thread t = new Thread(r, "flink-devices-coordination-lock-timeout");
+                            Thread t = new Thread(r, name);
                             t.setDaemon(true);
                             return t;
                         });
@@ -374,29 +457,204 @@ public final class CoordinationFile {
                 + (alive ? command : " (that PID is not running in this PID namespace)");
     }
 
-    private RecordFormat.Parsed read() throws DeviceDriverException {
-        byte[] content;
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            long size = ch.size();
-            if (size > 64L * 1024 * 1024) {
-                throw new DeviceDriverException(
-                        "coordination file " + file + " is " + size + " bytes, not a coordination file");
-            }
-            ByteBuffer buf = ByteBuffer.allocate((int) size);
-            while (buf.hasRemaining() && ch.read(buf) >= 0) {
-                // read to the end
-            }
-            content = buf.array();
-            if (buf.position() < content.length) {
-                content = java.util.Arrays.copyOf(content, buf.position());
-            }
-        } catch (NoSuchFileException e) {
-            return RecordFormat.parse(new byte[0]);
-        } catch (IOException e) {
-            refuseLink(file); // O_NOFOLLOW or a folder: say so clearly
-            throw ioFailure("cannot read coordination file " + file, file, e);
+    /** The holder of a {@code flock} lock showed up before a write: nothing was written. */
+    private static final class FlockHeld extends DeviceDriverException {
+        private static final long serialVersionUID = 1L;
+        final long pid;
+
+        FlockHeld(long pid) {
+            super("flock held by pid " + pid);
+            this.pid = pid;
         }
-        RecordFormat.Parsed parsed = RecordFormat.parse(content);
+    }
+
+    /** The file changed under us in a way the transaction cannot see (created without the lock). */
+    private static final class Retry extends DeviceDriverException {
+        private static final long serialVersionUID = 1L;
+
+        Retry() {
+            super("retry");
+        }
+    }
+
+    /** The {@code /proc/locks} keys of the lock file and the records file, as they are now. */
+    private List<String> flockKeys(Slot slot) {
+        List<String> keys = new ArrayList<>(2);
+        if (slot.node != null) {
+            slot.node.procLocksKey().ifPresent(keys::add);
+        }
+        try {
+            FileNode.of(file).flatMap(FileNode::procLocksKey).ifPresent(keys::add);
+        } catch (IOException e) {
+            // looked at again when opened, which names the problem
+        }
+        return keys;
+    }
+
+    private void checkNoFlock(Slot slot, Data data) throws FlockHeld {
+        List<String> keys = new ArrayList<>(2);
+        if (slot.node != null) {
+            slot.node.procLocksKey().ifPresent(keys::add);
+        }
+        if (data.node != null) {
+            data.node.procLocksKey().ifPresent(keys::add);
+        }
+        OptionalLong holder = FlockProbe.holder(keys);
+        if (holder.isPresent() && holder.getAsLong() != ProcessHandle.current().pid()) {
+            throw new FlockHeld(holder.getAsLong());
+        }
+    }
+
+    /** Waits, without our lock, until no other process holds a {@code flock} lock on the files. */
+    private void awaitNoFlock(Slot slot, long pid, long deadline, Duration timeout)
+            throws DeviceDriverException {
+        long backoff = MIN_BACKOFF_NANOS;
+        while (true) {
+            OptionalLong holder = FlockProbe.holder(flockKeys(slot));
+            if (holder.isEmpty() || holder.getAsLong() == ProcessHandle.current().pid()) {
+                return;
+            }
+            pid = holder.getAsLong();
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                String command =
+                        ProcessHandle.of(pid)
+                                .flatMap(h -> h.info().commandLine())
+                                .map(c -> " (command: " + (c.length() > 200 ? c.substring(0, 200) + " ..." : c) + ")")
+                                .orElse("");
+                throw new DeviceDriverException(
+                        fileKey
+                                + ": timed out after "
+                                + human(timeout)
+                                + " waiting for the lock on coordination file "
+                                + file
+                                + ": process "
+                                + pid
+                                + command
+                                + " holds a flock(2) lock on "
+                                + lockFile
+                                + " or "
+                                + file
+                                + "; flink-devices locks with POSIX record locks (fcntl) and writes"
+                                + " nothing while another process holds a flock lock on either file;"
+                                + " raise coordination.lock-timeout if such edits take longer");
+            }
+            LockSupport.parkNanos(Math.min(backoff, left));
+            backoff = Math.min(backoff * 2, MAX_FLOCK_POLL_NANOS);
+            checkInterrupt();
+        }
+    }
+
+    /** The records file as opened under the lock: its channel ({@code null} when absent) and content. */
+    private final class Data implements AutoCloseable {
+        FileChannel channel;
+        FileNode node;
+        RecordFormat.Layout layout;
+
+        @Override
+        public void close() {
+            if (channel != null) {
+                try {
+                    channel.close();
+                } catch (IOException ignored) {
+                    // nothing was pending
+                }
+            }
+        }
+    }
+
+    private Data openData() throws DeviceDriverException {
+        Data data = new Data();
+        for (int attempt = 0; ; attempt++) {
+            Optional<FileNode> before = look(file, "coordination file");
+            if (before.isEmpty()) {
+                data.layout = RecordFormat.layout(new byte[0]);
+                return data;
+            }
+            refuseNonRegular(file, before.get(), "coordination file");
+            FileChannel ch;
+            try {
+                // O_RDWR: never blocks, not even on a FIFO put there since the look above.
+                ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+            } catch (NoSuchFileException gone) {
+                continue;
+            } catch (IOException e) {
+                refuseLink(file);
+                throw ioFailure("cannot open coordination file " + file, file, e);
+            }
+            Optional<FileNode> after;
+            try {
+                after = FileNode.of(file);
+            } catch (IOException e) {
+                after = Optional.empty();
+            }
+            if (after.isEmpty() || !before.get().sameFile(after.get())) {
+                closeQuietly(ch);
+                if (attempt < 3) {
+                    continue;
+                }
+                throw new DeviceDriverException(
+                        fileKey + ": coordination file " + file + " was replaced again and again while"
+                                + " it was opened; someone is swapping files at that path");
+            }
+            data.channel = ch;
+            data.node = after.get();
+            try {
+                data.layout = RecordFormat.layout(readBounded(ch));
+            } catch (IOException e) {
+                data.close();
+                throw ioFailure("cannot read coordination file " + file, file, e);
+            } catch (DeviceDriverException e) {
+                data.close();
+                throw e;
+            }
+            warnIfDamaged(data.layout.parsed());
+            return data;
+        }
+    }
+
+    private byte[] readBounded(FileChannel ch) throws IOException, DeviceDriverException {
+        long size = ch.size();
+        if (size > MAX_BYTES) {
+            throw tooLarge(size);
+        }
+        ByteBuffer buf = ByteBuffer.allocate((int) size + 1);
+        long pos = 0;
+        while (true) {
+            int n = ch.read(buf, pos); // positional: fails on a FIFO or socket instead of waiting
+            if (n < 0) {
+                break;
+            }
+            pos += n;
+            if (!buf.hasRemaining()) {
+                if (buf.capacity() > MAX_BYTES) {
+                    throw tooLarge(ch.size());
+                }
+                ByteBuffer bigger = ByteBuffer.allocate(Math.min(buf.capacity() * 2, MAX_BYTES + 1));
+                buf.flip();
+                bigger.put(buf);
+                buf = bigger;
+            }
+        }
+        return java.util.Arrays.copyOf(buf.array(), buf.position());
+    }
+
+    private DeviceDriverException tooLarge(long size) {
+        return new DeviceDriverException(
+                fileKey
+                        + ": coordination file "
+                        + file
+                        + " is "
+                        + size
+                        + " bytes; expected at most "
+                        + MAX_BYTES
+                        + " bytes (a coordination file holds one short line per device), so it is"
+                        + " not a coordination file or it was damaged; nothing was read or written."
+                        + " Move it away once no TaskManager of this host holds devices through it,"
+                        + " or point the key at another file");
+    }
+
+    private void warnIfDamaged(RecordFormat.Parsed parsed) {
         if (parsed.damaged()) {
             LOG.warn(
                     "Coordination file {} was damaged and is repaired from what could be read: kept"
@@ -409,52 +667,81 @@ public final class CoordinationFile {
                     parsed.dropped().size(),
                     abbreviate(parsed.dropped()));
         }
-        return parsed;
     }
 
-    private void write(List<DeviceRecord> records) throws DeviceDriverException {
-        byte[] content = RecordFormat.format(records);
-        try (FileChannel ch = openForWriting()) {
-            byte[] padded = RecordFormat.padded(content, ch.size());
-            ByteBuffer buf = ByteBuffer.wrap(padded);
-            long pos = 0;
-            while (buf.hasRemaining()) {
-                pos += ch.write(buf, pos);
+    private void write(Slot slot, Data data, List<DeviceRecord> records) throws DeviceDriverException {
+        checkNoFlock(slot, data);
+        RecordFormat.Layout old = data.layout;
+        RecordFormat.Rewrite plan = RecordFormat.rewrite(old, records);
+        try {
+            if (data.channel == null) {
+                data.channel = create();
             }
-            if (padded.length > content.length) {
-                ch.truncate(content.length);
+            FileChannel ch = data.channel;
+            WriteFault fault = writeFault;
+            if (fault != null) {
+                fault.beforeWrite(ch, plan, old.length());
+            }
+            writeFully(ch, plan.tail, old.length());
+            if (plan.head != null) {
+                writeFully(ch, plan.head, 0);
+            }
+            if (plan.truncateTo < plan.written) {
+                ch.truncate(plan.truncateTo);
             }
         } catch (IOException e) {
             throw ioFailure("cannot write coordination file " + file, file, e);
         }
+        byte[] now = new byte[(int) plan.truncateTo];
+        byte[] headNow = plan.head != null ? plan.head : old.content;
+        int fromHead = Math.min(headNow.length, now.length);
+        System.arraycopy(headNow, 0, now, 0, fromHead);
+        if (now.length > fromHead) {
+            System.arraycopy(plan.tail, 0, now, fromHead, now.length - fromHead);
+        }
+        data.layout = RecordFormat.layout(now);
+        noteOwn(records);
     }
 
-    /** Opens the records file for writing, creating it with the configured mode if missing. */
-    private FileChannel openForWriting() throws IOException {
+    private static void writeFully(FileChannel ch, byte[] bytes, long at) throws IOException {
+        ByteBuffer buf = ByteBuffer.wrap(bytes);
+        long pos = at;
+        while (buf.hasRemaining()) {
+            pos += ch.write(buf, pos);
+        }
+    }
+
+    /** Creates the records file with the configured mode; {@link Retry} when someone else just did. */
+    private FileChannel create() throws IOException, DeviceDriverException {
+        FileChannel ch;
         try {
-            return FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-        } catch (NoSuchFileException missing) {
-            FileChannel ch;
-            try {
-                ch =
-                        FileChannel.open(
-                                file,
-                                Set.of(
-                                        StandardOpenOption.CREATE_NEW,
-                                        StandardOpenOption.WRITE,
-                                        LinkOption.NOFOLLOW_LINKS),
-                                permissionAttribute());
-            } catch (FileAlreadyExistsException raced) {
-                // Someone without the lock (an operator, a test) created it meanwhile.
-                return FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-            }
-            try {
-                applyPermissions(file);
-            } catch (IOException e) {
-                ch.close();
-                throw e;
-            }
-            return ch;
+            ch =
+                    FileChannel.open(
+                            file,
+                            Set.of(
+                                    StandardOpenOption.CREATE_NEW,
+                                    StandardOpenOption.READ,
+                                    StandardOpenOption.WRITE,
+                                    LinkOption.NOFOLLOW_LINKS),
+                            permissionAttribute());
+        } catch (FileAlreadyExistsException raced) {
+            // Someone without the lock (an operator, a test) created it meanwhile: read it first.
+            throw new Retry();
+        }
+        try {
+            applyPermissions(file);
+        } catch (IOException e) {
+            ch.close();
+            throw e;
+        }
+        return ch;
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // nothing was pending
         }
     }
 
@@ -477,6 +764,38 @@ public final class CoordinationFile {
         }
     }
 
+    /** What is at {@code p}, never following a link; empty when nothing is. */
+    private Optional<FileNode> look(Path p, String what) throws DeviceDriverException {
+        try {
+            return FileNode.of(p);
+        } catch (IOException e) {
+            throw ioFailure("cannot look at " + what + " " + p, p, e);
+        }
+    }
+
+    /** Refuses anything at {@code p} but a regular file, naming what it is. */
+    private void refuseNonRegular(Path p, FileNode node, String what) throws DeviceDriverException {
+        if (node.type() == FileNode.Type.REGULAR) {
+            return;
+        }
+        if (node.type() == FileNode.Type.SYMBOLIC_LINK) {
+            refuseLink(p);
+        }
+        throw new DeviceDriverException(
+                fileKey
+                        + ": "
+                        + what
+                        + " "
+                        + p
+                        + " is "
+                        + node.type().words()
+                        + "; expected a regular file or no file (it is then created). Writes to a"
+                        + " device vanish and opening a FIFO can hang, so every TaskManager would get"
+                        + " the same devices or none: remove it, or point "
+                        + fileKey
+                        + " at a file in a folder only TaskManagers can write");
+    }
+
     void refuseLink(Path p) throws DeviceDriverException {
         BasicFileAttributes attrs;
         try {
@@ -492,27 +811,45 @@ public final class CoordinationFile {
                 target = "";
             }
             throw new DeviceDriverException(
-                    "coordination file "
+                    fileKey
+                            + ": coordination file "
                             + p
                             + " is a symbolic link"
                             + target
                             + "; refusing to follow it (someone may be redirecting writes). Remove it"
-                            + " or point coordination.file at a regular file in a folder only"
-                            + " TaskManagers can write");
-        }
-        if (!attrs.isRegularFile()) {
-            throw new DeviceDriverException(
-                    "coordination file " + p + " exists but is not a regular file");
+                            + " or point "
+                            + fileKey
+                            + " at a regular file in a folder only TaskManagers can write");
         }
     }
 
     private DeviceDriverException ioFailure(String what, Path p, IOException e) {
-        String reason = e.getMessage();
+        String reason = DriverParams.osReason(e);
         if (e instanceof FileSystemException
                 && String.valueOf(((FileSystemException) e).getReason()).contains("symbolic link")) {
             reason = p + " became a symbolic link; refusing to follow it";
         }
-        return new DeviceDriverException(what + ": " + reason, e);
+        String expected =
+                e instanceof AccessDeniedException
+                        ? "; expected a file and folder that user "
+                                + System.getProperty("user.name")
+                                + " may read and write"
+                                + ownerAndMode(p)
+                        : "";
+        return new DeviceDriverException(fileKey + ": " + what + ": " + reason + expected, e);
+    }
+
+    private static String ownerAndMode(Path p) {
+        Path at = Files.exists(p, LinkOption.NOFOLLOW_LINKS) ? p : p.getParent();
+        try {
+            return " (" + at + " is owned by "
+                    + Files.getOwner(at, LinkOption.NOFOLLOW_LINKS).getName()
+                    + ", mode "
+                    + PosixFilePermissions.toString(Files.getPosixFilePermissions(at, LinkOption.NOFOLLOW_LINKS))
+                    + ")";
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
     }
 
     private static String abbreviate(List<String> lines) {
@@ -538,20 +875,130 @@ public final class CoordinationFile {
     }
 
     private final class LockedView implements Locked {
-        private final RecordFormat.Parsed content;
+        private final Slot slot;
+        private final Data data;
 
-        LockedView(RecordFormat.Parsed content) {
-            this.content = content;
+        LockedView(Slot slot, Data data) {
+            this.slot = slot;
+            this.data = data;
         }
 
         @Override
         public RecordFormat.Parsed content() {
-            return content;
+            return data.layout.parsed();
         }
 
         @Override
         public void write(List<DeviceRecord> records) throws DeviceDriverException {
-            CoordinationFile.this.write(records);
+            CoordinationFile.this.write(slot, data, records);
+        }
+    }
+
+    // ---- keep-alive: touch the files and re-record this process's records while it holds devices
+
+    private void noteOwn(List<DeviceRecord> written) {
+        ProcessIdentity self = ProcessIdentity.current();
+        List<DeviceRecord> mine = new ArrayList<>();
+        for (DeviceRecord r : written) {
+            if (r.isOwnedBy(self)) {
+                mine.add(r);
+            }
+        }
+        Path key = lockKey();
+        if (mine.isEmpty()) {
+            KeepAlive k = KEEP_ALIVE.remove(key);
+            if (k != null) {
+                k.task.cancel(false);
+            }
+            return;
+        }
+        KEEP_ALIVE.compute(
+                key,
+                (k, v) -> {
+                    if (v == null) {
+                        v = new KeepAlive(this);
+                        long every = keepAliveInterval.toNanos();
+                        v.task = KEEPER.scheduleWithFixedDelay(v::tick, every, every, TimeUnit.NANOSECONDS);
+                    }
+                    v.mine = List.copyOf(mine);
+                    return v;
+                });
+    }
+
+    /** Keeps one file alive while this process holds devices through it. */
+    private static final class KeepAlive {
+        final CoordinationFile file;
+        volatile List<DeviceRecord> mine = List.of();
+        ScheduledFuture<?> task;
+
+        KeepAlive(CoordinationFile file) {
+            this.file = file;
+        }
+
+        void tick() {
+            try {
+                file.transact(this::rerecord, file.lockTimeout);
+                touch(file.file);
+                touch(file.lockFile);
+            } catch (DeviceDriverException | RuntimeException e) {
+                LOG.warn("Cannot keep coordination file {} alive: {}", file.file, e.getMessage());
+            }
+        }
+
+        private Void rerecord(Locked locked) throws DeviceDriverException {
+            List<DeviceRecord> records = locked.content().records();
+            List<DeviceRecord> missing = new ArrayList<>(mine);
+            missing.removeAll(records);
+            if (missing.isEmpty()) {
+                return null;
+            }
+            OwnerStatus.Classifier classifier = new OwnerStatus.Classifier(ProcessIdentity.current());
+            Map<String, Long> takenBy = new HashMap<>();
+            for (DeviceRecord r : records) {
+                OwnerStatus s = classifier.classify(r);
+                if (s != OwnerStatus.DEAD && s != OwnerStatus.THIS_PROCESS) {
+                    takenBy.putIfAbsent(r.deviceId(), r.pid());
+                }
+            }
+            List<DeviceRecord> out = new ArrayList<>(records);
+            List<String> again = new ArrayList<>();
+            for (DeviceRecord m : missing) {
+                Long other = takenBy.get(m.deviceId());
+                if (other != null) {
+                    LOG.error(
+                            "Coordination file {} lost the record of device {} held by this process"
+                                    + " (pid {}), and process {} has taken the device since: both use it",
+                            file.file,
+                            m.deviceId(),
+                            m.pid(),
+                            other);
+                } else {
+                    out.add(m);
+                    again.add(m.deviceId());
+                }
+            }
+            if (!again.isEmpty()) {
+                locked.write(out);
+                LOG.warn(
+                        "Coordination file {} had lost the records of devices {} that this process"
+                                + " holds (was it deleted?); they are recorded again",
+                        file.file,
+                        again);
+            }
+            return null;
+        }
+
+        private static void touch(Path p) {
+            try {
+                Optional<FileNode> node = FileNode.of(p);
+                if (node.isPresent() && node.get().type() == FileNode.Type.REGULAR) {
+                    FileTime now = FileTime.fromMillis(System.currentTimeMillis());
+                    Files.getFileAttributeView(p, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                            .setTimes(now, now, null);
+                }
+            } catch (IOException e) {
+                LOG.debug("Cannot touch {}", p, e);
+            }
         }
     }
 
@@ -559,7 +1006,7 @@ public final class CoordinationFile {
     private static final class Slot {
         final ReentrantLock mutex = new ReentrantLock();
         FileChannel channel;
-        Object fileKey;
+        FileNode node;
 
         /** Opens the lock file if it is not open yet; only called with {@link #mutex} held. */
         FileChannel open(CoordinationFile owner) throws DeviceDriverException {
@@ -567,7 +1014,10 @@ public final class CoordinationFile {
                 return channel;
             }
             Path lockFile = owner.lockFile;
-            owner.refuseLink(lockFile);
+            Optional<FileNode> there = owner.look(lockFile, "coordination lock file");
+            if (there.isPresent()) {
+                owner.refuseNonRegular(lockFile, there.get(), "coordination lock file");
+            }
             try {
                 try {
                     channel =
@@ -581,6 +1031,7 @@ public final class CoordinationFile {
                                     owner.permissionAttribute());
                     owner.applyPermissions(lockFile);
                 } catch (FileAlreadyExistsException e) {
+                    // O_RDWR: never blocks, not even on a FIFO put there since the look above.
                     channel =
                             FileChannel.open(
                                     lockFile,
@@ -588,14 +1039,18 @@ public final class CoordinationFile {
                                     StandardOpenOption.WRITE,
                                     LinkOption.NOFOLLOW_LINKS);
                 }
-                fileKey =
-                        Files.readAttributes(lockFile, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-                                .fileKey();
+                node = FileNode.of(lockFile).orElse(null);
+                if (node != null && node.type() != FileNode.Type.REGULAR) {
+                    FileNode odd = node;
+                    close();
+                    owner.refuseNonRegular(lockFile, odd, "coordination lock file");
+                }
                 return channel;
             } catch (NoSuchFileException e) {
                 close();
                 throw new DeviceDriverException(
-                        "cannot create coordination lock file "
+                        owner.fileKey
+                                + ": cannot create coordination lock file "
                                 + lockFile
                                 + ": folder "
                                 + lockFile.getParent()
@@ -603,16 +1058,15 @@ public final class CoordinationFile {
                         e);
             } catch (IOException e) {
                 close();
+                owner.refuseLink(lockFile);
                 throw owner.ioFailure("cannot open coordination lock file " + lockFile, lockFile, e);
             }
         }
 
         boolean stillCurrent(Path lockFile) {
             try {
-                Object now =
-                        Files.readAttributes(lockFile, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-                                .fileKey();
-                return fileKey == null || fileKey.equals(now);
+                Optional<FileNode> now = FileNode.of(lockFile);
+                return node == null || (now.isPresent() && node.sameFile(now.get()));
             } catch (IOException e) {
                 return false;
             }
@@ -627,7 +1081,7 @@ public final class CoordinationFile {
                 }
             }
             channel = null;
-            fileKey = null;
+            node = null;
         }
     }
 }
