@@ -48,7 +48,7 @@ import java.util.regex.Pattern;
  *
  * It prints the device each subtask used, records per second, the split of the operator's time
  * between marshalling and the kernel, and how many checked outputs were exact. Exits 1 when an
- * output is wrong or missing.
+ * output is wrong or missing, 2 for a bad argument (one line on stderr, nothing started).
  */
 public final class FirJob {
 
