@@ -11,9 +11,13 @@ import io.flinkdevices.testkit.plugin.PluginFolder;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +31,13 @@ import java.util.Optional;
  * OpenCL loader, no platform), the job prints why and skips that part.
  *
  * <pre>
- * DevicesJob [FirJob options, e.g. --device-types ACCELERATOR --bitstream /opt/fir.aocx]
+ * DevicesJob [FirJob options, e.g. --device-types ACCELERATOR --bitstream /opt/fir.aocx] | --help
  * </pre>
+ *
+ * <p>Every argument is checked before a cluster starts: {@code --help} prints the usage ({@code
+ * run-devices-job-usage.txt} beside this class) and exits 0, a bad argument prints one line on
+ * stderr and exits 2. When a driver hands out nothing, the job prints the reason the driver gave
+ * (which Flink logs as a WARN and otherwise only keeps in the log).
  *
  * <p>On a host with {@code nvidia-smi} on the {@code PATH} the driver sees the real GPUs. On any
  * other host a fake {@code nvidia-smi} from the testkit lists four H100s; everything else (plugin
@@ -42,34 +51,95 @@ public final class DevicesJob {
 
     private DevicesJob() {}
 
-    /** Runs the job and prints what every subtask saw; {@code args} are {@link FirJob} options. */
+    /** The name the usage text and error lines give the program. */
+    static final String PROGRAM = "run-devices-job";
+
+    static final String USAGE_RESOURCE = "run-devices-job-usage.txt";
+
+    /**
+     * Runs the job and prints what every subtask saw; {@code args} are {@link FirJob} options.
+     * Exits 0 when everything got its device and filtered correctly, 1 when not, 2 on a bad
+     * argument (before any cluster starts).
+     */
     public static void main(String[] args) throws Exception {
+        int status = execute(args, System.out, System.err);
+        System.out.flush();
+        System.exit(status);
+    }
+
+    /**
+     * The main job without {@code System.exit}: checks every argument before anything starts,
+     * prints the usage for {@code --help} or {@code -h}, and otherwise runs both parts.
+     *
+     * @return the exit status: 0 success or usage printed, 1 a device or the filter's output was
+     *     missing or wrong, 2 a bad argument (one line on {@code err})
+     */
+    static int execute(String[] args, PrintStream out, PrintStream err) throws Exception {
+        if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
+            out.print(usage());
+            return 0;
+        }
+        FirJob.Options fpga;
+        try {
+            fpga = fpgaOptions(args);
+        } catch (IllegalArgumentException e) {
+            err.println(PROGRAM + ": " + e.getMessage() + " (see --help)");
+            return 2;
+        }
+        boolean gpuOk = runGpu(out);
+        boolean fpgaOk = runFpga(fpga, out);
+        return gpuOk && fpgaOk ? 0 : 1;
+    }
+
+    /** The text {@code --help} prints, which {@code bin/run-devices-job --help} also prints. */
+    static String usage() throws IOException {
+        try (InputStream in = DevicesJob.class.getResourceAsStream(USAGE_RESOURCE)) {
+            if (in == null) {
+                throw new IOException(USAGE_RESOURCE + " is missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    /** The GPU part: the NVIDIA driver, real or on a fake host; true when every subtask got a GPU. */
+    static boolean runGpu(PrintStream out) throws Exception {
         int amount = 2;
         Optional<Path> realSmi = onPath("nvidia-smi");
         String host =
                 realSmi.map(p -> "this host's GPUs (" + p + ")")
                         .orElse("a simulated host: no nvidia-smi on the PATH, so a fake one lists 4 H100 GPUs");
-        List<DeviceReport.Line> lines = run(realSmi.isEmpty(), 4, amount);
-        System.out.println();
-        System.out.println("flink-devices NVIDIA driver, " + host);
-        System.out.println(
-                "one TaskManager, external-resource." + RESOURCE + ".amount: " + amount + ":");
+        List<DeviceReport.Line> lines;
+        Optional<String> cause;
+        try (DriverWarnings warnings = DriverWarnings.capture()) {
+            lines = run(realSmi.isEmpty(), 4, amount);
+            cause = warnings.causeFor(RESOURCE);
+        }
+        out.println();
+        out.println("flink-devices NVIDIA driver, " + host);
+        out.println("one TaskManager, external-resource." + RESOURCE + ".amount: " + amount + ":");
         for (DeviceReport.Line line : lines) {
-            System.out.println("  " + line);
+            out.println("  " + line);
         }
         boolean everySubtaskHasOne = !lines.isEmpty() && lines.stream().allMatch(l -> l.picked != null);
-        System.out.println(
+        out.println(
                 everySubtaskHasOne
                         ? "Every subtask received a device."
-                        : "Some subtasks received no device: see the TaskManager's WARN above.");
-        boolean fpgaOk = runFpga(fpgaOptions(args), System.out);
-        System.exit(everySubtaskHasOne && fpgaOk ? 0 : 1);
+                        : "Some subtasks received no device: " + droppedBecause(cause));
+        return everySubtaskHasOne;
+    }
+
+    /** What Flink said when it dropped the resource, as one sentence. */
+    private static String droppedBecause(Optional<String> cause) {
+        return cause.map(c -> "the TaskManager dropped the resource because its driver failed: " + c)
+                .orElse("the TaskManager's driver reported no failure (its log at INFO says more)");
     }
 
     /**
      * The FPGA part's defaults: the OpenCL driver with {@code device.types: ACCELERATOR,CPU} (an
      * FPGA board, an emulator, or PoCL's CPU device), one device, two subtasks, 200 000 samples;
      * {@code args} override them.
+     *
+     * @throws IllegalArgumentException with a one-line message for a bad argument
      */
     static FirJob.Options fpgaOptions(String... args) {
         FirJob.Options o =
@@ -83,31 +153,56 @@ public final class DevicesJob {
     }
 
     /**
-     * Runs the FPGA sample job on the OpenCL driver's device and prints its report, or prints why
-     * there is no OpenCL here. Returns false when the host has OpenCL but no subtask received a
-     * device from the driver, or when the job failed or filtered wrongly.
+     * Runs the FPGA sample job and prints its report, or prints why there is no OpenCL here. With
+     * {@code --devices driver} (the default) it returns false when the host has OpenCL but no
+     * subtask received a device from the driver, and says why (the driver's own message); with
+     * {@code --devices cpu} no device is expected. False too when the job failed or filtered
+     * wrongly.
      */
     static boolean runFpga(FirJob.Options o, PrintStream out) {
         out.println();
-        OpenClDevices.Listing listing = OpenClDevices.list();
-        if (listing.unavailable != null) {
-            out.println("flink-devices OpenCL driver: skipped, because " + listing.unavailable + ".");
-            out.println("  (install an OpenCL ICD loader and a platform, e.g. pocl-opencl-icd, to run the FPGA sample job)");
-            return true;
-        }
-        out.println(
-                "flink-devices OpenCL driver (device.types "
-                        + o.deviceTypes()
-                        + "), this host's OpenCL devices: "
-                        + listing.devices);
-        try {
-            FirJob.Result r = FirJob.run(o);
-            out.println(r.summary());
-            if (r.subtasksOpenCl == 0) {
-                out.println("  No subtask received an OpenCL device: see the TaskManager's WARN above.");
+        boolean wantsDevice = o.devices() != FirJob.Devices.CPU;
+        if (!wantsDevice) {
+            out.println("FPGA sample job with --devices cpu: no OpenCL driver and no device; every subtask filters on the CPU.");
+        } else {
+            OpenClDevices.Listing listing = OpenClDevices.list();
+            if (listing.unavailable != null) {
+                out.println("flink-devices OpenCL driver: skipped, because " + listing.unavailable + ".");
+                out.println("  (install an OpenCL ICD loader and a platform, e.g. pocl-opencl-icd, to run the FPGA sample job)");
+                return true;
             }
-            // The host has OpenCL, so every subtask should have run on the driver's device.
-            return r.subtasksOpenCl > 0 && r.mismatches == 0 && r.records() == o.samples();
+            List<OpenClDevices.Device> matching = OpenClDevices.matching(listing, o.deviceTypes(), o.platformPattern());
+            String wanted =
+                    "device.types "
+                            + o.deviceTypes()
+                            + (".*".equals(o.platformPattern()) ? "" : ", platform.pattern " + o.platformPattern());
+            String devices =
+                    matching.isEmpty()
+                            ? "none of this host's " + listing.devices.size() + " OpenCL device(s)"
+                            : matching.toString();
+            out.println(
+                    o.devices() == FirJob.Devices.DRIVER
+                            ? "flink-devices OpenCL driver (" + wanted + "), this host's OpenCL devices of those types: " + devices
+                            : "FPGA sample job with --devices local, no driver (" + wanted + "), this host's OpenCL devices of those types: "
+                                    + devices);
+        }
+        try {
+            FirJob.Result r;
+            Optional<String> cause;
+            try (DriverWarnings warnings = DriverWarnings.capture()) {
+                r = FirJob.run(o);
+                cause = warnings.causeFor(FirJob.RESOURCE);
+            }
+            out.println(r.summary());
+            boolean correct = r.mismatches == 0 && r.records() == o.samples();
+            if (!wantsDevice) {
+                return correct;
+            }
+            if (r.subtasksOpenCl == 0) {
+                out.println("  No subtask received an OpenCL device: " + droppedBecause(cause));
+            }
+            // The host has OpenCL, so every subtask should have run on a device.
+            return r.subtasksOpenCl > 0 && correct;
         } catch (Exception e) {
             out.println("  The FPGA sample job failed: " + rootMessage(e));
             return false;

@@ -12,7 +12,10 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 class DevicesJobITCase {
@@ -45,40 +48,114 @@ class DevicesJobITCase {
                 "no PoCL platform here (pocl-opencl-icd, OCL_ICD_VENDORS as samples/pom.xml sets it)");
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         boolean ok;
+        PrintStream stdout = System.out;
+        // the job's report and whatever the tasks print to stdout, in one place
         try (PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8)) {
+            System.setOut(out);
             ok = DevicesJob.runFpga(
                     DevicesJob.fpgaOptions("--samples", "20000", "--platform-pattern", "Portable"), out);
+        } finally {
+            System.setOut(stdout);
         }
         String report = buffer.toString(StandardCharsets.UTF_8);
         System.out.println(report);
         assertThat(ok).isTrue();
         assertThat(report)
-                .contains("flink-devices OpenCL driver (device.types ACCELERATOR,CPU)")
+                .contains("flink-devices OpenCL driver (device.types ACCELERATOR,CPU, platform.pattern Portable),"
+                        + " this host's OpenCL devices of those types: [Portable Computing Language / pthread-")
+                .doesNotContain("Oclgrind")
                 .contains("FirJob: 20000 samples")
                 .contains("OpenCL device #0 'pthread-")
                 .contains("of platform #1 'Portable Computing Language', kernel built from fir.cl")
                 .contains("OpenCL path: 2 subtask(s), 20000 samples")
                 .contains(" 0 beyond tolerance");
+        assertThat(report.split("FirJob subtask 0: ", -1)).as("the subtask's line, printed once").hasSize(2);
+        assertThat(report.split("FirJob subtask 1: ", -1)).as("the subtask's line, printed once").hasSize(2);
     }
 
     @Test
-    @DisplayName("the main job's FPGA part fails, naming the driver's WARN, when OpenCL exists but the driver hands out nothing")
+    @DisplayName("the main job's FPGA part fails, printing the driver's reason, when OpenCL exists but no device has the requested type")
     void fpgaPartFailsWithoutADevice() {
+        assumePoCl();
+        // no OpenCL device of type CUSTOM here: the driver fails, Flink drops the resource
+        Report r = runFpga("--samples", "2000", "--device-types", "CUSTOM");
+
+        assertThat(r.ok).isFalse();
+        assertThat(r.text)
+                .contains("flink-devices OpenCL driver (device.types CUSTOM), this host's OpenCL devices of those types: none of this host's")
+                .contains("CPU path, because the TaskManager received no 'fpga' device")
+                .contains("No subtask received an OpenCL device: the TaskManager dropped the resource because its driver failed:"
+                        + " Asked for 1 OpenCL devices (external-resource.fpga.amount) of types CUSTOM")
+                .doesNotContain("WARN above");
+    }
+
+    @Test
+    @DisplayName("with a bitstream that does not exist, the FPGA part prints the driver's program.path message")
+    void fpgaPartNamesABadProgramPath() {
+        assumePoCl();
+        Report r = runFpga("--samples", "2000", "--bitstream", "/no/such/file");
+
+        assertThat(r.ok).isFalse();
+        assertThat(r.text)
+                .contains("No subtask received an OpenCL device: the TaskManager dropped the resource because its driver failed:")
+                .contains("external-resource.fpga.param.program.path: no such file /no/such/file");
+    }
+
+    @Test
+    @DisplayName("with --devices cpu the FPGA part says no device was asked for, and succeeds when the output is right")
+    void fpgaPartOnTheCpu() {
+        Report r = runFpga("--samples", "2000", "--devices", "cpu");
+
+        assertThat(r.ok).isTrue();
+        assertThat(r.text)
+                .contains("FPGA sample job with --devices cpu: no OpenCL driver and no device; every subtask filters on the CPU.")
+                .contains("CPU path: 2 subtask(s), 2000 samples")
+                .contains(" 0 beyond tolerance")
+                .doesNotContain("No subtask received")
+                .doesNotContain("WARN");
+    }
+
+    @Test
+    @DisplayName("bin/run-devices-job --help prints the usage without building anything, exit 0")
+    void scriptHelp() throws Exception {
+        Path script = Path.of("..", "bin", "run-devices-job").toAbsolutePath().normalize();
+        Assumptions.assumeTrue(Files.isExecutable(script), "no launcher at " + script);
+        Process p = new ProcessBuilder(script.toString(), "--samples", "1", "--help").redirectErrorStream(true).start();
+        try {
+            p.getOutputStream().close();
+            String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isZero();
+            assertThat(text).isEqualTo(DevicesJob.usage()).doesNotContain("Building");
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    private static void assumePoCl() {
         Assumptions.assumeTrue(
                 io.flinkdevices.samples.fpga.OpenClDevices.list().first("Portable").isPresent(),
                 "no PoCL platform here (pocl-opencl-icd, OCL_ICD_VENDORS as samples/pom.xml sets it)");
+    }
+
+    private static final class Report {
+        final boolean ok;
+        final String text;
+
+        Report(boolean ok, String text) {
+            this.ok = ok;
+            this.text = text;
+        }
+    }
+
+    private static Report runFpga(String... args) {
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         boolean ok;
         try (PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8)) {
-            // no OpenCL device of type CUSTOM here: the driver fails, Flink drops the resource
-            ok = DevicesJob.runFpga(
-                    DevicesJob.fpgaOptions("--samples", "2000", "--device-types", "CUSTOM"), out);
+            ok = DevicesJob.runFpga(DevicesJob.fpgaOptions(args), out);
         }
-        String report = buffer.toString(StandardCharsets.UTF_8);
-        System.out.println(report);
-        assertThat(ok).isFalse();
-        assertThat(report)
-                .contains("CPU path, because the TaskManager received no 'fpga' device")
-                .contains("No subtask received an OpenCL device: see the TaskManager's WARN above.");
+        String text = buffer.toString(StandardCharsets.UTF_8);
+        System.out.println(text);
+        return new Report(ok, text);
     }
 }

@@ -16,6 +16,9 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,6 +60,8 @@ import java.util.List;
 public final class FirBatchOperator extends BatchingOperator<SensorSample, SensorSample> {
 
     private static final long serialVersionUID = 1L;
+
+    private static final Logger LOG = LoggerFactory.getLogger(FirBatchOperator.class);
 
     /**
      * On the OpenCL path, records are read into the batch's primitive arrays every this many
@@ -201,7 +206,8 @@ public final class FirBatchOperator extends BatchingOperator<SensorSample, Senso
         } else {
             line = "FirJob subtask " + subtask + ": CPU path, because " + cpuReason;
         }
-        System.out.println(line);
+        // reported once, through the "devices" accumulator (FirJob.Result prints it); the log keeps it too
+        LOG.info(line);
         String path = fir != null ? "opencl" : "cpu";
         ListAccumulator<String> devices = new ListAccumulator<>();
         devices.add(line);

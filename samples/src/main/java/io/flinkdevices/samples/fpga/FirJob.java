@@ -48,7 +48,7 @@ import java.util.regex.Pattern;
  *
  * It prints the device each subtask used, records per second, the split of the operator's time
  * between marshalling and the kernel, and how many checked outputs were exact. Exits 1 when an
- * output is wrong or missing.
+ * output is wrong or missing, 2 for a bad argument (one line on stderr, nothing started).
  */
 public final class FirJob {
 
@@ -86,52 +86,152 @@ public final class FirJob {
             return parse(new Options(), args);
         }
 
-        /** Parses {@code --name value} pairs over the values already in {@code o}. */
+        /**
+         * Parses {@code --name value} (or {@code --name=value}) pairs over the values already in
+         * {@code o}. Every value is checked here, before anything starts; whether a {@code
+         * --bitstream} file exists is left to the driver, which names its own key.
+         *
+         * @throws IllegalArgumentException with a one-line message naming the option, e.g.
+         *     {@code --batch: expected a positive integer, got 'abc'}; for an unknown option the
+         *     message is {@code unknown option --x}
+         */
         public static Options parse(Options o, String... args) {
             for (int i = 0; i < args.length; i++) {
                 String key = args[i];
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException(key + " needs a value");
+                String v;
+                int eq = key.indexOf('=');
+                if (key.startsWith("--") && eq > 0) {
+                    v = key.substring(eq + 1);
+                    key = key.substring(0, eq);
+                } else if (!OPTIONS.contains(key)) {
+                    v = null;
+                } else if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException(key + ": needs a value");
+                } else if (OPTIONS.contains(args[i + 1])) {
+                    throw new IllegalArgumentException(key + ": needs a value, got the option " + args[i + 1]);
+                } else {
+                    v = args[++i];
                 }
-                String v = args[++i];
                 switch (key) {
                     case "--devices":
-                        o.devices = Devices.valueOf(v.toUpperCase(Locale.ROOT));
+                        try {
+                            o.devices = Devices.valueOf(v.trim().toUpperCase(Locale.ROOT));
+                        } catch (IllegalArgumentException e) {
+                            throw new IllegalArgumentException(key + ": expected driver, local or cpu, got '" + v + "'");
+                        }
                         break;
                     case "--batch":
-                        o.batch = Integer.parseInt(v);
+                        o.batch = positiveInt(key, v);
                         break;
                     case "--samples":
-                        o.samples = Long.parseLong(v);
+                        o.samples = positiveLong(key, v);
                         break;
                     case "--sensors":
-                        o.sensors = Integer.parseInt(v);
+                        o.sensors = positiveInt(key, v);
                         break;
                     case "--taps":
-                        o.taps = Integer.parseInt(v);
+                        o.taps = positiveInt(key, v);
                         break;
                     case "--parallelism":
-                        o.parallelism = Integer.parseInt(v);
+                        o.parallelism = positiveInt(key, v);
                         break;
                     case "--bitstream":
                         o.bitstream = v.isBlank() ? null : v;
                         break;
                     case "--device-types":
+                        try {
+                            DeviceTypes.parse(v);
+                        } catch (IllegalArgumentException e) {
+                            throw new IllegalArgumentException(
+                                    key + ": expected a comma list of ACCELERATOR, CPU, GPU, CUSTOM, DEFAULT, ALL, got '"
+                                            + v
+                                            + "'");
+                        }
                         o.deviceTypes = v;
                         break;
                     case "--platform-pattern":
+                        try {
+                            Pattern.compile(v);
+                        } catch (java.util.regex.PatternSyntaxException e) {
+                            throw new IllegalArgumentException(
+                                    key + ": expected a Java regular expression, got '" + v + "' (" + e.getDescription() + ")");
+                        }
                         o.platformPattern = v;
                         break;
                     default:
-                        throw new IllegalArgumentException(
-                                "unknown argument "
-                                        + key
-                                        + "; expected --devices driver|local|cpu, --batch N, --samples N, --sensors N,"
-                                        + " --taps N, --parallelism N, --bitstream PATH, --device-types CPU,ACCELERATOR,"
-                                        + " --platform-pattern REGEX");
+                        throw new IllegalArgumentException("unknown option " + key);
                 }
             }
             return o;
+        }
+
+        /** The options {@link #parse} knows, each followed by a value. */
+        public static final List<String> OPTIONS =
+                List.of(
+                        "--devices",
+                        "--batch",
+                        "--samples",
+                        "--sensors",
+                        "--taps",
+                        "--parallelism",
+                        "--bitstream",
+                        "--device-types",
+                        "--platform-pattern");
+
+        private static int positiveInt(String key, String v) {
+            long n = positiveLong(key, v);
+            if (n > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(key + ": expected a positive integer up to " + Integer.MAX_VALUE + ", got '" + v + "'");
+            }
+            return (int) n;
+        }
+
+        private static long positiveLong(String key, String v) {
+            long n;
+            try {
+                n = Long.parseLong(v.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(key + ": expected a positive integer, got '" + v + "'");
+            }
+            if (n <= 0) {
+                throw new IllegalArgumentException(key + ": expected a positive integer, got '" + v + "'");
+            }
+            return n;
+        }
+
+        /** Where the subtasks' devices come from. */
+        public Devices devices() {
+            return devices;
+        }
+
+        /** The batch size. */
+        public int batch() {
+            return batch;
+        }
+
+        /** Sensors the samples are spread over. */
+        public int sensors() {
+            return sensors;
+        }
+
+        /** Taps of the filter. */
+        public int taps() {
+            return taps;
+        }
+
+        /** Parallelism of the filter. */
+        public int parallelism() {
+            return parallelism;
+        }
+
+        /** The bitstream path, or null to build the kernel from source. */
+        public String bitstream() {
+            return bitstream;
+        }
+
+        /** The platform name pattern (Java regex, {@code find()}). */
+        public String platformPattern() {
+            return platformPattern;
         }
 
         /** The OpenCL device types to use. */
@@ -201,7 +301,14 @@ public final class FirJob {
 
     /** Runs the job; see the class comment for the arguments. */
     public static void main(String[] args) throws Exception {
-        Options o = Options.parse(args);
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("FirJob: " + e.getMessage() + " (options: see FirJob's class comment)");
+            System.exit(2);
+            return;
+        }
         Result r = run(o);
         System.out.println();
         System.out.println(r.summary());
@@ -391,10 +498,7 @@ public final class FirJob {
         if (listing.unavailable != null) {
             throw new IllegalStateException("--devices local needs an OpenCL device, but " + listing.unavailable);
         }
-        Pattern platform = Pattern.compile(o.platformPattern);
-        long types = DeviceTypes.parse(o.deviceTypes);
-        return listing.devices.stream()
-                .filter(d -> platform.matcher(d.info.getPlatform()).find() && (d.type & types) != 0)
+        return OpenClDevices.matching(listing, o.deviceTypes, o.platformPattern).stream()
                 .findFirst()
                 .orElseThrow(
                         () ->

@@ -64,6 +64,19 @@ public final class OpenClDevices {
 
     private OpenClDevices() {}
 
+    /**
+     * The devices of {@code listing} the OpenCL driver would consider: of one of the {@code
+     * deviceTypes} (its {@code device.types}, matched by bit) on a platform whose name the {@code
+     * platformPattern} finds.
+     */
+    public static List<Device> matching(Listing listing, String deviceTypes, String platformPattern) {
+        long types = DeviceTypes.parse(deviceTypes);
+        java.util.regex.Pattern platform = java.util.regex.Pattern.compile(platformPattern);
+        return listing.devices.stream()
+                .filter(d -> d.is(types) && platform.matcher(d.info.getPlatform()).find())
+                .collect(java.util.stream.Collectors.toList());
+    }
+
     /** Lists every OpenCL device, or says why none can be listed (no loader, no platform). */
     public static Listing list() {
         try {

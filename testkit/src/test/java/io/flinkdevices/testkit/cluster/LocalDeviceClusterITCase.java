@@ -151,11 +151,17 @@ class LocalDeviceClusterITCase {
         Set<String> before = liveThreads();
         LocalDeviceCluster cluster =
                 LocalDeviceCluster.builder().simulatedGpus("gpu", 1, Map.of()).build().start();
-        int restPort = cluster.restPort();
-        int rpcPort = cluster.rpcPort();
-        Path working = cluster.pluginsDir().getParent();
-
-        cluster.close();
+        int restPort;
+        int rpcPort;
+        Path working;
+        try {
+            restPort = cluster.restPort();
+            rpcPort = cluster.rpcPort();
+            working = cluster.pluginsDir().getParent();
+        } finally {
+            // the close under test; it also runs when reading the ports fails
+            cluster.close();
+        }
 
         assertThat(working).doesNotExist();
         assertPortFree(restPort);
@@ -173,11 +179,16 @@ class LocalDeviceClusterITCase {
                         .set("taskmanager.memory.network.max", "32m")
                         .build();
 
-        assertThatThrownBy(cluster::start).hasStackTraceContaining("network");
-        assertNoThreadsLeftBeyond(before);
-        assertThatThrownBy(cluster::createEnvironment)
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("not running");
+        try {
+            assertThatThrownBy(cluster::start).hasStackTraceContaining("network");
+            assertNoThreadsLeftBeyond(before);
+            assertThatThrownBy(cluster::createEnvironment)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("not running");
+        } finally {
+            // a no-op after the failed start; stops the cluster should it have started after all
+            cluster.close();
+        }
     }
 
     private static void assertPortFree(int port) throws IOException {
