@@ -15,6 +15,14 @@ import java.util.concurrent.TimeUnit;
 /** A separate JVM running {@link CoordinationChild} on this test's class path. */
 final class ChildJvm implements AutoCloseable {
 
+    /** The device ids that records of {@code file} give to process {@code pid}. */
+    static java.util.List<String> holdings(java.nio.file.Path file, long pid) throws Exception {
+        return io.flinkdevices.sdk.coordination.internal.RecordFormat.parse(java.nio.file.Files.readAllBytes(file)).records().stream()
+                .filter(r -> r.pid() == pid)
+                .map(io.flinkdevices.sdk.coordination.internal.DeviceRecord::deviceId)
+                .collect(java.util.stream.Collectors.toList());
+    }
+
     private final Process process;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> all = new ArrayList<>();

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import static io.flinkdevices.sdk.coordination.ChildJvm.holdings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -33,13 +34,6 @@ class CoordinationFaultsITCase {
     static final Duration START = Duration.ofSeconds(60);
 
     @TempDir Path dir;
-
-    List<String> holdings(Path file, long pid) throws Exception {
-        return RecordFormat.parse(Files.readAllBytes(file)).records().stream()
-                .filter(r -> r.pid() == pid)
-                .map(DeviceRecord::deviceId)
-                .collect(Collectors.toList());
-    }
 
     @Test
     @DisplayName("a running owner's last line '<id> <pid>' without its newline keeps its device (item 3)")

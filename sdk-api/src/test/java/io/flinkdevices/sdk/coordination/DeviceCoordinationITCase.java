@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import static io.flinkdevices.sdk.coordination.ChildJvm.holdings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,13 +24,6 @@ class DeviceCoordinationITCase {
     static final Duration START = Duration.ofSeconds(60);
 
     @TempDir Path dir;
-
-    List<String> holdings(Path file, long pid) throws Exception {
-        return RecordFormat.parse(Files.readAllBytes(file)).records().stream()
-                .filter(r -> r.pid() == pid)
-                .map(DeviceRecord::deviceId)
-                .collect(Collectors.toList());
-    }
 
     @Test
     @DisplayName("a process that hangs holding the lock makes others fail after the lock timeout, naming the file and the holder")

@@ -72,16 +72,7 @@ public final class RecordFormat {
         StringBuilder sb = new StringBuilder(HEADER.length() + records.size() * 80);
         sb.append(HEADER);
         for (DeviceRecord r : records) {
-            sb.append(encodeId(r.deviceId()))
-                    .append(' ')
-                    .append(r.pid())
-                    .append(' ')
-                    .append(r.start())
-                    .append(' ')
-                    .append(r.bootId())
-                    .append('/')
-                    .append(r.pidNamespace())
-                    .append('\n');
+            appendRecord(sb, r);
         }
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
