@@ -1,5 +1,7 @@
 package io.flinkdevices.cli.flink;
 
+import io.flinkdevices.sdk.coordination.internal.HeldDevices;
+
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;
 
@@ -51,7 +53,8 @@ public final class ReadOnlyCoordination {
     /**
      * The device ids held in the coordination file(s) by processes that run, with their pids:
      * the configured {@code coordination.file}, else the SDK's default files {@code
-     * <java.io.tmpdir>/flink-devices-*.coordination}. Read without the lock and never written.
+     * <java.io.tmpdir>/flink-devices-*.coordination}. Read without the lock and never written, by
+     * the SDK's own reader (the file's size limit, record format and owner checks).
      */
     public static Map<String, Long> liveHolders(Configuration config, String paramPrefix) {
         Map<String, Long> holders = new LinkedHashMap<>();
@@ -70,28 +73,8 @@ public final class ReadOnlyCoordination {
                 return holders;
             }
         }
-        long self = ProcessHandle.current().pid();
         for (Path f : files) {
-            List<String> lines;
-            try {
-                lines = Files.readAllLines(f);
-            } catch (IOException | RuntimeException e) {
-                continue;
-            }
-            for (String line : lines) {
-                String[] t = line.strip().split("\\s+");
-                if (t.length < 2 || t[0].startsWith("#")) {
-                    continue;
-                }
-                try {
-                    long pid = Long.parseLong(t[1]);
-                    if (pid != self && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-                        holders.put(decode(t[0]), pid);
-                    }
-                } catch (NumberFormatException e) {
-                    // a damaged line: the SDK repairs it on the next allocation
-                }
-            }
+            holders.putAll(HeldDevices.heldByOthers(f));
         }
         return holders;
     }
@@ -126,23 +109,5 @@ public final class ReadOnlyCoordination {
             }
         }
         return notes;
-    }
-
-    private static String decode(String token) {
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < token.length(); i++) {
-            char c = token.charAt(i);
-            if (c == '%' && i + 2 < token.length() + 0 && i + 2 <= token.length() - 1) {
-                try {
-                    out.append((char) Integer.parseInt(token.substring(i + 1, i + 3), 16));
-                    i += 2;
-                    continue;
-                } catch (NumberFormatException e) {
-                    // not an escape
-                }
-            }
-            out.append(c);
-        }
-        return out.toString();
     }
 }

@@ -75,6 +75,29 @@ class ReadOnlyCoordinationTest {
         assertThat(dir.resolve("gpu.coordination.lock")).doesNotExist();
     }
 
+    @Test
+    @DisplayName("a FIFO planted at the coordination file does not hang discover: ok, no notes")
+    void fifoAtTheFile() throws Exception {
+        Path file = dir.resolve("gpu.coordination");
+        Process mkfifo = new ProcessBuilder("mkfifo", file.toString()).start();
+        assertThat(mkfifo.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(mkfifo.exitValue()).isZero();
+        Configuration config = new Configuration();
+        config.setString("external-resources", "gpu");
+        config.setString("external-resource.gpu.driver-factory.class", FACTORY);
+        config.setString("external-resource.gpu.amount", "2");
+        config.setString("external-resource.gpu.param.coordination.enabled", "true");
+        config.setString("external-resource.gpu.param.coordination.file", file.toString());
+
+        ResourceReport report =
+                new Discovery(Duration.ofSeconds(30))
+                        .run(config, PluginFactories.of(dir, Map.of(FACTORY, new CoordinatedFactory())))
+                        .get(0);
+
+        assertThat(report.status()).isEqualTo(ResourceStatus.OK);
+        assertThat(report.notes()).isEmpty();
+    }
+
     /** Two devices, "0" and "1", taken through the SDK's coordinator when coordination is on. */
     public static final class CoordinatedFactory implements ExternalResourceDriverFactory {
         @Override

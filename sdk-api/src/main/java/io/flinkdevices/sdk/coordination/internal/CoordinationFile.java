@@ -479,27 +479,27 @@ public final class CoordinationFile {
 
     /** The {@code /proc/locks} keys of the lock file and the records file, as they are now. */
     private List<String> flockKeys(Slot slot) {
-        List<String> keys = new ArrayList<>(2);
-        if (slot.node != null) {
-            slot.node.procLocksKey().ifPresent(keys::add);
-        }
+        FileNode data = null;
         try {
-            FileNode.of(file).flatMap(FileNode::procLocksKey).ifPresent(keys::add);
+            data = FileNode.of(file).orElse(null);
         } catch (IOException e) {
             // looked at again when opened, which names the problem
+        }
+        return procLocksKeys(slot.node, data);
+    }
+
+    private static List<String> procLocksKeys(FileNode lock, FileNode data) {
+        List<String> keys = new ArrayList<>(2);
+        for (FileNode node : new FileNode[] {lock, data}) {
+            if (node != null) {
+                node.procLocksKey().ifPresent(keys::add);
+            }
         }
         return keys;
     }
 
     private void checkNoFlock(Slot slot, Data data) throws FlockHeld {
-        List<String> keys = new ArrayList<>(2);
-        if (slot.node != null) {
-            slot.node.procLocksKey().ifPresent(keys::add);
-        }
-        if (data.node != null) {
-            data.node.procLocksKey().ifPresent(keys::add);
-        }
-        OptionalLong holder = FlockProbe.holder(keys);
+        OptionalLong holder = FlockProbe.holder(procLocksKeys(slot.node, data.node));
         if (holder.isPresent() && holder.getAsLong() != ProcessHandle.current().pid()) {
             throw new FlockHeld(holder.getAsLong());
         }

@@ -1,0 +1,49 @@
+package io.flinkdevices.sdk.coordination.internal;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A look at a coordination file without the lock and without writing: which devices other live
+ * processes hold. For tools that report on a host (the CLI's {@code discover}) and must not take,
+ * reclaim or repair anything. The file is read as an allocation reads it: only a regular file of
+ * at most {@link CoordinationFile#MAX_BYTES} bytes (never a FIFO, which would block), parsed by
+ * {@link RecordFormat}, owners judged by {@link OwnerStatus.Classifier} (PID reuse, boot and PID
+ * namespace included).
+ */
+public final class HeldDevices {
+
+    private HeldDevices() {}
+
+    /**
+     * Device id to owner PID for every record whose owner is another process that is not known to
+     * be gone; empty when the file is absent, not a regular file, too large or unreadable.
+     */
+    public static Map<String, Long> heldByOthers(Path file) {
+        Map<String, Long> held = new LinkedHashMap<>();
+        byte[] content;
+        try {
+            Optional<FileNode> node = FileNode.of(file);
+            if (node.isEmpty()
+                    || node.get().type() != FileNode.Type.REGULAR
+                    || Files.size(file) > CoordinationFile.MAX_BYTES) {
+                return held;
+            }
+            content = Files.readAllBytes(file);
+        } catch (IOException | RuntimeException e) {
+            return held;
+        }
+        OwnerStatus.Classifier owners = new OwnerStatus.Classifier(ProcessIdentity.current());
+        for (DeviceRecord r : RecordFormat.parse(content).records()) {
+            OwnerStatus status = owners.classify(r);
+            if (status != OwnerStatus.THIS_PROCESS && !status.reclaimable()) {
+                held.put(r.deviceId(), r.pid());
+            }
+        }
+        return held;
+    }
+}
