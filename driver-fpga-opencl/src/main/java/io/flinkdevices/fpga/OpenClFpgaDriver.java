@@ -1,6 +1,7 @@
 package io.flinkdevices.fpga;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
@@ -74,12 +75,7 @@ final class OpenClFpgaDriver
         if (settings.program != null) {
             // read when devices are retrieved: a bitstream removed or replaced by a folder since the
             // TaskManager started is named here, not as a failure on every board
-            java.util.Optional<String> problem =
-                    io.flinkdevices.sdk.config.DriverParams.fileProblem(
-                            settings.program.path, io.flinkdevices.sdk.config.DriverParams.PathCheck.READABLE_FILE);
-            if (problem.isPresent()) {
-                throw new DeviceDriverException(settings.program.key + ": " + problem.get());
-            }
+            DriverParams.requireFile(settings.program.key, settings.program.path, DriverParams.PathCheck.READABLE_FILE);
         }
         List<ClDevice> chosen = new ArrayList<>();
         Map<ClDevice, String> rejected = new LinkedHashMap<>();

@@ -169,10 +169,7 @@ final class NvidiaSmiBackend implements Backend {
      */
     private Path resolve() throws DeviceDriverException {
         if (program.getParent() != null || program.isAbsolute()) {
-            java.util.Optional<String> problem = DriverParams.fileProblem(program, DriverParams.PathCheck.EXECUTABLE);
-            if (problem.isPresent()) {
-                throw new DeviceDriverException(key + ": " + problem.get());
-            }
+            DriverParams.requireFile(key, program, DriverParams.PathCheck.EXECUTABLE);
             return program;
         }
         String path = environment.getOrDefault("PATH", "");

@@ -43,9 +43,7 @@ class DevicesJobITCase {
     @Test
     @DisplayName("the main job's FPGA part runs the FIR job on the OpenCL driver's PoCL device and reports it")
     void fpgaPartRunsOnTheDriversDevice() {
-        Assumptions.assumeTrue(
-                io.flinkdevices.samples.fpga.OpenClDevices.list().first("Portable").isPresent(),
-                "no PoCL platform here (pocl-opencl-icd, OCL_ICD_VENDORS as samples/pom.xml sets it)");
+        assumePoCl();
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         boolean ok;
         PrintStream stdout = System.out;

@@ -1,5 +1,6 @@
 package io.flinkdevices.sdk.config;
 
+import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.internal.NearMiss;
 import io.flinkdevices.sdk.internal.ParamPrefix;
 
@@ -200,6 +201,20 @@ public final class DriverParams {
         }
         fileProblem(p, check).ifPresent(why -> problem(key, why));
         return p;
+    }
+
+    /**
+     * Throws {@code <what>: <}{@link #fileProblem}{@code >} when {@code path} does not pass {@code
+     * check}, for checks made after the factory (a program or bitstream looked at again when it is
+     * used).
+     *
+     * @param what the full key, or what names the file in the message
+     */
+    public static void requireFile(String what, Path path, PathCheck check) throws DeviceDriverException {
+        Optional<String> problem = fileProblem(path, check);
+        if (problem.isPresent()) {
+            throw new DeviceDriverException(what + ": " + problem.get());
+        }
     }
 
     /**

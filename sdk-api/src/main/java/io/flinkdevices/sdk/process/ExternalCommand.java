@@ -21,7 +21,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -49,7 +48,6 @@ public final class ExternalCommand {
     /** The most of a program's stdout a run keeps; {@link Result#stdoutTruncated()} says when it printed more. */
     public static final int STDOUT_LIMIT_BYTES = 4 * 1024 * 1024;
 
-    private static final int STDOUT_LIMIT = STDOUT_LIMIT_BYTES;
     private static final int STDERR_TAIL = 2048;
     private static final Duration DRAIN_GRACE = Duration.ofMillis(500);
     private static final Duration EXEC_GRACE = Duration.ofMillis(500);
@@ -153,10 +151,7 @@ public final class ExternalCommand {
         pb.redirectInput(ProcessBuilder.Redirect.PIPE);
         Path program = Path.of(command.get(0));
         if (program.getParent() != null) {
-            Optional<String> problem = DriverParams.fileProblem(program, DriverParams.PathCheck.EXECUTABLE);
-            if (problem.isPresent()) {
-                throw new DeviceDriverException(description + ": " + problem.get());
-            }
+            DriverParams.requireFile(description, program, DriverParams.PathCheck.EXECUTABLE);
         }
         long start = System.nanoTime();
         Process process;
@@ -168,7 +163,7 @@ public final class ExternalCommand {
         }
         RUNNING.put(process, marker);
         Set<ProcessHandle> seen = new LinkedHashSet<>();
-        Drain out = new Drain(process.getInputStream(), STDOUT_LIMIT, false);
+        Drain out = new Drain(process.getInputStream(), STDOUT_LIMIT_BYTES, false);
         Drain err = new Drain(process.getErrorStream(), STDERR_TAIL, true);
         boolean done = false;
         try {
