@@ -2,6 +2,8 @@ package io.flinkdevices.cli.discover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flinkdevices.cli.doctor.Doctor;
+import io.flinkdevices.cli.doctor.Finding;
 import io.flinkdevices.cli.flink.PluginFactories;
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
@@ -71,6 +73,29 @@ class ReadOnlyCoordinationTest {
                 .containsExactly(
                         "device 0 (0) is in use by pid " + holder.pid(),
                         "device 1 (1) is in use by pid " + holder.pid());
+        assertThat(Files.readString(file)).isEqualTo(content);
+        assertThat(dir.resolve("gpu.coordination.lock")).doesNotExist();
+    }
+
+    @Test
+    @DisplayName("doctor on the same host: no finding (it probes the driver with coordination off), the file untouched")
+    void doctorWithAllDevicesInUse() throws Exception {
+        holder = new ProcessBuilder("sleep", "60").start();
+        Path file = dir.resolve("gpu.coordination");
+        String content = "0 " + holder.pid() + "\n1 " + holder.pid() + "\n";
+        Files.writeString(file, content);
+        Configuration config = new Configuration();
+        config.setString("external-resources", "gpu");
+        config.setString("external-resource.gpu.driver-factory.class", FACTORY);
+        config.setString("external-resource.gpu.amount", "2");
+        config.setString("external-resource.gpu.param.coordination.enabled", "true");
+        config.setString("external-resource.gpu.param.coordination.file", file.toString());
+
+        List<Finding> findings =
+                new Doctor(Duration.ofSeconds(30), true, null)
+                        .run(config, PluginFactories.of(dir, Map.of(FACTORY, new CoordinatedFactory())));
+
+        assertThat(findings).isEmpty();
         assertThat(Files.readString(file)).isEqualTo(content);
         assertThat(dir.resolve("gpu.coordination.lock")).doesNotExist();
     }

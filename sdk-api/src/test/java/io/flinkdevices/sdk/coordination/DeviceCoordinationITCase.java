@@ -37,7 +37,7 @@ class DeviceCoordinationITCase {
             assertThatThrownBy(() -> c.allocate(List.of("0"), 1))
                     .isInstanceOf(DeviceDriverException.class)
                     .hasMessageContaining("timed out after 500 ms waiting for the lock on coordination file " + file)
-                    .hasMessageContaining("held by process " + holder.pid() + " since ")
+                    .hasMessageContaining("held by process " + holder.pid() + ", running since ")
                     .hasMessageContaining("CoordinationChild");
             assertThat(Duration.ofNanos(System.nanoTime() - start))
                     .isBetween(Duration.ofMillis(450), Duration.ofSeconds(5));

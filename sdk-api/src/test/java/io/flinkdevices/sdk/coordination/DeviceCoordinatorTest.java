@@ -302,6 +302,43 @@ class DeviceCoordinatorTest {
     class FilesAndLinks {
 
         @Test
+        @DisplayName("a file moved away and replaced between allocations: the new file is read and written, the old one left alone")
+        void replacedBetweenAllocations() throws Exception {
+            DeviceCoordinator c = coordinator();
+            assertThat(c.allocate(ids(4), 1)).containsExactly("0");
+            Path moved = dir.resolve("moved.coordination");
+            Files.move(file, moved);
+            byte[] movedBefore = Files.readAllBytes(moved);
+            writeRecords(DeviceRecord.of("1", other));
+
+            // The coordinator keeps the records file open between transactions; it must notice
+            // that the path names another file now.
+            assertThat(c.allocate(ids(4), 1)).containsExactly("0");
+            assertThat(idsHeldBy(other)).containsExactly("1");
+            assertThat(idsHeldBy(self)).containsExactly("0");
+            assertThat(moved).hasBinaryContent(movedBefore);
+
+            Files.delete(file);
+            assertThat(c.allocate(ids(4), 2)).containsExactly("0", "1");
+            assertThat(idsHeldBy(self)).containsExactly("0", "1");
+            c.releaseAll();
+        }
+
+        @Test
+        @DisplayName("a FIFO swapped in after an allocation is refused on the next one, without hanging")
+        void fifoSwappedInBetweenAllocations() throws Exception {
+            DeviceCoordinator c = coordinator();
+            assertThat(c.allocate(ids(2), 1)).containsExactly("0");
+            c.releaseAll();
+            Files.delete(file);
+            Process mkfifo = new ProcessBuilder("mkfifo", file.toString()).start();
+            assertThat(mkfifo.waitFor()).isZero();
+            assertThatThrownBy(() -> c.allocate(ids(2), 1))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("coordination file " + file + " is a FIFO (named pipe)");
+        }
+
+        @Test
         @DisplayName("refuses a symbolic link planted at the file's path, leaving its target alone")
         void symlinkAtFile() throws Exception {
             Path target = dir.resolve("victim.txt");

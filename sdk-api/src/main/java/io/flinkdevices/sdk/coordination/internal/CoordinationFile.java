@@ -78,14 +78,15 @@ import java.util.concurrent.locks.ReentrantLock;
  *       counts as "held".
  *   <li>{@code flock(2)} locks (taken by {@code flock(1)} and Flink's own discovery script) do not
  *       exclude POSIX locks on Linux and Java cannot take one without native code, so before every
- *       write {@link FlockProbe} looks in {@code /proc/locks}: while another process holds a
+ *       write {@link ProcLocks} looks in {@code /proc/locks}: while another process holds a
  *       {@code flock} lock on the lock file or the records file, nothing is written; the lock is
  *       given up and the transaction runs again once the {@code flock} lock is gone (within the
  *       lock timeout).
  *   <li>Waiting is bounded: a waiter blocks in {@link FileChannel#lock()} (the kernel wakes it
  *       the moment the holder unlocks, so no waiter starves behind pollers) and a watchdog
  *       interrupts it at the timeout, which closes the channel; it is reopened on the next use.
- *       The holder writes its PID into the lock file so that a waiter that gives up can name it.
+ *       A waiter that gives up names the holder from {@code /proc/locks}; nothing is written into
+ *       the lock file, so a transaction costs no write but its own.
  *   <li>While this process holds devices through a file, a keep-alive task touches both files
  *       (so that a cleaner of old temporary files such as systemd-tmpfiles never ages them out)
  *       and writes this process's records again if they are missing (the file was deleted),
@@ -107,8 +108,6 @@ public final class CoordinationFile {
     private static final long MIN_BACKOFF_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long MAX_FLOCK_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    /** The holder line is padded to this size so that it is replaced by one write, never truncated. */
-    private static final int HOLDER_LINE = 64;
 
     private static final ScheduledThreadPoolExecutor WATCHDOG =
             scheduler("flink-devices-coordination-lock-timeout");
@@ -242,8 +241,7 @@ public final class CoordinationFile {
                 FileLock lock = acquire(slot, deadline, timeout);
                 long flockHolder;
                 try {
-                    writeHolder(slot.channel, holderLine());
-                    try (Data data = openData()) {
+                    try (Data data = openData(slot)) {
                         return tx.run(new LockedView(slot, data));
                     } catch (FlockHeld e) {
                         flockHolder = e.pid;
@@ -251,7 +249,6 @@ public final class CoordinationFile {
                         continue;
                     }
                 } finally {
-                    writeHolder(slot.channel, " ".repeat(HOLDER_LINE - 1) + "\n");
                     try {
                         lock.release();
                     } catch (IOException e) {
@@ -327,7 +324,7 @@ public final class CoordinationFile {
                             + " (lock file "
                             + lockFile
                             + "): "
-                            + describeHolder(slot.open(this))
+                            + describeHolder()
                             + "; raise coordination.lock-timeout if allocations are slow");
         }
     }
@@ -411,50 +408,34 @@ public final class CoordinationFile {
         }
     }
 
-    private String holderLine() {
-        ProcessIdentity self = ProcessIdentity.current();
-        String line = self.pid() + " " + self.start() + " " + System.currentTimeMillis();
-        return line + " ".repeat(Math.max(0, HOLDER_LINE - 1 - line.length())) + "\n";
-    }
-
-    private void writeHolder(FileChannel ch, String line) {
+    private String describeHolder() {
+        FileNode node;
         try {
-            ch.write(ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII)), 0);
+            node = FileNode.of(lockFile).orElse(null);
         } catch (IOException e) {
-            LOG.debug("Cannot write the holder into {}", lockFile, e);
+            node = null;
         }
-    }
-
-    private String describeHolder(FileChannel ch) {
-        String text;
-        try {
-            ByteBuffer buf = ByteBuffer.allocate(256);
-            ch.read(buf, 0);
-            text = new String(buf.array(), 0, buf.position(), StandardCharsets.US_ASCII).trim();
-            int nl = text.indexOf('\n');
-            text = nl < 0 ? text : text.substring(0, nl).trim();
-        } catch (IOException e) {
-            text = "";
+        OptionalLong pid =
+                node == null ? OptionalLong.empty() : node.procLocksKey().map(ProcLocks::posixHolder).orElse(OptionalLong.empty());
+        if (pid.isEmpty()) {
+            return "the holder cannot be told (/proc/locks does not name it)";
         }
-        String[] f = text.split(" +");
-        if (f.length != 3 || !f[0].matches("[0-9]{1,18}") || !f[2].matches("[0-9]{1,19}")) {
-            return "the holder did not say who it is (a process other than a flink-devices"
-                    + " coordinator may hold a lock on the lock file)";
+        if (pid.getAsLong() == 0) {
+            return "held by a process in another PID namespace (/proc/locks shows it as pid 0)";
         }
-        long pid = Long.parseLong(f[0]);
-        String since = Instant.ofEpochMilli(Long.parseLong(f[2])).toString();
+        long holder = pid.getAsLong();
+        if (holder == ProcessHandle.current().pid()) {
+            return "held by this process (pid " + holder + "), through another class loader (another plugin)";
+        }
+        Optional<ProcessHandle.Info> info = ProcessHandle.of(holder).map(ProcessHandle::info);
+        String since =
+                info.flatMap(ProcessHandle.Info::startInstant).map(t -> ", running since " + t).orElse("");
         String command =
-                ProcessHandle.of(pid)
-                        .flatMap(h -> h.info().commandLine())
+                info.flatMap(ProcessHandle.Info::commandLine)
                         .map(c -> c.length() > 200 ? c.substring(0, 60) + " ... " + c.substring(c.length() - 120) : c)
                         .map(c -> ", command: " + c)
                         .orElse("");
-        boolean alive = ProcessIdentity.startToken(pid).isPresent();
-        return "held by process "
-                + pid
-                + " since "
-                + since
-                + (alive ? command : " (that PID is not running in this PID namespace)");
+        return "held by process " + holder + since + command;
     }
 
     /** The holder of a {@code flock} lock showed up before a write: nothing was written. */
@@ -499,7 +480,7 @@ public final class CoordinationFile {
     }
 
     private void checkNoFlock(Slot slot, Data data) throws FlockHeld {
-        OptionalLong holder = FlockProbe.holder(procLocksKeys(slot.node, data.node));
+        OptionalLong holder = ProcLocks.flockHolder(procLocksKeys(slot.node, data.node));
         if (holder.isPresent() && holder.getAsLong() != ProcessHandle.current().pid()) {
             throw new FlockHeld(holder.getAsLong());
         }
@@ -510,7 +491,7 @@ public final class CoordinationFile {
             throws DeviceDriverException {
         long backoff = MIN_BACKOFF_NANOS;
         while (true) {
-            OptionalLong holder = FlockProbe.holder(flockKeys(slot));
+            OptionalLong holder = ProcLocks.flockHolder(flockKeys(slot));
             if (holder.isEmpty() || holder.getAsLong() == ProcessHandle.current().pid()) {
                 return;
             }
@@ -545,67 +526,86 @@ public final class CoordinationFile {
         }
     }
 
-    /** The records file as opened under the lock: its channel ({@code null} when absent) and content. */
-    private final class Data implements AutoCloseable {
+    /**
+     * The records file as seen under the lock: its channel ({@code null} when absent; owned by
+     * the slot, which keeps it open between transactions) and content.
+     */
+    private static final class Data implements AutoCloseable {
+        final Slot slot;
         FileChannel channel;
         FileNode node;
         RecordFormat.Layout layout;
 
+        Data(Slot slot) {
+            this.slot = slot;
+        }
+
+        /** Forgets the channel after a failure, so that the next transaction opens it afresh. */
+        void discard() {
+            slot.closeData();
+            channel = null;
+        }
+
         @Override
         public void close() {
-            if (channel != null) {
-                try {
-                    channel.close();
-                } catch (IOException ignored) {
-                    // nothing was pending
-                }
-            }
+            // The slot keeps the channel: the next transaction reuses it while the path still
+            // names the same file.
         }
     }
 
-    private Data openData() throws DeviceDriverException {
-        Data data = new Data();
+    private Data openData(Slot slot) throws DeviceDriverException {
+        Data data = new Data(slot);
         for (int attempt = 0; ; attempt++) {
             Optional<FileNode> before = look(file, "coordination file");
             if (before.isEmpty()) {
+                slot.closeData();
                 data.layout = RecordFormat.layout(new byte[0]);
                 return data;
             }
             refuseNonRegular(file, before.get(), "coordination file");
-            FileChannel ch;
-            try {
-                // O_RDWR: never blocks, not even on a FIFO put there since the look above.
-                ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-            } catch (NoSuchFileException gone) {
-                continue;
-            } catch (IOException e) {
-                refuseLink(file);
-                throw ioFailure("cannot open coordination file " + file, file, e);
-            }
-            Optional<FileNode> after;
-            try {
-                after = FileNode.of(file);
-            } catch (IOException e) {
-                after = Optional.empty();
-            }
-            if (after.isEmpty() || !before.get().sameFile(after.get())) {
-                closeQuietly(ch);
-                if (attempt < 3) {
+            FileChannel ch = slot.dataChannel;
+            FileNode node = slot.dataNode;
+            if (ch == null || !ch.isOpen() || !before.get().sameFile(node)) {
+                // Not open yet, or the path names another file now (deleted, replaced): open it,
+                // and make sure that what was opened is what was looked at.
+                slot.closeData();
+                try {
+                    // O_RDWR: never blocks, not even on a FIFO put there since the look above.
+                    ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+                } catch (NoSuchFileException gone) {
                     continue;
+                } catch (IOException e) {
+                    refuseLink(file);
+                    throw ioFailure("cannot open coordination file " + file, file, e);
                 }
-                throw new DeviceDriverException(
-                        fileKey + ": coordination file " + file + " was replaced again and again while"
-                                + " it was opened; someone is swapping files at that path");
+                Optional<FileNode> after;
+                try {
+                    after = FileNode.of(file);
+                } catch (IOException e) {
+                    after = Optional.empty();
+                }
+                if (after.isEmpty() || !before.get().sameFile(after.get())) {
+                    closeQuietly(ch);
+                    if (attempt < 3) {
+                        continue;
+                    }
+                    throw new DeviceDriverException(
+                            fileKey + ": coordination file " + file + " was replaced again and again while"
+                                    + " it was opened; someone is swapping files at that path");
+                }
+                node = after.get();
+                slot.dataChannel = ch;
+                slot.dataNode = node;
             }
             data.channel = ch;
-            data.node = after.get();
+            data.node = node;
             try {
                 data.layout = RecordFormat.layout(readBounded(ch));
             } catch (IOException e) {
-                data.close();
+                data.discard();
                 throw ioFailure("cannot read coordination file " + file, file, e);
             } catch (DeviceDriverException e) {
-                data.close();
+                data.discard();
                 throw e;
             }
             warnIfDamaged(data.layout.parsed());
@@ -676,6 +676,8 @@ public final class CoordinationFile {
         try {
             if (data.channel == null) {
                 data.channel = create();
+                slot.dataChannel = data.channel;
+                slot.dataNode = FileNode.of(file).orElse(null);
             }
             FileChannel ch = data.channel;
             WriteFault fault = writeFault;
@@ -690,6 +692,7 @@ public final class CoordinationFile {
                 ch.truncate(plan.truncateTo);
             }
         } catch (IOException e) {
+            data.discard();
             throw ioFailure("cannot write coordination file " + file, file, e);
         }
         byte[] now = new byte[(int) plan.truncateTo];
@@ -906,9 +909,11 @@ public final class CoordinationFile {
         }
         Path key = lockKey();
         if (mine.isEmpty()) {
-            KeepAlive k = KEEP_ALIVE.remove(key);
+            // The task stays scheduled and ends itself at its next tick if this process still
+            // holds nothing then: allocating and releasing again and again costs no scheduling.
+            KeepAlive k = KEEP_ALIVE.get(key);
             if (k != null) {
-                k.task.cancel(false);
+                k.mine = List.of();
             }
             return;
         }
@@ -916,7 +921,7 @@ public final class CoordinationFile {
                 key,
                 (k, v) -> {
                     if (v == null) {
-                        v = new KeepAlive(this);
+                        v = new KeepAlive(this, key);
                         long every = keepAliveInterval.toNanos();
                         v.task = KEEPER.scheduleWithFixedDelay(v::tick, every, every, TimeUnit.NANOSECONDS);
                     }
@@ -928,14 +933,19 @@ public final class CoordinationFile {
     /** Keeps one file alive while this process holds devices through it. */
     private static final class KeepAlive {
         final CoordinationFile file;
+        final Path key;
         volatile List<DeviceRecord> mine = List.of();
         ScheduledFuture<?> task;
 
-        KeepAlive(CoordinationFile file) {
+        KeepAlive(CoordinationFile file, Path key) {
             this.file = file;
+            this.key = key;
         }
 
         void tick() {
+            if (mine.isEmpty() && endIfIdle()) {
+                return;
+            }
             try {
                 file.transact(this::rerecord, file.lockTimeout);
                 touch(file.file);
@@ -943,6 +953,22 @@ public final class CoordinationFile {
             } catch (DeviceDriverException | RuntimeException e) {
                 LOG.warn("Cannot keep coordination file {} alive: {}", file.file, e.getMessage());
             }
+        }
+
+        /** Ends this task if this process still holds nothing through the file; whether it did. */
+        private boolean endIfIdle() {
+            boolean[] ended = {false};
+            KEEP_ALIVE.computeIfPresent(
+                    key,
+                    (k, v) -> {
+                        if (v != this || !v.mine.isEmpty()) {
+                            return v;
+                        }
+                        task.cancel(false);
+                        ended[0] = true;
+                        return null;
+                    });
+            return ended[0] || KEEP_ALIVE.get(key) != this;
         }
 
         private Void rerecord(Locked locked) throws DeviceDriverException {
@@ -1007,6 +1033,9 @@ public final class CoordinationFile {
         final ReentrantLock mutex = new ReentrantLock();
         FileChannel channel;
         FileNode node;
+        /** The records file, kept open between transactions while its path names it. */
+        FileChannel dataChannel;
+        FileNode dataNode;
 
         /** Opens the lock file if it is not open yet; only called with {@link #mutex} held. */
         FileChannel open(CoordinationFile owner) throws DeviceDriverException {
@@ -1070,6 +1099,14 @@ public final class CoordinationFile {
             } catch (IOException e) {
                 return false;
             }
+        }
+
+        void closeData() {
+            if (dataChannel != null) {
+                closeQuietly(dataChannel);
+            }
+            dataChannel = null;
+            dataNode = null;
         }
 
         void close() {

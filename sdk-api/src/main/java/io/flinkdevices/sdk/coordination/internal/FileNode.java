@@ -71,6 +71,15 @@ public final class FileNode {
      */
     public static Optional<FileNode> of(Path p) throws IOException {
         try {
+            // The common case, a regular file, costs one lstat through the basic view; its file
+            // key carries device and inode ("(dev=<hex>,ino=<decimal>)" on Linux and macOS).
+            BasicFileAttributes b = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (b.isRegularFile()) {
+                FileNode fromKey = fromFileKey(b.fileKey());
+                if (fromKey != null) {
+                    return Optional.of(fromKey);
+                }
+            }
             if (unixView) {
                 try {
                     Map<String, Object> a = Files.readAttributes(p, "unix:mode,dev,ino", LinkOption.NOFOLLOW_LINKS);
@@ -82,7 +91,6 @@ public final class FileNode {
                     unixView = false; // not Linux or macOS: the basic view below
                 }
             }
-            BasicFileAttributes b = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             Type t =
                     b.isRegularFile()
                             ? Type.REGULAR
@@ -90,6 +98,25 @@ public final class FileNode {
             return Optional.of(new FileNode(t, -1, -1, b.fileKey()));
         } catch (NoSuchFileException e) {
             return Optional.empty();
+        }
+    }
+
+    /** A regular file's node from a file key {@code (dev=<hex>,ino=<decimal>)}; null if it is not one. */
+    private static FileNode fromFileKey(Object key) {
+        if (key == null) {
+            return null;
+        }
+        String k = key.toString();
+        int comma = k.indexOf(",ino=");
+        if (!k.startsWith("(dev=") || comma < 0 || !k.endsWith(")")) {
+            return null;
+        }
+        try {
+            long dev = Long.parseUnsignedLong(k.substring(5, comma), 16);
+            long ino = Long.parseUnsignedLong(k.substring(comma + 5, k.length() - 1));
+            return new FileNode(Type.REGULAR, dev, ino, dev + ":" + ino);
+        } catch (NumberFormatException e) {
+            return null;
         }
     }
 

@@ -1,0 +1,209 @@
+package io.flinkdevices.sdk.coordination.internal;
+
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * Finds the processes that hold locks on files, from {@code /proc/locks}.
+ *
+ * <p>Java takes only POSIX record locks ({@code fcntl}), and on Linux those and {@code flock(2)}
+ * locks do not exclude each other. {@code flock(1)} (an operator's edit, Flink's own {@code
+ * nvidia-gpu-discovery.sh}) takes {@code flock} locks. Without native code a JVM cannot take one,
+ * but it can see one: {@code /proc/locks} lists every lock of the host with its type, holder PID
+ * and {@code <major>:<minor>:<inode>}. A coordinator looks there before it writes and does not
+ * write while another process holds a {@code flock} lock on the lock file or the records file; a
+ * waiter that gives up looks there for the holder of the POSIX lock it waited for.
+ *
+ * <p>The kernel renders the whole table on every read, so the file is kept open and read with
+ * positional reads from offset 0 (a {@code seq_file} starts over): about 4 us here where opening
+ * it each time cost 12 us.
+ */
+public final class ProcLocks {
+
+    private static final Path PROC_LOCKS = Path.of("/proc/locks");
+    private static final boolean AVAILABLE = Files.isReadable(PROC_LOCKS);
+
+    private static final ThreadLocal<byte[]> READ_BUFFER = ThreadLocal.withInitial(() -> new byte[16384]);
+    private static final Object OPEN = new Object();
+    private static volatile FileChannel channel;
+
+    private ProcLocks() {}
+
+    /** Whether {@code /proc/locks} can be read here (Linux). */
+    public static boolean available() {
+        return AVAILABLE;
+    }
+
+    /**
+     * The PID of a process holding a {@code flock} lock on one of {@code files} (keys as {@link
+     * FileNode#procLocksKey()} gives them), or empty when none does or it cannot be told.
+     */
+    public static OptionalLong flockHolder(Collection<String> files) {
+        return holder(files, "FLOCK");
+    }
+
+    /**
+     * The PID of the process holding a POSIX record lock on {@code file} (a key as {@link
+     * FileNode#procLocksKey()} gives it); {@code 0} when the holder is in another PID namespace;
+     * empty when nobody holds one or it cannot be told.
+     */
+    public static OptionalLong posixHolder(String file) {
+        return holder(List.of(file), "POSIX");
+    }
+
+    private static OptionalLong holder(Collection<String> files, String type) {
+        if (!AVAILABLE || files.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        int n = read();
+        if (n < 0) {
+            return OptionalLong.empty();
+        }
+        byte[] all = READ_BUFFER.get();
+        for (String key : files) {
+            byte[] k = key.getBytes(StandardCharsets.ISO_8859_1);
+            for (int at = indexOf(all, n, k, 0); at >= 0; at = indexOf(all, n, k, at + 1)) {
+                int lineStart = at;
+                while (lineStart > 0 && all[lineStart - 1] != '\n') {
+                    lineStart--;
+                }
+                int lineEnd = at;
+                while (lineEnd < n && all[lineEnd] != '\n') {
+                    lineEnd++;
+                }
+                // "1: FLOCK  ADVISORY  WRITE 4711 fe:00:2154502 0 EOF"; "1: -> FLOCK ..." waits
+                List<String> f = fields(new String(all, lineStart, lineEnd - lineStart, StandardCharsets.ISO_8859_1));
+                if (f.size() < 6 || !f.get(1).equals(type) || !f.get(5).equals(key)) {
+                    continue;
+                }
+                try {
+                    return OptionalLong.of(Long.parseLong(f.get(4)));
+                } catch (NumberFormatException e) {
+                    return OptionalLong.of(0);
+                }
+            }
+        }
+        return OptionalLong.empty();
+    }
+
+    /** Reads the table into this thread's buffer; its length, or -1 when it cannot be read. */
+    private static int read() {
+        for (int attempt = 0; attempt < 2; attempt++) {
+            FileChannel ch = channel;
+            try {
+                if (Thread.currentThread().isInterrupted()) {
+                    // An interrupted thread would close the shared channel: read it the plain way.
+                    return readOnce();
+                }
+                if (ch == null || !ch.isOpen()) {
+                    ch = reopen(ch);
+                }
+                byte[] all = READ_BUFFER.get();
+                ByteBuffer buf = ByteBuffer.wrap(all);
+                long pos = 0;
+                int r;
+                while ((r = ch.read(buf, pos)) > 0) {
+                    pos += r;
+                    if (!buf.hasRemaining()) {
+                        all = Arrays.copyOf(all, all.length * 2);
+                        READ_BUFFER.set(all);
+                        buf = ByteBuffer.wrap(all);
+                        buf.position((int) pos);
+                    }
+                }
+                return (int) pos;
+            } catch (IOException | RuntimeException e) {
+                // Closed by another thread's interrupt, or a read error: open it again once.
+                reopenAfterFailure(ch);
+            }
+        }
+        return readOnce();
+    }
+
+    private static FileChannel reopen(FileChannel seen) throws IOException {
+        synchronized (OPEN) {
+            FileChannel ch = channel;
+            if (ch == null || ch == seen || !ch.isOpen()) {
+                ch = FileChannel.open(PROC_LOCKS, StandardOpenOption.READ);
+                channel = ch;
+            }
+            return ch;
+        }
+    }
+
+    private static void reopenAfterFailure(FileChannel failed) {
+        synchronized (OPEN) {
+            if (channel == failed && failed != null) {
+                try {
+                    failed.close();
+                } catch (IOException ignored) {
+                    // opened again on the next read
+                }
+                channel = null;
+            }
+        }
+    }
+
+    /** Opens, reads and closes the table without an interruptible channel; -1 on failure. */
+    private static int readOnce() {
+        byte[] all = READ_BUFFER.get();
+        int n = 0;
+        try (FileInputStream in = new FileInputStream(PROC_LOCKS.toFile())) {
+            int r;
+            while ((r = in.read(all, n, all.length - n)) > 0) {
+                n += r;
+                if (n == all.length) {
+                    all = Arrays.copyOf(all, all.length * 2);
+                    READ_BUFFER.set(all);
+                }
+            }
+            return n;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** The blank-separated fields of a line (no regular expression: this runs in every transaction). */
+    private static List<String> fields(String line) {
+        List<String> out = new ArrayList<>(8);
+        int i = 0;
+        int n = line.length();
+        while (i < n) {
+            while (i < n && line.charAt(i) <= ' ') {
+                i++;
+            }
+            int start = i;
+            while (i < n && line.charAt(i) > ' ') {
+                i++;
+            }
+            if (i > start) {
+                out.add(line.substring(start, i));
+            }
+        }
+        return out;
+    }
+
+    private static int indexOf(byte[] a, int n, byte[] k, int from) {
+        outer:
+        for (int i = from; i <= n - k.length; i++) {
+            for (int j = 0; j < k.length; j++) {
+                if (a[i + j] != k[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+}
