@@ -46,6 +46,11 @@ class LauncherITCase {
     }
 
     private ExternalCommand.Result launch(String... args) throws Exception {
+        return launch(false, args);
+    }
+
+    /** Runs the launcher; with {@code mergeStderr} its stderr goes to stdout (kept whole). */
+    private ExternalCommand.Result launch(boolean mergeStderr, String... args) throws Exception {
         String jar = System.getProperty("flinkdevices.cli.jar");
         String repo = System.getProperty("flinkdevices.repo.root");
         assumeTrue(
@@ -53,8 +58,13 @@ class LauncherITCase {
                 "the CLI jar is not built: " + jar);
         assumeTrue(repo != null, "flinkdevices.repo.root is not set");
         Path launcher = Path.of(repo).resolve("bin/flink-devices").toRealPath();
-        return ExternalCommand.of(
-                        launcher, List.of(args), Duration.ofSeconds(60), "bin/flink-devices")
+        List<String> all = new java.util.ArrayList<>(List.of(args));
+        Path program = launcher;
+        if (mergeStderr) {
+            all.addAll(0, List.of("-c", "exec \"$0\" \"$@\" 2>&1", launcher.toString()));
+            program = Path.of("/bin/bash");
+        }
+        return ExternalCommand.of(program, all, Duration.ofSeconds(60), "bin/flink-devices")
                 .withEnvironment(Map.of("FLINK_DEVICES_CLI_JAR", jar))
                 .run();
     }
@@ -81,5 +91,20 @@ class LauncherITCase {
         Pod pod = new ObjectMapper(new YAMLFactory()).readValue(template, Pod.class);
         assertThat(pod.getSpec().getContainers().get(0).getResources().getLimits())
                 .containsOnlyKeys("flinkdevices.io/simulated-gpu");
+    }
+
+    @Test
+    @DisplayName("a config.yaml Flink cannot parse: exit 2, one message naming the file and the line, no stack trace")
+    void brokenYaml() throws Exception {
+        Path configFile = conf.resolve("config.yaml");
+        Files.writeString(configFile, "external-resources: [gpu\nexternal-resource.gpu.amount: 2\n");
+
+        ExternalCommand.Result result = launch(true, "doctor", "--conf-dir", conf.toString());
+
+        assertThat(result.exitCode()).as(result.stdout()).isEqualTo(2);
+        assertThat(result.stdout())
+                .contains("--conf-dir: Flink cannot load its configuration " + configFile + ": ")
+                .contains("line 2, column 29")
+                .doesNotContainPattern("(?m)^\\s+at [a-z]");
     }
 }

@@ -64,7 +64,12 @@ public final class FlinkDirsOptions {
                                 + " bin/migrate-config-file.sh.";
             }
             throw new ParameterException(
-                    commandLine, "--conf-dir: Flink cannot load its configuration: " + reason, e);
+                    commandLine,
+                    "--conf-dir: Flink cannot load its configuration "
+                            + conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME)
+                            + ": "
+                            + reason,
+                    e);
         }
         Path configFile = conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME);
 
