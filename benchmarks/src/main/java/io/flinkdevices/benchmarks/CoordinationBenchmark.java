@@ -112,11 +112,11 @@ public final class CoordinationBenchmark {
         Map<String, Row> rows = new LinkedHashMap<>();
         Map<Implementation, int[]> iterations = new EnumMap<>(Implementation.class);
         // {warm-up with 1 process, measured iterations per process with 1 process, with many
-        // processes}. One process warms up with 20,000 allocations: the JIT has compiled the
+        // processes}. One process warms up with 60,000 allocations: the JIT has compiled the
         // allocation path by then (after 300 the p50 is still 2-3x the steady state), so the
         // figure is the cost of a transaction, not of the interpreter. With many processes each
         // warms up 300 times: contention, not the JIT, dominates there.
-        iterations.put(Implementation.OURS, new int[] {20000, 3000, 300});
+        iterations.put(Implementation.OURS, new int[] {60000, 3000, 300});
         iterations.put(Implementation.OURS_WITH_DISCOVERY, new int[] {30, 300, 30});
         iterations.put(Implementation.FLINK_COORDINATION, new int[] {5, 200, 20});
         iterations.put(Implementation.FLINK_PLAIN, new int[] {5, 200, 20});
