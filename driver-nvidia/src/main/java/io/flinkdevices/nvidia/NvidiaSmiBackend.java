@@ -3,6 +3,7 @@ package io.flinkdevices.nvidia;
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.sdk.process.Executables;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
 import java.io.File;
@@ -168,23 +169,7 @@ final class NvidiaSmiBackend implements Backend {
      * {@code PATH} as Flink's script does.
      */
     private Path resolve() throws DeviceDriverException {
-        if (program.getParent() != null || program.isAbsolute()) {
-            DriverParams.requireFile(key, program, DriverParams.PathCheck.EXECUTABLE);
-            return program;
-        }
-        String path = environment.getOrDefault("PATH", "");
-        for (String dir : path.split(File.pathSeparator)) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            Path candidate = Path.of(dir).resolve(program);
-            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                return candidate;
-            }
-        }
-        throw new DeviceDriverException(
-                program + " is not on the TaskManager's PATH (" + NvidiaSmiBackend.abbreviate(path, 300)
-                        + "); install the NVIDIA driver or set " + key);
+        return Executables.locate(program, environment, key, "install the NVIDIA driver");
     }
 
     private List<Gpu> query() throws DeviceDriverException {

@@ -52,6 +52,8 @@ public final class GpuInfo extends DeviceInfoBase {
     public static final String KEY_VISIBLE_DEVICES_VALUE = "visible-devices.value";
     /** Partition profile (MIG or compute partition), absent for a whole GPU. */
     public static final String KEY_PARTITION = "partition";
+    /** Property: the DRM render node the device is opened through, e.g. {@code /dev/dri/renderD128}. */
+    public static final String KEY_RENDER_NODE = "render-node";
 
     private final String vendor;
     private final int index;
@@ -63,6 +65,7 @@ public final class GpuInfo extends DeviceInfoBase {
     private final String visibleDevicesEnv;
     private final String visibleDevicesValue;
     private final String partition;
+    private final String renderNode;
 
     private GpuInfo(Builder b) {
         this.vendor = requireText(b.vendor, KEY_VENDOR).toLowerCase(java.util.Locale.ROOT);
@@ -97,6 +100,7 @@ public final class GpuInfo extends DeviceInfoBase {
         this.visibleDevicesEnv = blankToNull(b.visibleDevicesEnv);
         this.visibleDevicesValue = blankToNull(b.visibleDevicesValue);
         this.partition = blankToNull(b.partition);
+        this.renderNode = blankToNull(b.renderNode);
     }
 
     /** Starts a GPU description; vendor and index are required. */
@@ -126,7 +130,8 @@ public final class GpuInfo extends DeviceInfoBase {
                 .name(r.optional(KEY_NAME))
                 .architecture(r.optional(KEY_ARCHITECTURE))
                 .pciAddress(r.optional(KEY_PCI_ADDRESS))
-                .partition(r.optional(KEY_PARTITION));
+                .partition(r.optional(KEY_PARTITION))
+                .renderNode(r.optional(KEY_RENDER_NODE));
         r.optionalLong(KEY_MEMORY_BYTES).ifPresent(b::memoryBytes);
         String env = r.optional(KEY_VISIBLE_DEVICES_ENV);
         String value = r.optional(KEY_VISIBLE_DEVICES_VALUE);
@@ -186,6 +191,11 @@ public final class GpuInfo extends DeviceInfoBase {
         return Optional.ofNullable(partition);
     }
 
+    /** DRM render node, e.g. {@code /dev/dri/renderD128}; empty where the driver does not know it. */
+    public Optional<String> getRenderNode() {
+        return Optional.ofNullable(renderNode);
+    }
+
     @Override
     Map<String, String> buildProperties() {
         return new InfoProperties()
@@ -200,6 +210,7 @@ public final class GpuInfo extends DeviceInfoBase {
                 .put(KEY_VISIBLE_DEVICES_ENV, visibleDevicesEnv)
                 .put(KEY_VISIBLE_DEVICES_VALUE, visibleDevicesValue)
                 .put(KEY_PARTITION, partition)
+                .put(KEY_RENDER_NODE, renderNode)
                 .freeze();
     }
 
@@ -247,6 +258,7 @@ public final class GpuInfo extends DeviceInfoBase {
         private String visibleDevicesEnv;
         private String visibleDevicesValue;
         private String partition;
+        private String renderNode;
 
         private Builder(String vendor, int index) {
             this.vendor = vendor;
@@ -297,6 +309,12 @@ public final class GpuInfo extends DeviceInfoBase {
         /** Partition profile, e.g. {@code 1g.10gb}. */
         public Builder partition(String partition) {
             this.partition = partition;
+            return this;
+        }
+
+        /** DRM render node, e.g. {@code /dev/dri/renderD128}. */
+        public Builder renderNode(String renderNode) {
+            this.renderNode = renderNode;
             return this;
         }
 

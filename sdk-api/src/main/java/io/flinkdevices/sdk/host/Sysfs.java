@@ -1,0 +1,275 @@
+package io.flinkdevices.sdk.host;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.config.DriverParams;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Reads sysfs ({@code /sys}) the way device drivers need it: small attribute files, folders of
+ * devices, {@code key value} property files (such as the KFD topology's {@code properties}) and the
+ * PCI address behind a {@code device} link.
+ *
+ * <p>The root is a parameter ({@code /sys} on a TaskManager, a fake tree in tests). Reads are
+ * bounded ({@value #MAX_ATTRIBUTE_BYTES} bytes an attribute: a sysfs attribute is at most a page),
+ * never follow a FIFO or wait, and every failure is one {@link DeviceDriverException} naming the
+ * config key of the root, the full path, what was expected and the operating system's reason.
+ *
+ * <pre>{@code
+ * Sysfs sys = Sysfs.at(Path.of("/sys"), params.fullKey("sysfs.root"));
+ * for (String node : sys.list("class/kfd/kfd/topology/nodes")) {
+ *     Map<String, String> p = sys.properties("class/kfd/kfd/topology/nodes/" + node + "/properties");
+ *     ...
+ * }
+ * Optional<String> pci = sys.pciAddress("class/infiniband/mlx5_0/device");
+ * }</pre>
+ */
+@PublicEvolving
+public final class Sysfs {
+
+    /** The most read from one attribute file. */
+    public static final int MAX_ATTRIBUTE_BYTES = 64 * 1024;
+
+    /** {@code 0000:03:00.0}: domain, bus, device, function. */
+    private static final Pattern PCI_ADDRESS =
+            Pattern.compile("[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]");
+
+    private final Path root;
+    private final String rootKey;
+
+    private Sysfs(Path root, String rootKey) {
+        this.root = root.toAbsolutePath().normalize();
+        this.rootKey = Objects.requireNonNull(rootKey);
+    }
+
+    /**
+     * A reader of the tree under {@code root}.
+     *
+     * @param rootKey the full config key that set the root (or a description of where it came
+     *     from), at the start of every error
+     */
+    public static Sysfs at(Path root, String rootKey) {
+        return new Sysfs(root, rootKey);
+    }
+
+    /** The root, absolute. */
+    public Path root() {
+        return root;
+    }
+
+    /** {@code relative} under the root. */
+    public Path resolve(String relative) {
+        return root.resolve(relative);
+    }
+
+    /** Whether something is at {@code relative} (links followed). */
+    public boolean exists(String relative) {
+        return Files.exists(resolve(relative));
+    }
+
+    /**
+     * The names in a folder, sorted (numbers by value: {@code 2} before {@code 10}).
+     *
+     * @throws DeviceDriverException when the folder is missing or cannot be read
+     */
+    public List<String> list(String relative) throws DeviceDriverException {
+        Path dir = resolve(relative);
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+            for (Path p : entries) {
+                names.add(p.getFileName().toString());
+            }
+        } catch (IOException e) {
+            throw failure("cannot list " + dir, e, "a folder");
+        }
+        Collections.sort(names, Sysfs::naturalOrder);
+        return names;
+    }
+
+    /**
+     * The content of an attribute file, without surrounding white space; empty when the file does
+     * not exist (the kernel does not have the attribute).
+     *
+     * @throws DeviceDriverException when it exists but cannot be read, is not a regular file, or
+     *     is larger than {@value #MAX_ATTRIBUTE_BYTES} bytes
+     */
+    public Optional<String> attribute(String relative) throws DeviceDriverException {
+        Path file = resolve(relative);
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new DeviceDriverException(
+                    rootKey + " (" + root + "): " + file + " is not a regular file; expected a sysfs attribute");
+        }
+        byte[] buf = new byte[MAX_ATTRIBUTE_BYTES + 1];
+        int n = 0;
+        try (InputStream in = Files.newInputStream(file)) {
+            int r;
+            while (n < buf.length && (r = in.read(buf, n, buf.length - n)) > 0) {
+                n += r;
+            }
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw failure("cannot read " + file, e, "a readable sysfs attribute");
+        }
+        if (n > MAX_ATTRIBUTE_BYTES) {
+            throw new DeviceDriverException(
+                    rootKey + " (" + root + "): " + file + " holds more than " + MAX_ATTRIBUTE_BYTES
+                            + " bytes; expected a sysfs attribute (at most a page)");
+        }
+        return Optional.of(new String(buf, 0, n, StandardCharsets.UTF_8).strip());
+    }
+
+    /**
+     * The content of an attribute that must exist.
+     *
+     * @throws DeviceDriverException naming the path when it is missing or unreadable
+     */
+    public String requireAttribute(String relative) throws DeviceDriverException {
+        Optional<String> v = attribute(relative);
+        if (v.isEmpty()) {
+            throw new DeviceDriverException(
+                    rootKey + " (" + root + "): " + resolve(relative)
+                            + " does not exist; expected a sysfs attribute there");
+        }
+        return v.get();
+    }
+
+    /**
+     * A whole number attribute, decimal or {@code 0x} hexadecimal; empty when the file does not
+     * exist.
+     *
+     * @throws DeviceDriverException naming the path and the value when it is not a number
+     */
+    public Optional<Long> longAttribute(String relative) throws DeviceDriverException {
+        Optional<String> v = attribute(relative);
+        if (v.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(parseLong(resolve(relative).toString(), v.get()));
+    }
+
+    /**
+     * A property file of {@code key value} lines (the KFD topology's {@code properties}), in file
+     * order.
+     *
+     * @throws DeviceDriverException when it is missing, unreadable, or has a line that is not
+     *     {@code key value}
+     */
+    public Map<String, String> properties(String relative) throws DeviceDriverException {
+        String text = requireAttribute(relative);
+        Map<String, String> out = new LinkedHashMap<>();
+        int lineNo = 0;
+        for (String line : text.split("\n")) {
+            lineNo++;
+            String l = line.strip();
+            if (l.isEmpty()) {
+                continue;
+            }
+            int space = l.indexOf(' ');
+            if (space <= 0) {
+                throw new DeviceDriverException(
+                        rootKey + " (" + root + "): " + resolve(relative) + " line " + lineNo + " is '"
+                                + abbreviate(l) + "'; expected '<key> <value>'");
+            }
+            out.put(l.substring(0, space), l.substring(space + 1).strip());
+        }
+        return out;
+    }
+
+    /**
+     * A whole number from a property map that {@link #properties} read.
+     *
+     * @throws DeviceDriverException naming the file and key when it is missing or not a number
+     */
+    public long longProperty(Map<String, String> properties, String relative, String key)
+            throws DeviceDriverException {
+        String v = properties.get(key);
+        if (v == null) {
+            throw new DeviceDriverException(
+                    rootKey + " (" + root + "): " + resolve(relative) + " has no '" + key
+                            + "' line; expected '" + key + " <number>' (a truncated file?)");
+        }
+        return parseLong(resolve(relative) + " '" + key + "'", v);
+    }
+
+    /**
+     * The PCI address ({@code 0000:03:00.0}) that a {@code device} link points to, if it points to
+     * a PCI device; empty when there is no such link or it names no PCI address (a platform
+     * device).
+     */
+    public Optional<String> pciAddress(String relativeDeviceLink) {
+        Path link = resolve(relativeDeviceLink);
+        try {
+            Path target = Files.isSymbolicLink(link) ? Files.readSymbolicLink(link) : link.toRealPath();
+            Path name = target.getFileName();
+            if (name != null && PCI_ADDRESS.matcher(name.toString()).matches()) {
+                return Optional.of(name.toString().toLowerCase(java.util.Locale.ROOT));
+            }
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+        return Optional.empty();
+    }
+
+    private long parseLong(String where, String value) throws DeviceDriverException {
+        String v = value.strip();
+        try {
+            if (v.startsWith("0x") || v.startsWith("0X")) {
+                return Long.parseUnsignedLong(v.substring(2), 16);
+            }
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new DeviceDriverException(
+                    rootKey + " (" + root + "): " + where + " is '" + abbreviate(v)
+                            + "'; expected a whole number");
+        }
+    }
+
+    private DeviceDriverException failure(String what, IOException e, String expected) {
+        return new DeviceDriverException(
+                rootKey + " (" + root + "): " + what + ": " + DriverParams.osReason(e) + "; expected " + expected, e);
+    }
+
+    private static String abbreviate(String s) {
+        String clean = s.replaceAll("\\p{Cntrl}", "?");
+        return clean.length() > 80 ? clean.substring(0, 80) + "..." : clean;
+    }
+
+    /** Numbers by value, else by name: {@code node2} before {@code node10}. */
+    private static int naturalOrder(String a, String b) {
+        String da = a.replaceAll("\\D", "");
+        String db = b.replaceAll("\\D", "");
+        String pa = a.replaceAll("\\d", "");
+        String pb = b.replaceAll("\\d", "");
+        int c = pa.compareTo(pb);
+        if (c != 0 || da.isEmpty() || db.isEmpty() || da.length() > 18 || db.length() > 18) {
+            return c != 0 ? c : a.compareTo(b);
+        }
+        c = Long.compare(Long.parseLong(da), Long.parseLong(db));
+        return c != 0 ? c : a.compareTo(b);
+    }
+
+    @Override
+    public String toString() {
+        return "Sysfs{" + root + "}";
+    }
+}
