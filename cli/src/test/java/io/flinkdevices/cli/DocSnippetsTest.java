@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.flinkdevices.fpga.OpenClFpgaDriverFactory;
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
+import io.flinkdevices.amd.AmdGpuDriverFactory;
 import io.flinkdevices.testkit.plugin.PluginFolder;
 import io.flinkdevices.testkit.simulated.SimulatedDevices;
 
@@ -119,6 +120,14 @@ class DocSnippetsTest {
                 .factory(OpenClFpgaDriverFactory.class)
                 .includeJar(jarOf(CL.class))
                 .buildInto(plugins);
+        PluginFolder.builder("amd")
+                .includePackageOf(AmdGpuDriverFactory.class)
+                .includeSdk()
+                .factory(AmdGpuDriverFactory.class)
+                .includeJar(jarOf(com.fasterxml.jackson.databind.ObjectMapper.class))
+                .includeJar(jarOf(com.fasterxml.jackson.core.JsonParser.class))
+                .includeJar(jarOf(com.fasterxml.jackson.annotation.JsonProperty.class))
+                .buildInto(plugins);
         SimulatedDevices.installGpuPlugin(plugins);
     }
 
@@ -142,6 +151,7 @@ class DocSnippetsTest {
                 .contains(
                         "dist/src/main/dist/conf/examples/nvidia-gpu.yaml",
                         "dist/src/main/dist/conf/examples/nvidia-gpu-script.yaml",
+                        "dist/src/main/dist/conf/examples/amd-gpu.yaml",
                         "dist/src/main/dist/conf/examples/fpga-opencl.yaml");
     }
 

@@ -3,6 +3,7 @@ package io.flinkdevices.dist;
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.process.DiscoveryScript;
 import io.flinkdevices.sdk.process.ExternalCommand;
+import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.host.HostLibraries;
@@ -40,6 +41,7 @@ class DistributionArchiveITCase {
     static final Map<String, String> DRIVERS =
             Map.of(
                     "nvidia", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory",
+                    "amd", "io.flinkdevices.amd.AmdGpuDriverFactory",
                     "fpga-opencl", "io.flinkdevices.fpga.OpenClFpgaDriverFactory");
 
     @Nested
@@ -142,6 +144,36 @@ class DistributionArchiveITCase {
                 assertThat(render.exitCode()).as("render %s: %s", example.getFileName(), render.stderrTail()).isZero();
                 assertThat(render.stdout()).contains("nvidia.com/gpu", "flink-main-container");
             }
+        }
+
+        @Test
+        @DisplayName("bin/flink-devices discover, doctor and render work on the AMD example snippet with a fake MI300X host in CPX mode")
+        void toolOnTheAmdExample(@TempDir Path temp) throws Exception {
+            Path root = Distribution.unpacked();
+            FakeHost host = FakeHost.create(temp.resolve("host"));
+            FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(FakeAmdHost.Model.MI300X, 1, "CPX", "NPS4").installOn(host);
+            Path conf = Files.createDirectories(temp.resolve("amd.conf"));
+            // the example's commented sysfs.root and dev.root, set to the fake host's trees
+            Files.writeString(conf.resolve("config.yaml"),
+                    Files.readString(root.resolve("conf/examples/amd-gpu.yaml"))
+                            + "\nexternal-resource.gpu.param.sysfs.root: " + amd.sys().root()
+                            + "\nexternal-resource.gpu.param.dev.root: " + amd.dev().root()
+                            + "\nexternal-resource.gpu.param.coordination.file: " + temp.resolve("amd.coordination") + "\n");
+
+            ExternalCommand.Result discover = tool(root, host, temp, "discover", "--conf-dir", conf.toString(), "--json");
+            assertThat(discover.exitCode()).as("discover: %s %s", discover.stdout(), discover.stderrTail()).isZero();
+            JsonNode gpu = new ObjectMapper().readTree(discover.stdout()).get("resources").get(0);
+            assertThat(gpu.get("status").asText()).as("%s", gpu).isEqualTo("ok");
+            assertThat(gpu.get("infos")).hasSize(2);
+            assertThat(gpu.get("infos").get(0).get("vendor").asText()).isEqualTo("amd");
+            assertThat(gpu.get("infos").get(0).get("architecture").asText()).isEqualTo("gfx942");
+
+            ExternalCommand.Result doctor = tool(root, host, temp, "doctor", "--conf-dir", conf.toString());
+            assertThat(doctor.exitCode()).as("doctor: %s %s", doctor.stdout(), doctor.stderrTail()).isZero();
+
+            ExternalCommand.Result render = tool(root, host, temp, "render", "kubernetes", "--conf-dir", conf.toString());
+            assertThat(render.exitCode()).as("render: %s", render.stderrTail()).isZero();
+            assertThat(render.stdout()).contains("amd.com/gpu", "flink-main-container");
         }
 
         @Test

@@ -297,6 +297,19 @@ class DeviceCoordinatorTest {
         }
     }
 
+    @Test
+    @DisplayName("a damaged record naming a kernel thread (a PID cut short by a torn write) does not hold its device")
+    void kernelThreadHoldsNothing() throws Exception {
+        // PID 2 is kthreadd on Linux; a torn write can cut a writer's PID down to such a number.
+        java.nio.file.Path stat = java.nio.file.Path.of("/proc/2/stat");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                java.nio.file.Files.isReadable(stat) && java.nio.file.Files.readString(stat).contains("(kthreadd)"),
+                "PID 2 is not kthreadd here");
+        java.nio.file.Files.writeString(file, "0 2");
+        assertThat(coordinator().allocate(ids(1), 1)).containsExactly("0");
+        coordinator().releaseAll();
+    }
+
     @Nested
     @DisplayName("files")
     class FilesAndLinks {

@@ -72,9 +72,13 @@ public final class ProcessIdentity {
                 .map(token -> new ProcessIdentity(pid, token, self.bootId, self.pidNamespace));
     }
 
+    /** {@code PF_KTHREAD} in field 9 of {@code /proc/<pid>/stat}. */
+    private static final long PF_KTHREAD = 0x00200000L;
+
     /**
      * The start token of a running process, {@code ?} when it runs but its start cannot be read;
-     * empty when no such process runs (a zombie counts as gone: it holds nothing any more).
+     * empty when no such process runs (a zombie counts as gone: it holds nothing any more) or the
+     * PID is a kernel thread (which never holds a device).
      */
     public static Optional<String> startToken(long pid) {
         if (pid <= 0) {
@@ -93,6 +97,11 @@ public final class ProcessIdentity {
                 // fields[0] is field 3 (state), so field 22 (starttime) is fields[19]
                 if (fields.length > 19) {
                     if (fields[0].equals("Z") || fields[0].equals("X")) {
+                        return Optional.empty();
+                    }
+                    // field 9 (flags): a kernel thread (PF_KTHREAD) never holds a device. A PID
+                    // cut short by a torn write ("14" of "14523") often names one.
+                    if ((Long.parseLong(fields[6]) & PF_KTHREAD) != 0) {
                         return Optional.empty();
                     }
                     return Optional.of("t" + Long.parseLong(fields[19]));

@@ -1,0 +1,186 @@
+package io.flinkdevices.amd;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
+import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
+import io.flinkdevices.sdk.host.VisibleDevices;
+import io.flinkdevices.sdk.info.GpuInfo;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Hands a TaskManager {@code amount} AMD GPUs or compute partitions found by its backend, in the
+ * backend's order, after the TaskManager's own visible-devices variables, through the device
+ * coordinator when coordination is on.
+ */
+final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AmdGpuDriver.class);
+
+    /** What ROCm's lowest layer reads; indexes and {@code GPU-<unique id>} work across releases. */
+    static final String ROCR = "ROCR_VISIBLE_DEVICES";
+    /** What HIP reads. */
+    static final String HIP = "HIP_VISIBLE_DEVICES";
+
+    private final Backend backend;
+    private final Unit unit;
+    private final String partitionProfile;
+    private final VisibleDevices rocr;
+    private final VisibleDevices hip;
+    private final DeviceCoordinator coordinator;
+    private final String amountKey;
+    private final String kubernetesName;
+    private final Map<String, String> nodeSelector;
+    private final String yarnName;
+
+    AmdGpuDriver(
+            Backend backend,
+            Unit unit,
+            String partitionProfile,
+            Map<String, String> environment,
+            DeviceCoordinator coordinator,
+            String amountKey,
+            String kubernetesName,
+            Map<String, String> nodeSelector,
+            String yarnName) {
+        this.backend = backend;
+        this.unit = unit;
+        this.partitionProfile = partitionProfile;
+        this.rocr = VisibleDevices.read(environment, ROCR, "AMD GPU agent").withIdPrefixes("GPU-");
+        this.hip = VisibleDevices.read(environment, HIP, "AMD GPU agent").withIdPrefixes("GPU-");
+        this.coordinator = coordinator;
+        this.amountKey = amountKey;
+        this.kubernetesName = kubernetesName;
+        this.nodeSelector = Collections.unmodifiableMap(new LinkedHashMap<>(nodeSelector));
+        this.yarnName = yarnName;
+    }
+
+    Backend backend() {
+        return backend;
+    }
+
+    @Override
+    public Set<GpuInfo> retrieveResourceInfo(long amount) throws DeviceDriverException {
+        String what = unit == Unit.GPU ? "AMD GPUs" : "AMD GPU partitions" + (partitionProfile == null ? "" : " of profile " + partitionProfile);
+        if (amount <= 0) {
+            throw new DeviceDriverException(amountKey + ": the amount of " + what + " must be at least 1 but is " + amount);
+        }
+        List<AmdGpu> agents = visible(backend.agents());
+        Map<String, List<AmdGpu>> units = units(agents);
+        if (units.size() < amount) {
+            throw new DeviceDriverException(
+                    "Asked for " + amount + " " + what + " (" + amountKey + ") but " + backend.describe() + " found "
+                            + units.size() + (units.isEmpty() ? "" : ": " + units.keySet()) + " of the host's agents "
+                            + agents + " (" + describeVisible() + "). Lower " + amountKey + " or check the host"
+                            + (unit == Unit.PARTITION ? " and its partition mode" : ""));
+        }
+        List<String> ids = new ArrayList<>(units.keySet());
+        List<String> chosen =
+                coordinator == null ? ids.subList(0, (int) amount) : coordinator.allocate(ids, amount);
+        Set<GpuInfo> infos = new LinkedHashSet<>();
+        for (String id : chosen) {
+            infos.add(info(units.get(id)));
+        }
+        LOG.info("AMD GPU driver ({}): handing out {} {} {}", backend.describe(), amount, what, chosen);
+        return Collections.unmodifiableSet(infos);
+    }
+
+    private String describeVisible() {
+        return rocr.describe() + ", " + hip.describe();
+    }
+
+    /**
+     * The agents the TaskManager's own variables allow. Both may be set only to the same value:
+     * ROCm applies HIP's indexes to ROCR's selection, so two different values name different
+     * devices under different ROCm releases and tools (Ray refuses them for the same reason).
+     */
+    private List<AmdGpu> visible(List<AmdGpu> agents) throws DeviceDriverException {
+        if (rocr.restricts() && hip.restricts() && !rocr.value().equals(hip.value())) {
+            throw new DeviceDriverException(
+                    rocr.describe() + " and " + hip.describe() + " disagree; expected one of them set, or both to"
+                            + " the same value (ROCm applies HIP's indexes to ROCR's selection, so two different"
+                            + " lists name different GPUs depending on the tool). Fix the TaskManager's environment");
+        }
+        VisibleDevices v = rocr.restricts() ? rocr : hip;
+        return v.apply(agents, g -> List.of(VisibleDevices.name(g.index, g.uuid().orElse(null))));
+    }
+
+    /** Units by coordination id: the PCI address of a GPU, {@code <pci>/<n>} for a partition. */
+    private Map<String, List<AmdGpu>> units(List<AmdGpu> agents) {
+        Map<String, List<AmdGpu>> units = new LinkedHashMap<>();
+        for (AmdGpu g : agents) {
+            if (unit == Unit.PARTITION) {
+                if (partitionProfile != null && !partitionProfile.equalsIgnoreCase(String.valueOf(g.partitionProfile()))) {
+                    continue;
+                }
+                units.put(g.partitioned() ? g.pciAddress + "/" + g.partitionIndex : g.pciAddress, List.of(g));
+            } else {
+                units.computeIfAbsent(g.pciAddress, k -> new ArrayList<>()).add(g);
+            }
+        }
+        return units;
+    }
+
+    private static GpuInfo info(List<AmdGpu> agents) {
+        AmdGpu first = agents.get(0);
+        boolean part = agents.size() == 1 && first.partitioned();
+        GpuInfo.Builder b =
+                GpuInfo.builder("amd", first.index)
+                        .name(first.productName)
+                        .pciAddress(first.pciAddress)
+                        .architecture(first.gfxTarget)
+                        .renderNode(agents.size() == 1 ? first.renderNode() : null)
+                        .visibleDevices(ROCR, agents.stream().map(a -> Integer.toString(a.index)).collect(Collectors.joining(",")));
+        if (part) {
+            b.partition(first.partitionProfile())
+                    .uuid(first.uuid().map(u -> u + "/" + first.partitionIndex).orElse(null));
+            if (first.vramBytes >= 0) {
+                b.memoryBytes(first.vramBytes);
+            }
+        } else {
+            b.uuid(first.uuid().orElse(null));
+            // A partition reports its memory partition's share (NPS4: a quarter), so a whole GPU has
+            // its share times the number of memory partitions.
+            long vram = first.vramBytes < 0 ? -1 : first.vramBytes * memoryPartitions(first);
+            if (vram > 0) {
+                b.memoryBytes(vram);
+            }
+        }
+        return b.build();
+    }
+
+    private static long memoryPartitions(AmdGpu g) {
+        if (g.memoryPartition == null || !g.memoryPartition.matches("NPS[1-8]")) {
+            return 1;
+        }
+        return g.memoryPartition.charAt(3) - '0';
+    }
+
+    @Override
+    public Map<String, Long> kubernetesResources(long amount) {
+        return Map.of(kubernetesName, amount);
+    }
+
+    @Override
+    public Map<String, String> kubernetesNodeSelector() {
+        return nodeSelector;
+    }
+
+    @Override
+    public Map<String, Long> yarnResources(long amount) {
+        return Map.of(yarnName, amount);
+    }
+}

@@ -1,0 +1,149 @@
+package io.flinkdevices.amd;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Finds AMD GPUs with one {@code amd-smi static --json} process. Both envelopes seen in the field
+ * are read: a bare array of GPUs (ROCm 6.2) and {@code {"gpu_data": [...]}} (later releases). Per
+ * GPU: {@code gpu} (index), {@code asic.market_name}, {@code asic.target_graphics_version}, {@code
+ * asic.device_id}, {@code asic.asic_serial} (the unique id), {@code bus.bdf}, {@code vram.size}
+ * ({@code {"value": 196592, "unit": "MB"}} or {@code "196592 MB"}) and {@code partition} with
+ * {@code compute_partition} (renamed {@code accelerator_partition} in ROCm 6.4), {@code
+ * memory_partition} and {@code partition_id}. {@code "N/A"} reads as unknown.
+ */
+final class AmdSmiBackend implements Backend {
+
+    static final List<String> ARGS = List.of("static", "--json");
+    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([KMGT]?i?B)?", Pattern.CASE_INSENSITIVE);
+
+    private final SmiTool tool;
+
+    AmdSmiBackend(SmiTool tool) {
+        this.tool = tool;
+    }
+
+    @Override
+    public String describe() {
+        return "amd-smi (" + tool.describe() + ")";
+    }
+
+    @Override
+    public List<AmdGpu> agents() throws DeviceDriverException {
+        JsonNode root = tool.json(ARGS);
+        JsonNode list = root.isArray() ? root : root.get("gpu_data");
+        if (list == null || !list.isArray()) {
+            throw new DeviceDriverException(describe() + " static --json printed a JSON "
+                    + (root.isObject() ? "object with keys " + fieldNames(root) : root.getNodeType().toString().toLowerCase(Locale.ROOT))
+                    + "; expected a list of GPUs or {\"gpu_data\": [...]}");
+        }
+        List<AmdGpu> gpus = new ArrayList<>();
+        Map<String, Integer> seen = new HashMap<>();
+        for (int i = 0; i < list.size(); i++) {
+            JsonNode g = list.get(i);
+            JsonNode index = g.get("gpu");
+            if (index == null || !index.canConvertToInt() || index.asInt() < 0) {
+                throw new DeviceDriverException(describe() + " static --json: entry " + i + " has "
+                        + (index == null ? "no \"gpu\" field" : "\"gpu\": " + index) + "; expected the GPU's index");
+            }
+            String bdf = SmiTool.text(g, "bus", "bdf");
+            if (bdf == null) {
+                throw new DeviceDriverException(describe() + " static --json: GPU " + index.asInt()
+                        + " has no bus.bdf; expected its PCI address such as 0000:05:00.0");
+            }
+            bdf = bdf.toLowerCase(Locale.ROOT);
+            String compute = SmiTool.text(g, "partition", "compute_partition");
+            if (compute == null) {
+                compute = SmiTool.text(g, "partition", "accelerator_partition");
+            }
+            String memory = SmiTool.text(g, "partition", "memory_partition");
+            String partitionId = SmiTool.text(g, "partition", "partition_id");
+            int counted = seen.merge(bdf, 1, Integer::sum) - 1;
+            int partition = partitionId != null && partitionId.matches("\\d{1,3}") ? Integer.parseInt(partitionId) : counted;
+            String serial = SmiTool.text(g, "asic", "asic_serial");
+            String uniqueId = serial == null ? null : hex16(serial);
+            String name = SmiTool.text(g, "asic", "market_name");
+            String deviceId = SmiTool.text(g, "asic", "device_id");
+            gpus.add(new AmdGpu(
+                    index.asInt(),
+                    uniqueId,
+                    name != null ? name : "AMD GPU" + (deviceId == null ? "" : " " + deviceId),
+                    vram(g.path("vram").get("size")),
+                    bdf,
+                    SmiTool.text(g, "asic", "target_graphics_version"),
+                    -1,
+                    upper(compute),
+                    upper(memory),
+                    partition,
+                    deviceId));
+        }
+        gpus.sort((a, b) -> Integer.compare(a.index, b.index));
+        return gpus;
+    }
+
+    private static String upper(String s) {
+        return s == null ? null : s.toUpperCase(Locale.ROOT);
+    }
+
+    /** {@code 0x4162405E51BB99B0} -> {@code 4162405e51bb99b0}; null when it is not hexadecimal. */
+    static String hex16(String serial) {
+        String s = serial.toLowerCase(Locale.ROOT);
+        if (s.startsWith("0x")) {
+            s = s.substring(2);
+        }
+        if (!s.matches("[0-9a-f]{1,16}")) {
+            return null;
+        }
+        return "0".repeat(16 - s.length()) + s;
+    }
+
+    private static long vram(JsonNode size) {
+        if (size == null || size.isNull()) {
+            return -1;
+        }
+        long value;
+        String unit;
+        if (size.isObject()) {
+            JsonNode v = size.get("value");
+            if (v == null || !v.canConvertToLong()) {
+                return -1;
+            }
+            value = v.asLong();
+            unit = size.path("unit").asText("MB");
+        } else {
+            Matcher m = SIZE.matcher(size.asText().strip());
+            if (!m.matches()) {
+                return -1;
+            }
+            value = Long.parseLong(m.group(1));
+            unit = m.group(2) == null ? "MB" : m.group(2);
+        }
+        switch (unit.toUpperCase(Locale.ROOT).replace("I", "")) {
+            case "B":
+                return value;
+            case "KB":
+                return value << 10;
+            case "GB":
+                return value << 30;
+            case "TB":
+                return value << 40;
+            default:
+                return value << 20; // amd-smi reports MB meaning MiB
+        }
+    }
+
+    private static List<String> fieldNames(JsonNode n) {
+        List<String> out = new ArrayList<>();
+        n.fieldNames().forEachRemaining(out::add);
+        return out;
+    }
+}

@@ -1,0 +1,81 @@
+package io.flinkdevices.amd;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Finds AMD GPUs with one {@code rocm-smi --showuniqueid --showproductname --showbus --showmeminfo
+ * vram --json} process, the tool before amd-smi. It prints {@code {"card0": {"Unique ID":
+ * "0x...", "Card Series": "...", "PCI Bus": "0000:03:00.0", "GFX Version": "gfx1100", "VRAM Total
+ * Memory (B)": "..."}, ...}} (keys as rocm-smi 6.x prints them, {@code "Card series"} in older
+ * releases), one entry per card in ROCm's order; other top-level keys (such as {@code system}) are
+ * skipped. rocm-smi does not report compute partitions.
+ */
+final class RocmSmiBackend implements Backend {
+
+    static final List<String> ARGS =
+            List.of("--showuniqueid", "--showproductname", "--showbus", "--showmeminfo", "vram", "--json");
+
+    private final SmiTool tool;
+
+    RocmSmiBackend(SmiTool tool) {
+        this.tool = tool;
+    }
+
+    @Override
+    public String describe() {
+        return "rocm-smi (" + tool.describe() + ")";
+    }
+
+    @Override
+    public List<AmdGpu> agents() throws DeviceDriverException {
+        JsonNode root = tool.json(ARGS);
+        if (!root.isObject()) {
+            throw new DeviceDriverException(describe() + " printed a JSON " + root.getNodeType().toString().toLowerCase(Locale.ROOT)
+                    + "; expected an object with one \"card<N>\" entry per GPU");
+        }
+        List<AmdGpu> gpus = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (!e.getKey().matches("card\\d{1,4}")) {
+                continue;
+            }
+            JsonNode c = e.getValue();
+            String bus = SmiTool.text(c, "PCI Bus");
+            if (bus == null) {
+                throw new DeviceDriverException(describe() + ": " + e.getKey()
+                        + " has no \"PCI Bus\"; expected its PCI address such as 0000:03:00.0");
+            }
+            String unique = SmiTool.text(c, "Unique ID");
+            String series = SmiTool.text(c, "Card Series");
+            if (series == null) {
+                series = SmiTool.text(c, "Card series");
+            }
+            String model = SmiTool.text(c, "Card Model");
+            if (model == null) {
+                model = SmiTool.text(c, "Card model");
+            }
+            String vram = SmiTool.text(c, "VRAM Total Memory (B)");
+            gpus.add(new AmdGpu(
+                    gpus.size(),
+                    unique == null ? null : AmdSmiBackend.hex16(unique),
+                    series != null ? series : "AMD GPU" + (model == null ? "" : " " + model),
+                    vram != null && vram.matches("\\d{1,19}") ? Long.parseLong(vram) : -1,
+                    bus.toLowerCase(Locale.ROOT),
+                    SmiTool.text(c, "GFX Version"),
+                    -1,
+                    null,
+                    null,
+                    0,
+                    model));
+        }
+        return gpus;
+    }
+}

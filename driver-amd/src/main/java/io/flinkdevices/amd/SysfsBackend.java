@@ -1,0 +1,173 @@
+package io.flinkdevices.amd;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.host.Sysfs;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Finds AMD GPUs in the KFD topology, as ROCm's runtime does: every node under {@code
+ * class/kfd/kfd/topology/nodes/} whose {@code properties} say {@code simd_count > 0} is a GPU agent
+ * (CPU nodes have none), in node order. From the properties (format: the kernel's {@code
+ * kfd_topology.c}, one {@code key value} line each): {@code vendor_id} (4098 = 0x1002, AMD), {@code
+ * domain} and {@code location_id} ({@code bus << 8 | device << 3 | function}) give the PCI address,
+ * {@code gfx_target_version} the gfx target ({@code 90402} = gfx942), {@code unique_id} the id
+ * rocminfo prints as {@code GPU-<hex>}, {@code drm_render_minor} the render node. Joined with
+ * {@code class/drm/renderD<minor>/device/}: {@code product_name}, {@code mem_info_vram_total},
+ * {@code device} and, where the kernel has them (MI200/MI300), {@code current_compute_partition}
+ * and {@code current_memory_partition}. Then checks that {@code <dev.root>/kfd} and each render
+ * node exist: a container that was not given them cannot use the GPU.
+ */
+final class SysfsBackend implements Backend {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SysfsBackend.class);
+    static final String NODES = "class/kfd/kfd/topology/nodes";
+    private static final long AMD_VENDOR = 0x1002;
+
+    private final Sysfs sys;
+    private final Path devRoot;
+    private final String devKey;
+
+    SysfsBackend(Sysfs sys, Path devRoot, String devKey) {
+        this.sys = sys;
+        this.devRoot = devRoot;
+        this.devKey = devKey;
+    }
+
+    @Override
+    public String describe() {
+        return "sysfs (" + sys.resolve(NODES) + ")";
+    }
+
+    @Override
+    public List<AmdGpu> agents() throws DeviceDriverException {
+        if (!Files.isDirectory(sys.resolve(NODES))) {
+            throw new DeviceDriverException(
+                    describe() + ": " + sys.resolve(NODES) + " does not exist; expected the KFD topology"
+                            + " of the amdgpu kernel driver (is amdgpu loaded, and is /sys mounted in the"
+                            + " container?)");
+        }
+        List<Node> nodes = new ArrayList<>();
+        for (String name : sys.list(NODES)) {
+            String rel = NODES + "/" + name + "/properties";
+            Map<String, String> p = sys.properties(rel);
+            if (sys.longProperty(p, rel, "simd_count") <= 0) {
+                continue; // a CPU node
+            }
+            long vendor = sys.longProperty(p, rel, "vendor_id");
+            if (vendor != AMD_VENDOR) {
+                LOG.info("KFD node {} has vendor_id {}, not AMD (4098): skipped", name, vendor);
+                continue;
+            }
+            nodes.add(new Node(name, rel, p));
+        }
+        Map<String, Integer> partitionsSeen = new HashMap<>();
+        Map<String, String[]> partitionOfPci = new HashMap<>();
+        List<AmdGpu> gpus = new ArrayList<>();
+        int index = 0;
+        for (Node n : nodes) {
+            long domain = sys.longProperty(n.props, n.rel, "domain");
+            long location = sys.longProperty(n.props, n.rel, "location_id");
+            String pci = String.format(Locale.ROOT, "%04x:%02x:%02x.%x", domain, location >> 8, (location >> 3) & 0x1f, location & 7);
+            int minor = (int) sys.longProperty(n.props, n.rel, "drm_render_minor");
+            String gfx = gfxTarget(sys.longProperty(n.props, n.rel, "gfx_target_version"));
+            String uniqueId = null;
+            if (n.props.containsKey("unique_id")) {
+                long u = sys.longProperty(n.props, n.rel, "unique_id");
+                uniqueId = u == 0 ? null : String.format(Locale.ROOT, "%016x", u);
+            }
+            String dev = "class/drm/renderD" + minor + "/device/";
+            Optional<String> compute = sys.attribute(dev + "current_compute_partition");
+            Optional<String> memory = sys.attribute(dev + "current_memory_partition");
+            String[] modes = partitionOfPci.get(pci);
+            if (modes == null) {
+                modes = new String[] {upper(compute), upper(memory)};
+                partitionOfPci.put(pci, modes);
+            }
+            long vram = sys.longAttribute(dev + "mem_info_vram_total").orElse(-1L);
+            String product = sys.attribute(dev + "product_name").filter(s -> !s.isEmpty()).orElse(null);
+            String deviceId = sys.attribute(dev + "device").orElse(null);
+            if (product == null) {
+                product = "AMD GPU" + (deviceId == null ? "" : " " + deviceId);
+            }
+            int partition = partitionsSeen.merge(pci, 1, Integer::sum) - 1;
+            gpus.add(new AmdGpu(index++, uniqueId, product, vram, pci, gfx, minor, modes[0], modes[1], partition, deviceId));
+        }
+        return gpus.isEmpty() ? gpus : usable(gpus);
+    }
+
+    private static String upper(Optional<String> s) {
+        return s.filter(v -> !v.isEmpty()).map(v -> v.toUpperCase(Locale.ROOT)).orElse(null);
+    }
+
+    /**
+     * The agents this process can open. A container sees every GPU of the host in sysfs but only
+     * the render nodes it was given (AMD's Kubernetes device plugin mounts those of the allocated
+     * GPUs); ROCm numbers only the agents it can open, and so does this.
+     */
+    private List<AmdGpu> usable(List<AmdGpu> gpus) throws DeviceDriverException {
+        Path kfd = devRoot.resolve("kfd");
+        if (!Files.exists(kfd)) {
+            throw new DeviceDriverException(
+                    devKey + " (" + devRoot + "): " + kfd + " does not exist, but sysfs lists " + gpus.size()
+                            + " AMD GPU agents; expected the KFD device, which every ROCm process opens. A"
+                            + " container needs --device=/dev/kfd (Kubernetes: AMD's device plugin adds it)");
+        }
+        List<AmdGpu> out = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        for (AmdGpu g : gpus) {
+            Path node = devRoot.resolve("dri/renderD" + g.renderMinor);
+            if (Files.exists(node)) {
+                out.add(new AmdGpu(out.size(), g.uniqueId, g.productName, g.vramBytes, g.pciAddress, g.gfxTarget,
+                        g.renderMinor, g.computePartition, g.memoryPartition, g.partitionIndex, g.deviceId));
+            } else {
+                missing.add(g.pciAddress + (g.partitioned() ? " partition " + g.partitionIndex : "") + " (" + node + ")");
+            }
+        }
+        if (!missing.isEmpty()) {
+            LOG.info("{} of {} AMD GPU agents in sysfs have no render node under {} (not given to this"
+                    + " container): {}", missing.size(), gpus.size(), devRoot, missing);
+        }
+        if (out.isEmpty()) {
+            throw new DeviceDriverException(
+                    devKey + " (" + devRoot + "): none of the " + gpus.size() + " AMD GPU agents in sysfs has"
+                            + " its render node here: " + missing + "; expected the render nodes this"
+                            + " container was given (--device=/dev/dri/renderD<N>; Kubernetes: request"
+                            + " amd.com/gpu so that AMD's device plugin mounts them)");
+        }
+        return out;
+    }
+
+    /** {@code 90402} -> {@code gfx942}, {@code 90010} -> {@code gfx90a}, {@code 110000} -> {@code gfx1100}. */
+    static String gfxTarget(long version) {
+        if (version <= 0) {
+            return null;
+        }
+        long major = version / 10000;
+        long minor = (version / 100) % 100;
+        long stepping = version % 100;
+        return "gfx" + major + Long.toHexString(minor) + Long.toHexString(stepping);
+    }
+
+    private static final class Node {
+        final String name;
+        final String rel;
+        final Map<String, String> props;
+
+        Node(String name, String rel, Map<String, String> props) {
+            this.name = name;
+            this.rel = rel;
+            this.props = props;
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package io.flinkdevices.amd;
+
+import io.flinkdevices.testkit.contract.BadInputTable;
+import io.flinkdevices.testkit.fake.FakeAmdHost;
+import io.flinkdevices.testkit.fake.FakeAmdHost.Model;
+import io.flinkdevices.testkit.fake.FakeExecutable;
+import io.flinkdevices.testkit.fake.FakeHost;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.DelegatingConfiguration;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The bad-input table of the AMD driver: every bad key, value, sysfs tree, tool behaviour and
+ * environment an operator can give it ends in one clear error naming the key or path, what was
+ * expected and the OS reason.
+ */
+@DisplayName("The AMD driver's bad-input table")
+class AmdBadInputTest {
+
+    private static final String P = "external-resource.gpu.param.";
+    private static final String AMOUNT = "external-resource.gpu.amount";
+
+    @TempDir Path temp;
+    private int hosts;
+
+    private static void attempt(Map<String, String> env, Map<String, String> params, long amount) throws Exception {
+        Configuration full = new Configuration();
+        params.forEach((k, v) -> full.setString(P + k, v));
+        new AmdGpuDriverFactory(env)
+                .createExternalResourceDriver(new DelegatingConfiguration(full, P))
+                .retrieveResourceInfo(amount);
+    }
+
+    private static Map<String, String> params(String... kv) {
+        Map<String, String> p = new HashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            p.put(kv[i], kv[i + 1]);
+        }
+        return p;
+    }
+
+    private FakeHost host() {
+        return FakeHost.create(temp.resolve("host" + hosts++));
+    }
+
+    private String[] sysfs(FakeAmdHost.Installed amd, String... more) {
+        String[] kv = new String[6 + more.length];
+        kv[0] = "backend";
+        kv[1] = "sysfs";
+        kv[2] = "sysfs.root";
+        kv[3] = amd.sys().root().toString();
+        kv[4] = "dev.root";
+        kv[5] = amd.dev().root().toString();
+        System.arraycopy(more, 0, kv, 6, more.length);
+        return kv;
+    }
+
+    /** amd-smi printing {@code stdout} and exiting 0. */
+    private String smiPrinting(String stdout) {
+        FakeHost h = host();
+        h.install(FakeExecutable.named("amd-smi").stdout(stdout));
+        return h.bin("amd-smi").toString();
+    }
+
+    private Path script(String name, String body) throws Exception {
+        Path s = temp.resolve(name);
+        Files.writeString(s, "#!/bin/sh\n" + body + "\n");
+        Files.setPosixFilePermissions(s, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return s;
+    }
+
+    @Test
+    @DisplayName("every bad input gives one clear error: N tried, N clear error, 0 other")
+    void table() throws Exception {
+        FakeAmdHost.Installed two = FakeAmdHost.builder().gpus(Model.MI300X, 2).installOn(host());
+        FakeAmdHost.Installed cpx = FakeAmdHost.builder().gpus(Model.MI300X, 1, "CPX", "NPS4").installOn(host());
+        FakeAmdHost.Installed garbage = FakeAmdHost.builder().gpus(Model.MI210, 1).installOn(host());
+        garbage.sys().file("class/kfd/kfd/topology/nodes/1/properties", "simd_count lots\nvendor_id 4098\n");
+        FakeAmdHost.Installed truncated = FakeAmdHost.builder().gpus(Model.MI210, 1).installOn(host());
+        truncated.sys().file("class/kfd/kfd/topology/nodes/1/properties", "cpu_cores_count 0\nsimd_count 416\nvendor_id 4098\n");
+        FakeAmdHost.Installed noLine = FakeAmdHost.builder().gpus(Model.MI210, 1).installOn(host());
+        noLine.sys().file("class/kfd/kfd/topology/nodes/1/properties", "simd_count 416\n\u0001\u0002\n");
+        FakeAmdHost.Installed unreadable = FakeAmdHost.builder().gpus(Model.MI210, 1).installOn(host());
+        unreadable.sys().remove("class/kfd/kfd/topology/nodes/1/properties");
+        unreadable.sys().dir("class/kfd/kfd/topology/nodes/1/properties");
+        FakeAmdHost.Installed noKfd = FakeAmdHost.builder().gpus(Model.MI210, 1).withoutKfd().installOn(host());
+        FakeAmdHost.Installed noRender = FakeAmdHost.builder().gpus(Model.MI210, 1).withoutRenderNode(0).installOn(host());
+        Path plainFile = Files.writeString(temp.resolve("plain"), "x");
+        String json = FakeAmdHost.builder().gpus(Model.MI300X, 2).amdSmiStatic();
+        Path hung = script("hung-amd-smi", "sleep 1000 &\nsleep 1000");
+        FakeHost failing = host();
+        failing.install(FakeExecutable.named("amd-smi").respond(FakeExecutable.Response.failure(1, "")
+                .withStdout("AMDSMI_STATUS_DRIVER_NOT_LOADED - Driver not loaded\n")));
+        Path chatty = script("chatty-amd-smi", "head -c 5000000 /dev/zero | tr '\\0' ' '");
+        Path emptyPath = Files.createDirectories(temp.resolve("empty-bin"));
+
+        BadInputTable.Result result =
+                BadInputTable.forDriver("amd")
+                        .row("unknown key", () -> attempt(Map.of(), params("sysfs.rot", "/sys"), 1),
+                                P + "sysfs.rot", "unknown parameter", "did you mean " + P + "sysfs.root")
+                        .row("unknown backend", () -> attempt(Map.of(), params("backend", "rocm"), 1),
+                                P + "backend", "expected one of auto, sysfs, amd-smi, rocm-smi", "'rocm'")
+                        .row("unknown unit", () -> attempt(Map.of(), params("unit", "xcd"), 1),
+                                P + "unit", "expected one of gpu, partition", "'xcd'")
+                        .row("malformed partition.profile", () -> attempt(Map.of(), params("unit", "partition", "partition.profile", "quad"), 1),
+                                P + "partition.profile", "expected a compute partition mode", "'quad'")
+                        .row("partition.profile without unit partition", () -> attempt(Map.of(), params("partition.profile", "CPX"), 1),
+                                P + "partition.profile", P + "unit is not partition")
+                        .row("partitions with backend rocm-smi", () -> attempt(Map.of(), params("backend", "rocm-smi", "unit", "partition"), 1),
+                                P + "unit", "does not report compute partitions")
+                        .row("relative sysfs.root", () -> attempt(Map.of(), params("sysfs.root", "sys"), 1),
+                                P + "sysfs.root", "expected an absolute path", "'sys'")
+                        .row("relative amd-smi.path", () -> attempt(Map.of(), params("amd-smi.path", "bin/amd-smi"), 1),
+                                P + "amd-smi.path", "expected an absolute path", "working directory")
+                        .row("bad timeout", () -> attempt(Map.of(), params("timeout", "soon"), 1),
+                                P + "timeout", "expected a duration")
+                        .row("bad Kubernetes resource name", () -> attempt(Map.of(), params("kubernetes.resource-name", "amd gpu"), 1),
+                                P + "kubernetes.resource-name", "'amd gpu'")
+                        .row("bad node-selector label value", () -> attempt(Map.of(), params("kubernetes.product-name", "AMD Instinct MI300X"), 1),
+                                P + "kubernetes.product-name", "expected a Kubernetes label value", "AMD_Instinct_MI300X_OAM")
+                        .row("sysfs root missing", () -> attempt(Map.of(), params(sysfs(two, "sysfs.root", "/no/such/sys")), 1),
+                                "/no/such/sys", "does not exist", "expected the KFD topology")
+                        .row("KFD properties with garbage", () -> attempt(Map.of(), params(sysfs(garbage)), 1),
+                                P + "sysfs.root", "nodes/1/properties 'simd_count' is 'lots'", "expected a whole number")
+                        .row("KFD properties truncated", () -> attempt(Map.of(), params(sysfs(truncated)), 1),
+                                P + "sysfs.root", "nodes/1/properties has no 'domain' line", "truncated file")
+                        .row("KFD properties line without a value", () -> attempt(Map.of(), params(sysfs(noLine)), 1),
+                                P + "sysfs.root", "nodes/1/properties line 2", "expected '<key> <value>'")
+                        .row("KFD properties is a folder", () -> attempt(Map.of(), params(sysfs(unreadable)), 1),
+                                P + "sysfs.root", "nodes/1/properties is not a regular file", "expected a sysfs attribute")
+                        .row("no /dev/kfd", () -> attempt(Map.of(), params(sysfs(noKfd)), 1),
+                                P + "dev.root", "/kfd does not exist", "--device=/dev/kfd")
+                        .row("no render node in the container", () -> attempt(Map.of(), params(sysfs(noRender)), 1),
+                                P + "dev.root", "none of the 1 AMD GPU agents", "renderD128")
+                        .row("fewer GPUs than amount", () -> attempt(Map.of(), params(sysfs(two)), 3),
+                                AMOUNT, "Asked for 3 AMD GPUs", "found 2")
+                        .row("fewer partitions than amount", () -> attempt(Map.of(), params(sysfs(cpx, "unit", "partition")), 9),
+                                AMOUNT, "Asked for 9 AMD GPU partitions", "found 8", "partition mode")
+                        .row("partition profile the host lacks", () -> attempt(Map.of(), params(sysfs(cpx, "unit", "partition", "partition.profile", "DPX")), 1),
+                                AMOUNT, "AMD GPU partitions of profile DPX", "found 0")
+                        .row("amount 0", () -> attempt(Map.of(), params(sysfs(two)), 0),
+                                AMOUNT, "must be at least 1 but is 0")
+                        .row("ROCR_VISIBLE_DEVICES entry matching nothing", () -> attempt(Map.of("ROCR_VISIBLE_DEVICES", "0,GPU-nope"), params(sysfs(two)), 1),
+                                "ROCR_VISIBLE_DEVICES='0,GPU-nope'", "entry 'GPU-nope' matches no AMD GPU agent")
+                        .row("empty HIP_VISIBLE_DEVICES", () -> attempt(Map.of("HIP_VISIBLE_DEVICES", ""), params(sysfs(two)), 1),
+                                "HIP_VISIBLE_DEVICES=''", "hides every AMD GPU agent", "the host has 2")
+                        .row("disagreeing visible-devices variables", () -> attempt(Map.of("ROCR_VISIBLE_DEVICES", "0", "HIP_VISIBLE_DEVICES", "1"), params(sysfs(two)), 1),
+                                "ROCR_VISIBLE_DEVICES='0' and HIP_VISIBLE_DEVICES='1' disagree")
+                        .row("amd-smi missing", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", "/no/such/amd-smi"), 1),
+                                P + "amd-smi.path", "/no/such/amd-smi", "expected an executable file", "No such file or directory")
+                        .row("amd-smi not an executable", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", plainFile.toString()), 1),
+                                P + "amd-smi.path", "not executable", "expected an executable file")
+                        .row("amd-smi not on the PATH", () -> attempt(Map.of("PATH", emptyPath.toString()), params("backend", "amd-smi"), 1),
+                                "amd-smi is not on the TaskManager's PATH", P + "amd-smi.path")
+                        .row("amd-smi exits non-zero", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", failing.bin("amd-smi").toString()), 1),
+                                P + "amd-smi.path", "exited with code 1", "Driver not loaded")
+                        .row("amd-smi prints garbage", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting("GPU 0 is fine\n")), 1),
+                                P + "amd-smi.path", "printed no JSON", "expected a JSON document")
+                        .row("amd-smi prints truncated JSON", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting(json.substring(0, json.length() / 2))), 1),
+                                P + "amd-smi.path", "JSON that cannot be read", "truncated output?")
+                        .row("amd-smi prints another JSON shape", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting("{\"error\": \"busy\"}")), 1),
+                                P + "amd-smi.path", "object with keys [error]", "expected a list of GPUs or {\"gpu_data\": [...]}")
+                        .row("amd-smi entry without a PCI address", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting("[{\"gpu\": 0, \"bus\": {\"bdf\": \"N/A\"}}]")), 1),
+                                P + "amd-smi.path", "GPU 0 has no bus.bdf", "expected its PCI address")
+                        .row("amd-smi hangs", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", hung.toString(), "timeout", "300 ms"), 1),
+                                P + "amd-smi.path", "did not finish within 300 ms", "killed with its child processes")
+                        .row("amd-smi prints more than 4 MiB", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", chatty.toString()), 1),
+                                P + "amd-smi.path", "printed more than 4 MiB on stdout")
+                        .run();
+
+        result.assertAllClear();
+    }
+}

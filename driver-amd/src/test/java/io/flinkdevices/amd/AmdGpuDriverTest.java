@@ -1,0 +1,206 @@
+package io.flinkdevices.amd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.testkit.fake.FakeAmdHost;
+import io.flinkdevices.testkit.fake.FakeAmdHost.Model;
+import io.flinkdevices.testkit.fake.FakeHost;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+import org.apache.flink.configuration.Configuration;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** What the AMD driver hands out on fake MI300X, MI210 and Radeon hosts, through each backend. */
+class AmdGpuDriverTest {
+
+    @TempDir Path temp;
+    private int hosts;
+
+    private FakeHost host() {
+        return FakeHost.create(temp.resolve("host" + hosts++));
+    }
+
+    private static ExternalResourceDriver driver(Map<String, String> env, String... kv) throws Exception {
+        Configuration c = new Configuration();
+        for (int i = 0; i < kv.length; i += 2) {
+            c.setString(kv[i], kv[i + 1]);
+        }
+        return new AmdGpuDriverFactory(env).createExternalResourceDriver(c);
+    }
+
+    private static List<String> roots(FakeAmdHost.Installed amd, String... more) {
+        List<String> kv = new ArrayList<>(List.of("sysfs.root", amd.sys().root().toString(), "dev.root", amd.dev().root().toString()));
+        kv.addAll(List.of(more));
+        return kv;
+    }
+
+    private static List<GpuInfo> get(ExternalResourceDriver d, long amount) throws Exception {
+        return d.retrieveResourceInfo(amount).stream().map(GpuInfo::from).collect(Collectors.toList());
+    }
+
+    @Test
+    @DisplayName("sysfs, 8 MI300X in SPX: whole GPUs with every field, index order, ROCR_VISIBLE_DEVICES per GPU")
+    void sysfsWholeGpus() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 8).installOn(host());
+        List<GpuInfo> gpus = get(driver(Map.of(), roots(amd, "backend", "sysfs").toArray(new String[0])), 8);
+
+        assertThat(gpus).hasSize(8);
+        GpuInfo g = gpus.get(2);
+        assertThat(g.getVendor()).isEqualTo("amd");
+        assertThat(g.getIndex()).isEqualTo(2);
+        assertThat(g.getName()).contains("AMD Instinct MI300X OAM");
+        assertThat(g.getUuid()).contains("GPU-" + FakeAmdHost.uniqueId(2, 0));
+        assertThat(g.getPciAddress()).contains(FakeAmdHost.pciAddress(2));
+        assertThat(g.getArchitecture()).contains("gfx942");
+        assertThat(g.getRenderNode()).contains("/dev/dri/renderD130");
+        assertThat(g.getMemoryBytes()).hasValue(Model.MI300X.vramBytes());
+        assertThat(g.getPartition()).isEmpty();
+        assertThat(g.getVisibleDevicesEnv()).contains("ROCR_VISIBLE_DEVICES");
+        assertThat(g.getVisibleDevicesValue()).contains("2");
+    }
+
+    @Test
+    @DisplayName("sysfs, 8 MI300X in CPX/NPS4 with unit partition: 64 partitions, each its own agent and render node")
+    void sysfsPartitions() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 8, "CPX", "NPS4").installOn(host());
+        ExternalResourceDriver d = driver(Map.of(), roots(amd, "unit", "partition", "partition.profile", "CPX/NPS4").toArray(new String[0]));
+        List<GpuInfo> parts = get(d, 64);
+
+        assertThat(parts).hasSize(64);
+        assertThat(parts.stream().map(p -> p.getVisibleDevicesValue().orElseThrow()).distinct()).hasSize(64);
+        GpuInfo p9 = parts.get(9);
+        assertThat(p9.getIndex()).isEqualTo(9);
+        assertThat(p9.getPartition()).contains("CPX/NPS4");
+        assertThat(p9.getPciAddress()).contains(FakeAmdHost.pciAddress(1));
+        assertThat(p9.getRenderNode()).contains("/dev/dri/renderD137");
+        assertThat(p9.getMemoryBytes()).hasValue(Model.MI300X.vramBytes() / 4);
+        assertThat(((AmdGpuDriver) d).kubernetesResources(3)).containsExactly(Map.entry("amd.com/cpx_nps4", 3L));
+    }
+
+    @Test
+    @DisplayName("unit gpu on CPX GPUs: one info per GPU selecting all its partitions, memory of the whole GPU")
+    void wholeGpusOfPartitionedHost() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 2, "CPX", "NPS4").installOn(host());
+        List<GpuInfo> gpus = get(driver(Map.of(), roots(amd).toArray(new String[0])), 2);
+
+        assertThat(gpus).hasSize(2);
+        assertThat(gpus.get(1).getVisibleDevicesValue()).contains("8,9,10,11,12,13,14,15");
+        assertThat(gpus.get(1).getMemoryBytes()).hasValue(Model.MI300X.vramBytes());
+        assertThatThrownBy(() -> get(driver(Map.of(), roots(amd).toArray(new String[0])), 3))
+                .isInstanceOf(DeviceDriverException.class)
+                .hasMessageContaining("Asked for 3 AMD GPUs (external-resource")
+                .hasMessageContaining("found 2");
+    }
+
+    @Test
+    @DisplayName("amd-smi: both envelopes and the accelerator_partition rename give what sysfs gives")
+    void amdSmiEnvelopes() throws Exception {
+        for (FakeAmdHost.Builder b :
+                List.of(
+                        FakeAmdHost.builder().gpus(Model.MI300X, 2, "CPX", "NPS4"),
+                        FakeAmdHost.builder().gpus(Model.MI300X, 2, "CPX", "NPS4").bareArray(),
+                        FakeAmdHost.builder().gpus(Model.MI300X, 2, "CPX", "NPS4").acceleratorPartition())) {
+            FakeHost h = host();
+            b.installOn(h);
+            List<GpuInfo> parts =
+                    get(driver(Map.of(), "backend", "amd-smi", "unit", "partition", "amd-smi.path", h.bin("amd-smi").toString()), 16);
+            assertThat(parts).hasSize(16);
+            assertThat(parts.get(9).getPartition()).contains("CPX/NPS4");
+            assertThat(parts.get(9).getUuid()).contains("GPU-" + FakeAmdHost.uniqueId(1, 1) + "/1");
+            assertThat(parts.get(9).getArchitecture()).contains("gfx942");
+            assertThat(parts.get(9).getMemoryBytes()).hasValue(Model.MI300X.vramBytes() / 4);
+        }
+    }
+
+    @Test
+    @DisplayName("rocm-smi and amd-smi on an MI210 and a Radeon RX 7900 XTX; auto uses amd-smi where sysfs has no KFD")
+    void otherBackendsAndModels() throws Exception {
+        FakeHost h = host();
+        FakeAmdHost.builder().gpus(Model.MI210, 1).gpus(Model.RX_7900_XTX, 1).installOn(h);
+        List<GpuInfo> rocm = get(driver(Map.of(), "backend", "rocm-smi", "rocm-smi.path", h.bin("rocm-smi").toString()), 2);
+        assertThat(rocm.get(0).getName()).contains("AMD Instinct MI210");
+        assertThat(rocm.get(1).getArchitecture()).contains("gfx1100");
+        assertThat(rocm.get(1).getPciAddress()).contains(FakeAmdHost.pciAddress(1));
+
+        Map<String, String> env = Map.of("PATH", h.bin().toString());
+        AmdGpuDriver auto = (AmdGpuDriver) driver(env, "sysfs.root", temp.resolve("no-sys").toString());
+        List<GpuInfo> found = get(auto, 2);
+        assertThat(found.get(1).getName()).contains("AMD Radeon RX 7900 XTX");
+        assertThat(found.get(1).getMemoryBytes()).hasValue(Model.RX_7900_XTX.vramBytes());
+        assertThat(auto.backend().describe()).startsWith("amd-smi");
+    }
+
+    @Test
+    @DisplayName("ROCR_VISIBLE_DEVICES by index or GPU-<id> prefix, HIP_VISIBLE_DEVICES alone, disagreement refused")
+    void visibleDevices() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 4).installOn(host());
+        String[] kv = roots(amd).toArray(new String[0]);
+        String id3 = "GPU-" + FakeAmdHost.uniqueId(3, 0);
+
+        assertThat(get(driver(Map.of("ROCR_VISIBLE_DEVICES", "2," + id3.substring(0, 18)), kv), 2))
+                .extracting(GpuInfo::getIndex).containsExactly(2, 3);
+        assertThat(get(driver(Map.of("HIP_VISIBLE_DEVICES", "1"), kv), 1)).extracting(GpuInfo::getIndex).containsExactly(1);
+        assertThat(get(driver(Map.of("HIP_VISIBLE_DEVICES", "1", "ROCR_VISIBLE_DEVICES", "1"), kv), 1))
+                .extracting(GpuInfo::getIndex).containsExactly(1);
+        assertThatThrownBy(() -> get(driver(Map.of("HIP_VISIBLE_DEVICES", "0", "ROCR_VISIBLE_DEVICES", "1"), kv), 1))
+                .hasMessageContaining("ROCR_VISIBLE_DEVICES='1' and HIP_VISIBLE_DEVICES='0' disagree");
+        assertThatThrownBy(() -> get(driver(Map.of("ROCR_VISIBLE_DEVICES", "7"), kv), 1))
+                .hasMessageContaining("ROCR_VISIBLE_DEVICES='7': entry '7' matches no AMD GPU agent of this host");
+        assertThatThrownBy(() -> get(driver(Map.of("ROCR_VISIBLE_DEVICES", "0"), kv), 2))
+                .hasMessageContaining("Asked for 2 AMD GPUs").hasMessageContaining("found 1");
+    }
+
+    @Test
+    @DisplayName("a container given two of four render nodes uses those two; given none or no /dev/kfd: a clear error")
+    void containerDevices() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 4).withoutRenderNode(0).withoutRenderNode(2).installOn(host());
+        List<GpuInfo> gpus = get(driver(Map.of(), roots(amd).toArray(new String[0])), 2);
+        assertThat(gpus).extracting(g -> g.getPciAddress().orElseThrow())
+                .containsExactly(FakeAmdHost.pciAddress(1), FakeAmdHost.pciAddress(3));
+        assertThat(gpus).extracting(GpuInfo::getIndex).containsExactly(0, 1);
+
+        FakeAmdHost.Installed noKfd = FakeAmdHost.builder().gpus(Model.MI210, 1).withoutKfd().installOn(host());
+        assertThatThrownBy(() -> get(driver(Map.of(), roots(noKfd, "backend", "sysfs").toArray(new String[0])), 1))
+                .hasMessageContaining("dev.root")
+                .hasMessageContaining("/kfd does not exist")
+                .hasMessageContaining("--device=/dev/kfd");
+    }
+
+    @Test
+    @DisplayName("coordination: two TaskManagers of one host get disjoint partitions; ids are <pci>/<partition>")
+    void coordination() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 1, "CPX", "NPS1").installOn(host());
+        Path file = temp.resolve("amd.coordination");
+        String[] kv = roots(amd, "unit", "partition", "coordination.enabled", "true", "coordination.file", file.toString()).toArray(new String[0]);
+        Set<String> a = get(driver(Map.of(), kv), 5).stream().map(g -> g.getVisibleDevicesValue().orElseThrow()).collect(Collectors.toSet());
+        assertThat(java.nio.file.Files.readString(file)).contains(FakeAmdHost.pciAddress(0) + "/4 ");
+        ExternalResourceDriver second = driver(Map.of(), kv);
+        assertThatThrownBy(() -> second.retrieveResourceInfo(4)).hasMessageContaining("3 of 8 discovered devices are free");
+        Set<String> b = get(second, 3).stream().map(g -> g.getVisibleDevicesValue().orElseThrow()).collect(Collectors.toSet());
+        assertThat(a).doesNotContainAnyElementsOf(b);
+    }
+
+    @Test
+    @DisplayName("decorators: amd.com/gpu, node-labeller selectors, yarn.io/gpu or the configured names")
+    void decorators() throws Exception {
+        AmdGpuDriver d = (AmdGpuDriver) driver(Map.of(), "kubernetes.product-name", "AMD_Instinct_MI300X_OAM",
+                "kubernetes.device-id", "74a1", "yarn.resource-name", "yarn.io/amd-gpu");
+        assertThat(d.kubernetesResources(2)).containsExactly(Map.entry("amd.com/gpu", 2L));
+        assertThat(d.kubernetesNodeSelector())
+                .containsExactly(Map.entry("amd.com/gpu.product-name", "AMD_Instinct_MI300X_OAM"), Map.entry("amd.com/gpu.device-id", "74a1"));
+        assertThat(d.yarnResources(2)).containsExactly(Map.entry("yarn.io/amd-gpu", 2L));
+    }
+}
