@@ -163,7 +163,8 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
     }
 
     private static long memoryPartitions(AmdGpu g) {
-        if (g.memoryPartition == null || !g.memoryPartition.matches("NPS[1-8]")) {
+        String m = g.memoryPartition;
+        if (m == null || m.length() != 4 || !m.startsWith("NPS") || m.charAt(3) < '1' || m.charAt(3) > '8') {
             return 1;
         }
         return g.memoryPartition.charAt(3) - '0';

@@ -6,14 +6,18 @@ import io.flinkdevices.sdk.host.Sysfs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Finds AMD GPUs in the KFD topology, as ROCm's runtime does: every node under {@code
@@ -72,36 +76,39 @@ final class SysfsBackend implements Backend {
             nodes.add(new Node(name, rel, p));
         }
         Map<String, Integer> partitionsSeen = new HashMap<>();
-        Map<String, String[]> partitionOfPci = new HashMap<>();
+        Map<String, String[]> perGpu = new HashMap<>();
         List<AmdGpu> gpus = new ArrayList<>();
         int index = 0;
         for (Node n : nodes) {
             long domain = sys.longProperty(n.props, n.rel, "domain");
             long location = sys.longProperty(n.props, n.rel, "location_id");
-            String pci = String.format(Locale.ROOT, "%04x:%02x:%02x.%x", domain, location >> 8, (location >> 3) & 0x1f, location & 7);
+            String pci = hex(domain, 4) + ":" + hex(location >> 8, 2) + ":" + hex((location >> 3) & 0x1f, 2) + "." + Long.toHexString(location & 7);
             int minor = (int) sys.longProperty(n.props, n.rel, "drm_render_minor");
             String gfx = gfxTarget(sys.longProperty(n.props, n.rel, "gfx_target_version"));
             String uniqueId = null;
             if (n.props.containsKey("unique_id")) {
                 long u = sys.longProperty(n.props, n.rel, "unique_id");
-                uniqueId = u == 0 ? null : String.format(Locale.ROOT, "%016x", u);
+                uniqueId = u == 0 ? null : hex(u, 16);
             }
             String dev = "class/drm/renderD" + minor + "/device/";
-            Optional<String> compute = sys.attribute(dev + "current_compute_partition");
-            Optional<String> memory = sys.attribute(dev + "current_memory_partition");
-            String[] modes = partitionOfPci.get(pci);
-            if (modes == null) {
-                modes = new String[] {upper(compute), upper(memory)};
-                partitionOfPci.put(pci, modes);
+            // The partition modes, product name, PCI id and memory are the GPU's: read them once
+            // per GPU, from its first agent (the PCI device; a partition's platform device may
+            // lack them). Every partition of a GPU has the same memory: all of it (NPS1) or the
+            // same share (NPS2, NPS4), as the modes are only ever combined evenly.
+            String[] gpu = perGpu.get(pci);
+            if (gpu == null) {
+                Optional<String> compute = sys.attribute(dev + "current_compute_partition");
+                Optional<String> memory = sys.attribute(dev + "current_memory_partition");
+                String deviceId = sys.attribute(dev + "device").orElse(null);
+                String product = sys.attribute(dev + "product_name").filter(s -> !s.isEmpty())
+                        .orElse("AMD GPU" + (deviceId == null ? "" : " " + deviceId));
+                long vram = sys.longAttribute(dev + "mem_info_vram_total").orElse(-1L);
+                gpu = new String[] {upper(compute), upper(memory), product, deviceId, Long.toString(vram)};
+                perGpu.put(pci, gpu);
             }
-            long vram = sys.longAttribute(dev + "mem_info_vram_total").orElse(-1L);
-            String product = sys.attribute(dev + "product_name").filter(s -> !s.isEmpty()).orElse(null);
-            String deviceId = sys.attribute(dev + "device").orElse(null);
-            if (product == null) {
-                product = "AMD GPU" + (deviceId == null ? "" : " " + deviceId);
-            }
+            long vram = Long.parseLong(gpu[4]);
             int partition = partitionsSeen.merge(pci, 1, Integer::sum) - 1;
-            gpus.add(new AmdGpu(index++, uniqueId, product, vram, pci, gfx, minor, modes[0], modes[1], partition, deviceId));
+            gpus.add(new AmdGpu(index++, uniqueId, gpu[2], vram, pci, gfx, minor, gpu[0], gpu[1], partition, gpu[3]));
         }
         return gpus.isEmpty() ? gpus : usable(gpus);
     }
@@ -125,9 +132,10 @@ final class SysfsBackend implements Backend {
         }
         List<AmdGpu> out = new ArrayList<>();
         List<String> missing = new ArrayList<>();
+        Set<String> renderNodes = renderNodes();
         for (AmdGpu g : gpus) {
             Path node = devRoot.resolve("dri/renderD" + g.renderMinor);
-            if (Files.exists(node)) {
+            if (renderNodes.contains("renderD" + g.renderMinor)) {
                 out.add(new AmdGpu(out.size(), g.uniqueId, g.productName, g.vramBytes, g.pciAddress, g.gfxTarget,
                         g.renderMinor, g.computePartition, g.memoryPartition, g.partitionIndex, g.deviceId));
             } else {
@@ -146,6 +154,25 @@ final class SysfsBackend implements Backend {
                             + " amd.com/gpu so that AMD's device plugin mounts them)");
         }
         return out;
+    }
+
+    /** {@code value} as at least {@code digits} lower-case hex digits (String.format is slow here). */
+    private static String hex(long value, int digits) {
+        String h = Long.toHexString(value);
+        return h.length() >= digits ? h : "0".repeat(digits - h.length()) + h;
+    }
+
+    /** The names in {@code <dev.root>/dri}: one listing instead of a look per agent. */
+    private Set<String> renderNodes() {
+        Set<String> names = new HashSet<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(devRoot.resolve("dri"))) {
+            for (Path p : entries) {
+                names.add(p.getFileName().toString());
+            }
+        } catch (IOException e) {
+            // no dri folder: no render node, which the caller reports
+        }
+        return names;
     }
 
     /** {@code 90402} -> {@code gfx942}, {@code 90010} -> {@code gfx90a}, {@code 110000} -> {@code gfx1100}. */

@@ -1,9 +1,11 @@
 package io.flinkdevices.samples;
 
+import io.flinkdevices.amd.AmdGpuDriverFactory;
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.samples.fpga.FirJob;
 import io.flinkdevices.samples.fpga.OpenClDevices;
 import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
+import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.plugin.PluginFolder;
@@ -25,7 +27,8 @@ import java.util.Optional;
 
 /**
  * The main job: a local Flink cluster loads the NVIDIA driver plugin from a {@code plugins/}
- * folder, and a job's tasks print the GPUs they were given. Then, where this process sees an
+ * folder, and a job's tasks print the GPUs they were given; the same for the AMD driver plugin
+ * (compute partitions of this host's AMD GPUs, or of a fake MI300X host). Then, where this process sees an
  * OpenCL platform, the FPGA sample job ({@link FirJob}) runs on a cluster whose TaskManager loads
  * flink-devices' OpenCL driver plugin, on the device that driver hands out; where it sees none (no
  * OpenCL loader, no platform), the job prints why and skips that part.
@@ -87,8 +90,9 @@ public final class DevicesJob {
             return 2;
         }
         boolean gpuOk = runGpu(out);
+        boolean amdOk = runAmd(out);
         boolean fpgaOk = runFpga(fpga, out);
-        return gpuOk && fpgaOk ? 0 : 1;
+        return gpuOk && amdOk && fpgaOk ? 0 : 1;
     }
 
     /** The text {@code --help} prints, which {@code bin/run-devices-job --help} also prints. */
@@ -116,6 +120,80 @@ public final class DevicesJob {
         }
         out.println();
         out.println("flink-devices NVIDIA driver, " + host);
+        return report(lines, amount, cause, out);
+    }
+
+    /**
+     * The AMD part: the AMD driver on this host's KFD topology where it has an AMD GPU agent, else on
+     * a fake host of 8 MI300X in CPX/NPS4 mode (64 compute partitions, 2 handed out); true when
+     * every subtask got one.
+     */
+    static boolean runAmd(PrintStream out) throws Exception {
+        int amount = 2;
+        boolean real = hasAmdGpu(Path.of("/sys"));
+        Path work = Files.createTempDirectory("flink-devices-amd");
+        List<DeviceReport.Line> lines;
+        Optional<String> cause;
+        try {
+            Map<String, String> params = Map.of("unit", "partition");
+            if (!real) {
+                FakeAmdHost.Installed amd =
+                        FakeAmdHost.builder().gpus(FakeAmdHost.Model.MI300X, 8, "CPX", "NPS4").installOn(FakeHost.create(work.resolve("host")));
+                params = Map.of("unit", "partition", "backend", "sysfs",
+                        "sysfs.root", amd.sys().root().toString(), "dev.root", amd.dev().root().toString());
+            }
+            Path plugins = work.resolve("plugins");
+            PluginFolder.builder("amd")
+                    .includePackageOf(AmdGpuDriverFactory.class)
+                    .includeSdk()
+                    .factory(AmdGpuDriverFactory.class)
+                    .includeJar(jarOf(com.fasterxml.jackson.databind.ObjectMapper.class))
+                    .includeJar(jarOf(com.fasterxml.jackson.core.JsonParser.class))
+                    .includeJar(jarOf(com.fasterxml.jackson.annotation.JsonProperty.class))
+                    .buildInto(plugins);
+            try (DriverWarnings warnings = DriverWarnings.capture()) {
+                lines = run(plugins, AmdGpuDriverFactory.class.getName(), params, amount);
+                cause = warnings.causeFor(RESOURCE);
+            }
+        } finally {
+            deleteRecursively(work);
+        }
+        out.println();
+        out.println("flink-devices AMD driver, unit partition, "
+                + (real ? "this host's AMD GPUs (/sys/class/kfd)" : "a simulated host: no AMD GPU in /sys/class/kfd, so a fake"
+                        + " sysfs tree holds 8 MI300X in CPX/NPS4 mode (64 compute partitions)"));
+        return report(lines, amount, cause, out);
+    }
+
+    /** Whether the KFD topology under {@code sys} lists a GPU agent (a node with SIMDs). */
+    private static boolean hasAmdGpu(Path sys) {
+        Path nodes = sys.resolve("class/kfd/kfd/topology/nodes");
+        if (!Files.isDirectory(nodes)) {
+            return false;
+        }
+        try (var all = Files.list(nodes)) {
+            return all.anyMatch(n -> {
+                try {
+                    return Files.readAllLines(n.resolve("properties")).stream()
+                            .anyMatch(l -> l.startsWith("simd_count ") && !l.equals("simd_count 0"));
+                } catch (IOException | RuntimeException e) {
+                    return false;
+                }
+            });
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static Path jarOf(Class<?> type) throws IOException {
+        try {
+            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IOException(e);
+        }
+    }
+
+    private static boolean report(List<DeviceReport.Line> lines, int amount, Optional<String> cause, PrintStream out) {
         out.println("one TaskManager, external-resource." + RESOURCE + ".amount: " + amount + ":");
         for (DeviceReport.Line line : lines) {
             out.println("  " + line);
@@ -238,31 +316,47 @@ public final class DevicesJob {
                 Path smi = FakeNvidiaHost.installH100s(FakeHost.create(work.resolve("host")), fakeGpus);
                 params = Map.of("backend", "nvidia-smi", "nvidia-smi.path", smi.toString());
             }
+            return run(plugins, NvidiaGpuDriverFactory.class.getName(), params, amount);
+        } finally {
+            deleteRecursively(work);
+        }
+    }
+
+    /**
+     * Starts a cluster whose TaskManager loads the driver {@code factory} from {@code plugins}, runs
+     * the job with one subtask per device, and returns what each subtask saw.
+     */
+    static List<DeviceReport.Line> run(Path plugins, String factory, Map<String, String> params, int amount)
+            throws Exception {
+        {
             try (LocalDeviceCluster cluster =
                     LocalDeviceCluster.builder()
                             .pluginsDir(plugins)
                             .taskManagers(1)
                             .slotsPerTaskManager(amount)
-                            .resource(RESOURCE, NvidiaGpuDriverFactory.class.getName(), amount, params)
+                            .resource(RESOURCE, factory, amount, params)
                             .build()
                             .start()) {
                 StreamExecutionEnvironment env = cluster.createEnvironment();
                 env.setParallelism(amount);
                 // One source subtask and a rebalance: round robin reaches every map subtask.
-                List<DeviceReport.Line> all =
+                // Read the bounded job to its end (no limit): the job then finishes by itself
+                // before the cluster closes, so the collect client never asks a job that is gone.
+                List<DeviceReport.Line> all = new java.util.ArrayList<>();
+                try (org.apache.flink.util.CloseableIterator<DeviceReport.Line> it =
                         env.fromSequence(0, 16L * amount - 1)
                                 .setParallelism(1)
                                 .rebalance()
                                 .map(new DeviceReport(RESOURCE))
-                                .executeAndCollect(16 * amount);
+                                .executeAndCollect()) {
+                    it.forEachRemaining(all::add);
+                }
                 Map<Integer, DeviceReport.Line> bySubtask = new java.util.TreeMap<>();
                 for (DeviceReport.Line line : all) {
                     bySubtask.putIfAbsent(line.subtask, line);
                 }
                 return List.copyOf(bySubtask.values());
             }
-        } finally {
-            deleteRecursively(work);
         }
     }
 

@@ -3,6 +3,7 @@ package io.flinkdevices.samples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 
 import org.junit.jupiter.api.Assumptions;
@@ -38,6 +39,21 @@ class DevicesJobITCase {
         }
         List<GpuInfo> picked = lines.stream().map(l -> l.picked).collect(Collectors.toList());
         assertThat(picked).doesNotHaveDuplicates();
+    }
+
+    @Test
+    @DisplayName("the main job's AMD part: every subtask uses its own MI300X compute partition from the AMD driver plugin")
+    void amdPartHandsOutPartitions() throws Exception {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        boolean ok = DevicesJob.runAmd(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        String report = buf.toString(StandardCharsets.UTF_8);
+
+        assertThat(ok).as(report).isTrue();
+        assertThat(report)
+                .contains("flink-devices AMD driver, unit partition, a simulated host")
+                .contains("subtask 0: uses GPU #0 GPU-" + FakeAmdHost.uniqueId(0, 0) + "/0 (AMD Instinct MI300X OAM, 48 GiB, ROCR_VISIBLE_DEVICES=0)")
+                .contains("subtask 1: uses GPU #1 GPU-" + FakeAmdHost.uniqueId(0, 1) + "/1 (AMD Instinct MI300X OAM, 48 GiB, ROCR_VISIBLE_DEVICES=1)")
+                .contains("Every subtask received a device.");
     }
 
     @Test

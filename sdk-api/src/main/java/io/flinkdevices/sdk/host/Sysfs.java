@@ -12,6 +12,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -49,6 +50,12 @@ public final class Sysfs {
     /** {@code 0000:03:00.0}: domain, bus, device, function. */
     private static final Pattern PCI_ADDRESS =
             Pattern.compile("[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]");
+
+    /** A read shorter than this ended the file. */
+    private static final int MIN_FULL_READ = 4096;
+
+    /** One read buffer per thread: a driver reads hundreds of attributes per discovery. */
+    private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[MAX_ATTRIBUTE_BYTES + 1]);
 
     private final Path root;
     private final String rootKey;
@@ -111,19 +118,30 @@ public final class Sysfs {
      */
     public Optional<String> attribute(String relative) throws DeviceDriverException {
         Path file = resolve(relative);
-        if (!Files.exists(file)) {
+        BasicFileAttributes attrs;
+        try {
+            attrs = Files.readAttributes(file, BasicFileAttributes.class);
+        } catch (NoSuchFileException e) {
             return Optional.empty();
+        } catch (IOException e) {
+            throw failure("cannot look at " + file, e, "a readable sysfs attribute");
         }
-        if (!Files.isRegularFile(file)) {
+        if (!attrs.isRegularFile()) {
+            // never opened: opening a FIFO would wait for a writer
             throw new DeviceDriverException(
                     rootKey + " (" + root + "): " + file + " is not a regular file; expected a sysfs attribute");
         }
-        byte[] buf = new byte[MAX_ATTRIBUTE_BYTES + 1];
+        byte[] buf = BUFFER.get();
         int n = 0;
         try (InputStream in = Files.newInputStream(file)) {
             int r;
             while (n < buf.length && (r = in.read(buf, n, buf.length - n)) > 0) {
                 n += r;
+                if (r < MIN_FULL_READ) {
+                    // A regular file or sysfs attribute returns less than asked only at its end
+                    // (sysfs hands out an attribute's page in one read): no second read for EOF.
+                    break;
+                }
             }
         } catch (NoSuchFileException e) {
             return Optional.empty();
@@ -254,17 +272,45 @@ public final class Sysfs {
         return clean.length() > 80 ? clean.substring(0, 80) + "..." : clean;
     }
 
+    private static String withoutLeadingZeros(String digits) {
+        int k = 0;
+        while (k < digits.length() - 1 && digits.charAt(k) == '0') {
+            k++;
+        }
+        return digits.substring(k);
+    }
+
     /** Numbers by value, else by name: {@code node2} before {@code node10}. */
     private static int naturalOrder(String a, String b) {
-        String da = a.replaceAll("\\D", "");
-        String db = b.replaceAll("\\D", "");
-        String pa = a.replaceAll("\\d", "");
-        String pb = b.replaceAll("\\d", "");
-        int c = pa.compareTo(pb);
-        if (c != 0 || da.isEmpty() || db.isEmpty() || da.length() > 18 || db.length() > 18) {
-            return c != 0 ? c : a.compareTo(b);
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            char ca = a.charAt(i);
+            char cb = b.charAt(j);
+            if (Character.isDigit(ca) && Character.isDigit(cb)) {
+                int si = i;
+                int sj = j;
+                while (i < a.length() && Character.isDigit(a.charAt(i))) {
+                    i++;
+                }
+                while (j < b.length() && Character.isDigit(b.charAt(j))) {
+                    j++;
+                }
+                String na = withoutLeadingZeros(a.substring(si, i));
+                String nb = withoutLeadingZeros(b.substring(sj, j));
+                int c = na.length() != nb.length() ? Integer.compare(na.length(), nb.length()) : na.compareTo(nb);
+                if (c != 0) {
+                    return c;
+                }
+            } else {
+                if (ca != cb) {
+                    return Character.compare(ca, cb);
+                }
+                i++;
+                j++;
+            }
         }
-        c = Long.compare(Long.parseLong(da), Long.parseLong(db));
+        int c = Integer.compare(a.length() - i, b.length() - j);
         return c != 0 ? c : a.compareTo(b);
     }
 

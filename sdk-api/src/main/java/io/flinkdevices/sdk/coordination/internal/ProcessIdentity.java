@@ -72,6 +72,8 @@ public final class ProcessIdentity {
                 .map(token -> new ProcessIdentity(pid, token, self.bootId, self.pidNamespace));
     }
 
+    private static final java.util.regex.Pattern START_TOKEN = java.util.regex.Pattern.compile("[tm][0-9]{1,19}");
+
     /** {@code PF_KTHREAD} in field 9 of {@code /proc/<pid>/stat}. */
     private static final long PF_KTHREAD = 0x00200000L;
 
@@ -146,7 +148,7 @@ public final class ProcessIdentity {
 
     /** Whether a start token is well formed ({@code t<n>}, {@code m<n>} or {@code ?}). */
     public static boolean isValidStart(String token) {
-        return token.equals(UNKNOWN) || token.matches("[tm][0-9]{1,19}");
+        return token.equals(UNKNOWN) || START_TOKEN.matcher(token).matches();
     }
 
     static boolean isKnown(String value) {

@@ -27,6 +27,12 @@ import java.util.Map;
  */
 public final class RecordFormat {
 
+    // compiled once: a file of 64 records is parsed in every transaction
+    private static final java.util.regex.Pattern FIELD_SEPARATOR = java.util.regex.Pattern.compile("[ \t]+");
+    private static final java.util.regex.Pattern BOOT_ID = java.util.regex.Pattern.compile("[0-9A-Za-z-]{1,64}");
+    private static final java.util.regex.Pattern NAMESPACE = java.util.regex.Pattern.compile("[0-9]{1,20}");
+    private static final java.util.regex.Pattern PID = java.util.regex.Pattern.compile("[0-9]{1,18}");
+
     /** The first lines of every file we write. */
     public static final String HEADER =
             "# flink-devices device coordination file: one device per line, written under a lock on"
@@ -417,7 +423,7 @@ public final class RecordFormat {
             List<DeviceRecord> records,
             List<String> dropped,
             List<String> partial) {
-        String[] f = line.trim().split("[ \t]+");
+        String[] f = FIELD_SEPARATOR.split(line.trim());
         String id = f.length >= 1 ? decodeId(f[0]) : null;
         long pid = f.length >= 2 ? parsePid(f[1]) : -1;
         if (id == null || pid <= 0) {
@@ -438,8 +444,8 @@ public final class RecordFormat {
             complete =
                     ProcessIdentity.isValidStart(start)
                             && (boot.equals(ProcessIdentity.UNKNOWN)
-                                    || boot.matches("[0-9A-Za-z-]{1,64}"))
-                            && (ns.equals(ProcessIdentity.UNKNOWN) || ns.matches("[0-9]{1,20}"));
+                                    || BOOT_ID.matcher(boot).matches())
+                            && (ns.equals(ProcessIdentity.UNKNOWN) || NAMESPACE.matcher(ns).matches());
         }
         if (!complete) {
             start = ProcessIdentity.UNKNOWN;
@@ -453,7 +459,7 @@ public final class RecordFormat {
     }
 
     private static long parsePid(String s) {
-        if (!s.matches("[0-9]{1,18}")) {
+        if (!PID.matcher(s).matches()) {
             return -1;
         }
         return Long.parseLong(s);

@@ -1,0 +1,71 @@
+package io.flinkdevices.sdk.host;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/** Bounded, FIFO-safe reads of a sysfs tree under a configurable root. */
+class SysfsTest {
+
+    @TempDir Path root;
+
+    private Sysfs sys() {
+        return Sysfs.at(root, "external-resource.x.param.sysfs.root");
+    }
+
+    private void file(String rel, String content) throws Exception {
+        Path p = root.resolve(rel);
+        Files.createDirectories(p.getParent());
+        Files.writeString(p, content);
+    }
+
+    @Test
+    @DisplayName("attributes, numbers (decimal and 0x), property files, natural folder order and the PCI address of a device link")
+    void reads() throws Exception {
+        file("class/x/node10/size", "0x10\n");
+        file("class/x/node2/size", "42\n");
+        file("class/x/node2/properties", "simd_count 304\nvendor_id 4098\n");
+        Path pci = Files.createDirectories(root.resolve("devices/pci0000:00/0000:C1:00.0"));
+        Files.createSymbolicLink(root.resolve("class/x/node2/device"), Path.of("../../../devices/pci0000:00/0000:C1:00.0"));
+
+        assertThat(sys().list("class/x")).containsExactly("node2", "node10");
+        assertThat(sys().attribute("class/x/node2/size")).contains("42");
+        assertThat(sys().longAttribute("class/x/node10/size")).contains(16L);
+        assertThat(sys().attribute("class/x/node2/missing")).isEmpty();
+        Map<String, String> p = sys().properties("class/x/node2/properties");
+        assertThat(sys().longProperty(p, "class/x/node2/properties", "vendor_id")).isEqualTo(4098);
+        assertThat(sys().pciAddress("class/x/node2/device")).contains("0000:c1:00.0");
+    }
+
+    @Test
+    @DisplayName("every bad tree gives one error naming the key, the path and what was expected; a FIFO is never opened")
+    void errors() throws Exception {
+        file("a/garbage", "lots\n");
+        file("a/props", "simd_count 3\n\u0001\n");
+        Files.createDirectories(root.resolve("a/folder"));
+        Process mkfifo = new ProcessBuilder("mkfifo", root.resolve("a/fifo").toString()).start();
+        assertThat(mkfifo.waitFor()).isZero();
+        file("a/huge", "x".repeat(Sysfs.MAX_ATTRIBUTE_BYTES + 1));
+
+        String key = "external-resource.x.param.sysfs.root (" + root + "): ";
+        assertThatThrownBy(() -> sys().longAttribute("a/garbage"))
+                .hasMessage(key + root.resolve("a/garbage") + " is 'lots'; expected a whole number");
+        assertThatThrownBy(() -> sys().properties("a/props"))
+                .hasMessageContaining(root.resolve("a/props") + " line 2 is '?'; expected '<key> <value>'");
+        assertThatThrownBy(() -> sys().longProperty(Map.of(), "a/props", "domain"))
+                .hasMessageContaining("has no 'domain' line; expected 'domain <number>' (a truncated file?)");
+        assertThatThrownBy(() -> sys().attribute("a/fifo")).hasMessageContaining("is not a regular file");
+        assertThatThrownBy(() -> sys().attribute("a/folder")).hasMessageContaining("is not a regular file");
+        assertThatThrownBy(() -> sys().attribute("a/huge")).hasMessageContaining("holds more than 65536 bytes");
+        assertThatThrownBy(() -> sys().requireAttribute("a/none")).hasMessageContaining("does not exist; expected a sysfs attribute");
+        assertThatThrownBy(() -> sys().list("nowhere"))
+                .hasMessageStartingWith(key + "cannot list " + root.resolve("nowhere") + ": No such file or directory; expected a folder");
+    }
+}
