@@ -3,6 +3,7 @@ package io.flinkdevices.dist;
 import io.flinkdevices.dist.StandaloneCluster.FlinkProcess;
 import io.flinkdevices.dist.job.DeviceReportingMap;
 import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 
@@ -169,7 +170,58 @@ class StandaloneClusterEndToEndITCase {
         }
     }
 
+    @Test
+    @DisplayName("the archive's AMD plugin hands a TaskManager's tasks two MI300X compute partitions, recorded in its coordination file")
+    void amdPartitionsReachTheTasks() throws Exception {
+        Path plugins = Distribution.unpacked().resolve("plugins");
+        FakeHost host = FakeHost.create(temp.resolve("amd-host"));
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(FakeAmdHost.Model.MI300X, 1, "CPX", "NPS4").installOn(host);
+        Path coordinationFile = temp.resolve("amd.coordination");
+        Path reports = Files.createDirectories(temp.resolve("amd-reports"));
+
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("taskmanager.numberOfTaskSlots", Integer.toString(PER_TASK_MANAGER));
+        settings.put("external-resources", "gpu");
+        settings.put("external-resource.gpu.amount", Integer.toString(PER_TASK_MANAGER));
+        settings.put("external-resource.gpu.driver-factory.class", "io.flinkdevices.amd.AmdGpuDriverFactory");
+        settings.put("external-resource.gpu.param.unit", "partition");
+        settings.put("external-resource.gpu.param.sysfs.root", amd.sys().root().toString());
+        settings.put("external-resource.gpu.param.dev.root", amd.dev().root().toString());
+        settings.put("external-resource.gpu.param.coordination.enabled", "true");
+        settings.put("external-resource.gpu.param.coordination.file", coordinationFile.toString());
+
+        try (StandaloneCluster cluster =
+                new StandaloneCluster(temp.resolve("flink-amd"), plugins, Distribution.flinkClassPath(), settings)) {
+            cluster.startJobManager(START_TIMEOUT);
+            FlinkProcess tm = cluster.startTaskManager("taskmanager-amd");
+            cluster.awaitTaskManagers(1, START_TIMEOUT);
+
+            String pci = FakeAmdHost.pciAddress(0);
+            assertThat(holders(coordinationFile))
+                    .as("partitions in the coordination file\n%s", cluster.diagnostics())
+                    .containsOnly(Map.entry(pci + "/0", tm.pid()), Map.entry(pci + "/1", tm.pid()));
+
+            JobClient job = submitJob(cluster, reports, PER_TASK_MANAGER);
+            List<Report> seen = awaitReports(cluster, reports, r -> true, PER_TASK_MANAGER);
+            Set<String> expected =
+                    new TreeSet<>(List.of(
+                            "GPU-" + FakeAmdHost.uniqueId(0, 0) + "/0", "GPU-" + FakeAmdHost.uniqueId(0, 1) + "/1"));
+            assertThat(seen)
+                    .as("every task sees the TaskManager's two partitions, created by the plugin's class loader")
+                    .allSatisfy(r -> {
+                        assertThat(r.pid).isEqualTo(tm.pid());
+                        assertThat(r.uuids).isEqualTo(expected);
+                        assertThat(r.pluginClassLoader).isTrue();
+                    });
+            job.cancel().get(30, TimeUnit.SECONDS);
+        }
+    }
+
     private static JobClient submitJob(StandaloneCluster cluster, Path reports) throws Exception {
+        return submitJob(cluster, reports, 2 * PER_TASK_MANAGER);
+    }
+
+    private static JobClient submitJob(StandaloneCluster cluster, Path reports, int parallelism) throws Exception {
         Path jobJar = Distribution.jarOfPackage(DeviceReportingMap.class, Files.createTempFile(reports.getParent(), "job", ".jar"));
         // the job bundles the SDK it reads devices with, as a job author's jar does
         Path sdk = Distribution.codeSourceOf(GpuInfo.class);
@@ -177,7 +229,7 @@ class StandaloneClusterEndToEndITCase {
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.createRemoteEnvironment(
                         "localhost", cluster.restPort(), jobJar.toString(), sdk.toString());
-        env.setParallelism(2 * PER_TASK_MANAGER);
+        env.setParallelism(parallelism);
         env.fromSequence(0, Long.MAX_VALUE)
                 .map(new DeviceReportingMap(reports.toString(), 50))
                 .sinkTo(new DiscardingSink<>());
