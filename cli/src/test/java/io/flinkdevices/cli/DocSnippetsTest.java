@@ -21,7 +21,6 @@ import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -112,33 +111,25 @@ class DocSnippetsTest {
                 .includePackageOf(NvidiaGpuDriverFactory.class)
                 .includeSdk()
                 .factory(NvidiaGpuDriverFactory.class)
-                .includeJar(jarOf(JCudaDriver.class))
+                .includeJarOf(JCudaDriver.class)
                 .buildInto(plugins);
         PluginFolder.builder("fpga-opencl")
                 .includePackageOf(OpenClFpgaDriverFactory.class)
                 .includeSdk()
                 .factory(OpenClFpgaDriverFactory.class)
-                .includeJar(jarOf(CL.class))
+                .includeJarOf(CL.class)
                 .buildInto(plugins);
         PluginFolder.builder("amd")
                 .includePackageOf(AmdGpuDriverFactory.class)
                 .includeSdk()
                 .factory(AmdGpuDriverFactory.class)
-                .includeJar(jarOf(com.fasterxml.jackson.databind.ObjectMapper.class))
-                .includeJar(jarOf(com.fasterxml.jackson.core.JsonParser.class))
-                .includeJar(jarOf(com.fasterxml.jackson.annotation.JsonProperty.class))
+                .includeJarOf(com.fasterxml.jackson.databind.ObjectMapper.class)
+                .includeJarOf(com.fasterxml.jackson.core.JsonParser.class)
+                .includeJarOf(com.fasterxml.jackson.annotation.JsonProperty.class)
                 .buildInto(plugins);
         SimulatedDevices.installGpuPlugin(plugins);
     }
 
-    /** Naming the class does not load its native library. */
-    private static Path jarOf(Class<?> type) throws IOException {
-        try {
-            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (URISyntaxException e) {
-            throw new IOException(e);
-        }
-    }
 
     @Test
     @DisplayName("finds the snippets: a parser that finds none would make every other check pass")

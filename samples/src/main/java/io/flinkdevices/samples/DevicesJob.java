@@ -147,9 +147,9 @@ public final class DevicesJob {
                     .includePackageOf(AmdGpuDriverFactory.class)
                     .includeSdk()
                     .factory(AmdGpuDriverFactory.class)
-                    .includeJar(jarOf(com.fasterxml.jackson.databind.ObjectMapper.class))
-                    .includeJar(jarOf(com.fasterxml.jackson.core.JsonParser.class))
-                    .includeJar(jarOf(com.fasterxml.jackson.annotation.JsonProperty.class))
+                    .includeJarOf(com.fasterxml.jackson.databind.ObjectMapper.class)
+                    .includeJarOf(com.fasterxml.jackson.core.JsonParser.class)
+                    .includeJarOf(com.fasterxml.jackson.annotation.JsonProperty.class)
                     .buildInto(plugins);
             try (DriverWarnings warnings = DriverWarnings.capture()) {
                 lines = run(plugins, AmdGpuDriverFactory.class.getName(), params, amount);
@@ -185,13 +185,6 @@ public final class DevicesJob {
         }
     }
 
-    private static Path jarOf(Class<?> type) throws IOException {
-        try {
-            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (java.net.URISyntaxException e) {
-            throw new IOException(e);
-        }
-    }
 
     private static boolean report(List<DeviceReport.Line> lines, int amount, Optional<String> cause, PrintStream out) {
         out.println("one TaskManager, external-resource." + RESOURCE + ".amount: " + amount + ":");

@@ -183,6 +183,26 @@ public final class PluginFolder {
         }
 
         /**
+         * Copies the jar a class was loaded from, for example a library the driver bundles in its
+         * shaded jar ({@code includeJarOf(ObjectMapper.class)} for Jackson).
+         *
+         * @throws IllegalArgumentException when {@code type} was not loaded from a jar file (a
+         *     class of the JDK, or a classes folder)
+         */
+        public Builder includeJarOf(Class<?> type) {
+            Objects.requireNonNull(type, "type");
+            java.security.CodeSource source = type.getProtectionDomain().getCodeSource();
+            if (source == null) {
+                throw new IllegalArgumentException(type.getName() + " was not loaded from a jar (a JDK class?)");
+            }
+            try {
+                return includeJar(Path.of(source.getLocation().toURI()));
+            } catch (java.net.URISyntaxException e) {
+                throw new IllegalArgumentException("cannot tell the jar of " + type.getName() + ": " + e.getMessage(), e);
+            }
+        }
+
+        /**
          * Adds one file to the jar, for example a configuration resource. {@code entryName} is a
          * jar path such as {@code my/pkg/defaults.properties}.
          *
