@@ -8,6 +8,8 @@ import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
  * One RDMA port (a device and port pair such as {@code mlx5_0} port 1) handed to a TaskManager.
@@ -39,6 +41,14 @@ public final class RdmaInfo extends DeviceInfoBase {
     public static final String KEY_NETDEV = "netdev";
     /** Node GUID of the adapter. */
     public static final String KEY_NODE_GUID = "node-guid";
+    /** Index of the chosen GID in the port's GID table (what verbs calls {@code sgid_index}). */
+    public static final String KEY_GID_INDEX = "gid-index";
+    /** PCI address of the adapter, {@code domain:bus:device.function}. */
+    public static final String KEY_PCI_ADDRESS = "pci-address";
+    /** NUMA node of the adapter; absent where the platform has none. */
+    public static final String KEY_NUMA_NODE = "numa-node";
+    /** Port rate in Gb/s, as sysfs {@code rate} says it ({@code 100 Gb/sec (4X EDR)} is 100). */
+    public static final String KEY_RATE_GBPS = "rate-gbps";
 
     private final String device;
     private final int port;
@@ -48,6 +58,10 @@ public final class RdmaInfo extends DeviceInfoBase {
     private final String gidType;
     private final String netdev;
     private final String nodeGuid;
+    private final int gidIndex;
+    private final String pciAddress;
+    private final int numaNode;
+    private final long rateGbps;
 
     private RdmaInfo(Builder b) {
         if (b.device == null || b.device.isBlank()) {
@@ -64,6 +78,10 @@ public final class RdmaInfo extends DeviceInfoBase {
         this.gidType = blankToNull(b.gidType);
         this.netdev = blankToNull(b.netdev);
         this.nodeGuid = blankToNull(b.nodeGuid);
+        this.gidIndex = b.gidIndex;
+        this.pciAddress = blankToNull(b.pciAddress);
+        this.numaNode = b.numaNode;
+        this.rateGbps = b.rateGbps;
     }
 
     /** Starts an RDMA port description; device and port are required. */
@@ -85,13 +103,18 @@ public final class RdmaInfo extends DeviceInfoBase {
         InfoProperties.Reader r =
                 new InfoProperties.Reader(info, "RdmaInfo").requireKind(KEY_KIND, KIND);
         long port = r.requiredLong(KEY_PORT);
-        return builder(r.required(KEY_DEVICE), InfoProperties.toIntIndex("RdmaInfo", KEY_PORT, port))
-                .linkLayer(r.optional(KEY_LINK_LAYER))
-                .state(r.optional(KEY_STATE))
-                .gid(r.optional(KEY_GID), r.optional(KEY_GID_TYPE))
-                .netdev(r.optional(KEY_NETDEV))
-                .nodeGuid(r.optional(KEY_NODE_GUID))
-                .build();
+        Builder b =
+                builder(r.required(KEY_DEVICE), InfoProperties.toIntIndex("RdmaInfo", KEY_PORT, port))
+                        .linkLayer(r.optional(KEY_LINK_LAYER))
+                        .state(r.optional(KEY_STATE))
+                        .gid(r.optional(KEY_GID), r.optional(KEY_GID_TYPE))
+                        .netdev(r.optional(KEY_NETDEV))
+                        .nodeGuid(r.optional(KEY_NODE_GUID))
+                        .pciAddress(r.optional(KEY_PCI_ADDRESS));
+        r.optionalLong(KEY_GID_INDEX).ifPresent(v -> b.gidIndex(InfoProperties.toIntIndex("RdmaInfo", KEY_GID_INDEX, v)));
+        r.optionalLong(KEY_NUMA_NODE).ifPresent(v -> b.numaNode(InfoProperties.toIntIndex("RdmaInfo", KEY_NUMA_NODE, v)));
+        r.optionalLong(KEY_RATE_GBPS).ifPresent(b::rateGbps);
+        return b.build();
     }
 
     /** Verbs device name. */
@@ -134,6 +157,26 @@ public final class RdmaInfo extends DeviceInfoBase {
         return Optional.ofNullable(nodeGuid);
     }
 
+    /** Index of the chosen GID in the port's GID table. */
+    public OptionalInt getGidIndex() {
+        return gidIndex < 0 ? OptionalInt.empty() : OptionalInt.of(gidIndex);
+    }
+
+    /** PCI address of the adapter. */
+    public Optional<String> getPciAddress() {
+        return Optional.ofNullable(pciAddress);
+    }
+
+    /** NUMA node of the adapter. */
+    public OptionalInt getNumaNode() {
+        return numaNode < 0 ? OptionalInt.empty() : OptionalInt.of(numaNode);
+    }
+
+    /** Port rate in Gb/s. */
+    public OptionalLong getRateGbps() {
+        return rateGbps < 0 ? OptionalLong.empty() : OptionalLong.of(rateGbps);
+    }
+
     @Override
     Map<String, String> buildProperties() {
         return new InfoProperties()
@@ -146,6 +189,10 @@ public final class RdmaInfo extends DeviceInfoBase {
                 .put(KEY_GID_TYPE, gidType)
                 .put(KEY_NETDEV, netdev)
                 .put(KEY_NODE_GUID, nodeGuid)
+                .putIfNonNegative(KEY_GID_INDEX, gidIndex)
+                .put(KEY_PCI_ADDRESS, pciAddress)
+                .putIfNonNegative(KEY_NUMA_NODE, numaNode)
+                .putIfNonNegative(KEY_RATE_GBPS, rateGbps)
                 .freeze();
     }
 
@@ -181,6 +228,10 @@ public final class RdmaInfo extends DeviceInfoBase {
         private String gidType;
         private String netdev;
         private String nodeGuid;
+        private int gidIndex = -1;
+        private String pciAddress;
+        private int numaNode = -1;
+        private long rateGbps = -1;
 
         private Builder(String device, int port) {
             this.device = device;
@@ -215,6 +266,39 @@ public final class RdmaInfo extends DeviceInfoBase {
         /** Node GUID. */
         public Builder nodeGuid(String nodeGuid) {
             this.nodeGuid = nodeGuid;
+            return this;
+        }
+
+        /** Index of the chosen GID in the port's GID table (not negative). */
+        public Builder gidIndex(int gidIndex) {
+            if (gidIndex < 0) {
+                throw new IllegalArgumentException("RDMA " + KEY_GID_INDEX + " must be >= 0 but is " + gidIndex);
+            }
+            this.gidIndex = gidIndex;
+            return this;
+        }
+
+        /** PCI address of the adapter. */
+        public Builder pciAddress(String pciAddress) {
+            this.pciAddress = pciAddress;
+            return this;
+        }
+
+        /** NUMA node of the adapter (not negative). */
+        public Builder numaNode(int numaNode) {
+            if (numaNode < 0) {
+                throw new IllegalArgumentException("RDMA " + KEY_NUMA_NODE + " must be >= 0 but is " + numaNode);
+            }
+            this.numaNode = numaNode;
+            return this;
+        }
+
+        /** Port rate in Gb/s (not negative). */
+        public Builder rateGbps(long rateGbps) {
+            if (rateGbps < 0) {
+                throw new IllegalArgumentException("RDMA " + KEY_RATE_GBPS + " must be >= 0 but is " + rateGbps);
+            }
+            this.rateGbps = rateGbps;
             return this;
         }
 

@@ -1,0 +1,81 @@
+package io.flinkdevices.rdma;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Which GID of a port a task should use. RoCE v2 first: it is routable (UDP/IP), which RoCE v1
+ * (Ethernet frames only) is not, and it is what current NICs and switches are configured for. Among
+ * those, an IPv4-mapped GID ({@code ::ffff:a.b.c.d}) first: most data-center fabrics address RoCE
+ * by IPv4, and a link-local GID ({@code fe80::}) reaches only its own L2 segment. On InfiniBand the
+ * lowest index (0: the port's default GID from its GUID). The {@code gid.type} parameter may ask
+ * for one type only.
+ */
+final class GidChoice {
+
+    /** The {@code gid.type} parameter. */
+    enum Type {
+        /** RoCE v2, then RoCE v1 / InfiniBand. */
+        AUTO,
+        /** Only RoCE v2 GIDs. */
+        ROCE_V2,
+        /** Only RoCE v1 / InfiniBand GIDs. */
+        ROCE_V1
+    }
+
+    /** One entry of a GID table in use. */
+    static final class Entry {
+        final int index;
+        final String gid;
+        final String type;
+        final String netdev;
+
+        Entry(int index, String gid, String type, String netdev) {
+            this.index = index;
+            this.gid = gid;
+            this.type = type;
+            this.netdev = netdev;
+        }
+
+        boolean rocev2() {
+            return type != null && type.toLowerCase(Locale.ROOT).contains("v2");
+        }
+
+        boolean ipv4Mapped() {
+            return gid.startsWith("0000:0000:0000:0000:0000:ffff:");
+        }
+    }
+
+    /** The chosen GID. */
+    static final class Chosen {
+        final int index;
+        final String gid;
+        final String type;
+        final String netdev;
+
+        Chosen(Entry e) {
+            this.index = e.index;
+            this.gid = e.gid;
+            this.type = e.type;
+            this.netdev = e.netdev;
+        }
+    }
+
+    private final Type wanted;
+
+    GidChoice(Type wanted) {
+        this.wanted = wanted;
+    }
+
+    /** The best entry, or null when none is in use or none has the wanted type. */
+    Chosen choose(List<Entry> entries) {
+        return entries.stream()
+                .filter(e -> wanted == Type.AUTO || (wanted == Type.ROCE_V2) == e.rocev2())
+                .min(Comparator.comparing((Entry e) -> !e.rocev2())
+                        .thenComparing(e -> !e.ipv4Mapped())
+                        .thenComparingInt(e -> e.index))
+                .map(Chosen::new)
+                .orElse(null);
+    }
+}

@@ -1,0 +1,127 @@
+package io.flinkdevices.rdma;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
+import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
+import io.flinkdevices.sdk.info.RdmaInfo;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Hands a TaskManager {@code amount} healthy RDMA ports that match the selectors, in sysfs order:
+ * exclusively (through the device coordinator when coordination is on) or shared (every
+ * TaskManager of the host may get the same ports, as the shared device plugin hands them out).
+ */
+final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaDriver.class);
+
+    private final SysfsPorts sysfs;
+    private final Selection selection;
+    private final DeviceCoordinator coordinator;
+    private final boolean shared;
+    private final String amountKey;
+    private final String kubernetesName;
+    private final String yarnName;
+
+    RdmaDriver(SysfsPorts sysfs, Selection selection, DeviceCoordinator coordinator, boolean shared,
+            String amountKey, String kubernetesName, String yarnName) {
+        this.sysfs = sysfs;
+        this.selection = selection;
+        this.coordinator = coordinator;
+        this.shared = shared;
+        this.amountKey = amountKey;
+        this.kubernetesName = kubernetesName;
+        this.yarnName = yarnName;
+    }
+
+    @Override
+    public Set<RdmaInfo> retrieveResourceInfo(long amount) throws DeviceDriverException {
+        if (amount <= 0) {
+            throw new DeviceDriverException(amountKey + ": the amount of RDMA ports must be at least 1 but is " + amount);
+        }
+        List<RdmaPort> all = sysfs.ports();
+        Map<String, RdmaPort> offered = new LinkedHashMap<>();
+        List<String> notOffered = new ArrayList<>();
+        for (RdmaPort p : all) {
+            Optional<String> why = selection.rejection(p);
+            if (why.isPresent()) {
+                notOffered.add(p.id() + ": " + why.get());
+            } else {
+                offered.put(p.id(), p);
+            }
+        }
+        if (!notOffered.isEmpty()) {
+            LOG.info("RDMA ports not offered: {}", notOffered);
+        }
+        if (offered.size() < amount) {
+            throw new DeviceDriverException(
+                    "Asked for " + amount + " RDMA ports (" + amountKey + ") but " + sysfs.describe() + " has "
+                            + offered.size() + " that are healthy and match the selectors" + (offered.isEmpty() ? "" : " " + offered.keySet())
+                            + (all.isEmpty() ? "; the host has no RDMA port" : "; every port: " + describe(all, notOffered))
+                            + ". Lower " + amountKey + ", or change the selectors");
+        }
+        List<String> ids = new ArrayList<>(offered.keySet());
+        List<String> chosen = coordinator == null || shared ? ids.subList(0, (int) amount) : coordinator.allocate(ids, amount);
+        Set<RdmaInfo> infos = new LinkedHashSet<>();
+        for (String id : chosen) {
+            infos.add(info(offered.get(id)));
+        }
+        LOG.info("RDMA driver ({}, {}): handing out {}", sysfs.describe(), shared ? "shared" : "exclusive", chosen);
+        return Collections.unmodifiableSet(infos);
+    }
+
+    private static List<String> describe(List<RdmaPort> all, List<String> notOffered) {
+        List<String> out = new ArrayList<>();
+        for (RdmaPort p : all) {
+            String why = notOffered.stream().filter(n -> n.startsWith(p.id() + ": ")).findFirst()
+                    .map(n -> n.substring(p.id().length() + 2)).orElse("offered");
+            out.add(p + ": " + why);
+        }
+        return out;
+    }
+
+    private static RdmaInfo info(RdmaPort p) {
+        RdmaInfo.Builder b =
+                RdmaInfo.builder(p.device, p.port)
+                        .linkLayer(p.linkLayer)
+                        .state(p.state)
+                        .gid(p.gid, p.gidType)
+                        .netdev(p.netdev)
+                        .nodeGuid(p.nodeGuid)
+                        .pciAddress(p.pciAddress);
+        if (p.gidIndex >= 0) {
+            b.gidIndex(p.gidIndex);
+        }
+        if (p.numaNode >= 0) {
+            b.numaNode(p.numaNode);
+        }
+        if (p.rateGbps >= 0) {
+            b.rateGbps(p.rateGbps);
+        }
+        return b.build();
+    }
+
+    @Override
+    public Map<String, Long> kubernetesResources(long amount) {
+        return Map.of(kubernetesName, amount);
+    }
+
+    @Override
+    public Map<String, Long> yarnResources(long amount) {
+        return Map.of(yarnName, amount);
+    }
+}

@@ -1,0 +1,129 @@
+package io.flinkdevices.rdma;
+
+import io.flinkdevices.sdk.config.DriverParams;
+import io.flinkdevices.sdk.coordination.CoordinationParams;
+import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
+import io.flinkdevices.sdk.deploy.YarnResourceNames;
+import io.flinkdevices.sdk.host.Sysfs;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
+import org.apache.flink.configuration.Configuration;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Creates drivers for RDMA NICs: each (device, port) pair, such as {@code mlx5_0} port 1, is a unit.
+ *
+ * <pre>{@code
+ * external-resources: rdma
+ * external-resource.rdma.amount: 1
+ * external-resource.rdma.driver-factory.class: io.flinkdevices.rdma.RdmaDriverFactory
+ * external-resource.rdma.param.sysfs.root: /sys
+ * external-resource.rdma.param.device.pattern: mlx5_.*    # Java regex on the verbs device name
+ * external-resource.rdma.param.link-layer: any            # any | infiniband | ethernet (RoCE)
+ * external-resource.rdma.param.min-rate: 100              # Gb/s
+ * external-resource.rdma.param.netdevs: ens1f0,ens1f1     # RoCE ports bound to these interfaces
+ * external-resource.rdma.param.pci.vendor-ids: 15b3       # NVIDIA/Mellanox
+ * external-resource.rdma.param.pci.device-ids: 101b,101d
+ * external-resource.rdma.param.gid.type: auto             # auto (RoCE v2 first) | roce-v2 | roce-v1
+ * external-resource.rdma.param.sharing: exclusive         # exclusive | shared
+ * external-resource.rdma.param.coordination.enabled: true # with exclusive: one TaskManager a port
+ * external-resource.rdma.param.kubernetes.resource-name: rdma/hca_shared_devices_a
+ * external-resource.rdma.param.yarn.resource-name: rdma
+ * }</pre>
+ *
+ * <p>Its class name is configuration: it stays public, final, outside internal packages, and is
+ * never renamed.
+ */
+public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
+
+    static final String SYSFS_ROOT = "sysfs.root";
+    static final String DEVICE_PATTERN = "device.pattern";
+    static final String LINK_LAYER = "link-layer";
+    static final String MIN_RATE = "min-rate";
+    static final String NETDEVS = "netdevs";
+    static final String VENDOR_IDS = "pci.vendor-ids";
+    static final String DEVICE_IDS = "pci.device-ids";
+    static final String GID_TYPE = "gid.type";
+    static final String SHARING = "sharing";
+    static final String KUBERNETES_NAME = "kubernetes.resource-name";
+    static final String YARN_NAME = "yarn.resource-name";
+
+    /** The Kubernetes RDMA shared device plugin's example resource name. */
+    static final String KUBERNETES_DEFAULT = "rdma/hca_shared_devices_a";
+    static final String YARN_DEFAULT = "rdma";
+
+    private static final Pattern PCI_ID = Pattern.compile("(0x)?[0-9a-fA-F]{4}");
+
+    /** The {@code sharing} parameter. */
+    enum Sharing {
+        EXCLUSIVE,
+        SHARED
+    }
+
+    /** Creates the factory; Flink's plugin loader calls this. */
+    public RdmaDriverFactory() {}
+
+    @Override
+    public ExternalResourceDriver createExternalResourceDriver(Configuration config) throws Exception {
+        DriverParams params = DriverParams.of(config);
+        String rootRaw = params.string(SYSFS_ROOT, "/sys").strip();
+        if (!rootRaw.startsWith("/")) {
+            params.problem(SYSFS_ROOT, "expected an absolute path but got '" + rootRaw + "', which would be resolved"
+                    + " against the TaskManager's working directory; write the absolute path or remove the key for /sys");
+            rootRaw = "/sys";
+        }
+        String patternRaw = params.string(DEVICE_PATTERN, ".*");
+        Pattern pattern = Pattern.compile(".*");
+        try {
+            pattern = Pattern.compile(patternRaw);
+        } catch (PatternSyntaxException e) {
+            params.problem(DEVICE_PATTERN, "expected a Java regular expression such as mlx5_.* but got '" + patternRaw
+                    + "' (" + e.getDescription() + " near index " + e.getIndex() + ")");
+        }
+        Selection.LinkLayer linkLayer = params.enumValue(LINK_LAYER, Selection.LinkLayer.class, Selection.LinkLayer.ANY);
+        long minRate = params.longValue(MIN_RATE, 0, 0);
+        List<String> netdevs = params.list(NETDEVS, List.of());
+        List<String> vendorIds = pciIds(params, VENDOR_IDS);
+        List<String> deviceIds = pciIds(params, DEVICE_IDS);
+        GidChoice.Type gidType = params.enumValue(GID_TYPE, GidChoice.Type.class, GidChoice.Type.AUTO);
+        Sharing sharing = params.enumValue(SHARING, Sharing.class, Sharing.EXCLUSIVE);
+        String kubernetesName = params.string(KUBERNETES_NAME, KUBERNETES_DEFAULT).strip();
+        for (String problem : KubernetesResourceNames.validateExtendedResource(kubernetesName)) {
+            params.problem(KUBERNETES_NAME, problem);
+        }
+        String yarnName = params.string(YARN_NAME, YARN_DEFAULT).strip();
+        for (String problem : YarnResourceNames.validate(yarnName)) {
+            params.problem(YARN_NAME, problem);
+        }
+        CoordinationParams coordination = CoordinationParams.read(params, "rdma");
+        if (sharing == Sharing.SHARED && coordination.enabled()) {
+            params.problem(SHARING, "is shared but " + params.fullKey("coordination.enabled") + " is true: shared ports"
+                    + " go to every TaskManager of the host, so there is nothing to coordinate; set sharing to exclusive"
+                    + " or turn coordination off");
+        }
+        params.validate();
+
+        Sysfs sys = Sysfs.at(Path.of(rootRaw), params.fullKey(SYSFS_ROOT));
+        Selection selection = new Selection(pattern, linkLayer, minRate, netdevs, vendorIds, deviceIds, gidType);
+        DeviceCoordinator coordinator = coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
+        String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
+        return new RdmaDriver(new SysfsPorts(sys, new GidChoice(gidType)), selection, coordinator,
+                sharing == Sharing.SHARED, amountKey, kubernetesName, yarnName);
+    }
+
+    private static List<String> pciIds(DriverParams params, String key) {
+        List<String> ids = params.list(key, List.of());
+        for (String id : ids) {
+            if (!PCI_ID.matcher(id).matches()) {
+                params.problem(key, "expected PCI ids of four hex digits such as 15b3 or 0x101b but got '" + id + "'");
+            }
+        }
+        return ids;
+    }
+}

@@ -1,0 +1,65 @@
+package io.flinkdevices.rdma;
+
+/** One (device, port) pair as sysfs describes it, with the GID the driver chose. */
+final class RdmaPort {
+
+    final String device;
+    final int port;
+    /** {@code ACTIVE}, {@code DOWN}, ... (the text after {@code "4: "}). */
+    final String state;
+    /** {@code LinkUp}, {@code Disabled}, ... */
+    final String physState;
+    /** {@code InfiniBand} or {@code Ethernet}. */
+    final String linkLayer;
+    /** Gb/s, or -1 where sysfs has no rate. */
+    final long rateGbps;
+    final String nodeGuid;
+    final String pciAddress;
+    /** e.g. {@code 0x15b3}, or null. */
+    final String pciVendor;
+    /** e.g. {@code 0x101b}, or null. */
+    final String pciDevice;
+    /** -1 where the platform has none. */
+    final int numaNode;
+    /** The chosen GID, its index, type and netdev; gid null when the port has none. */
+    final String gid;
+    final int gidIndex;
+    final String gidType;
+    final String netdev;
+
+    RdmaPort(String device, int port, String state, String physState, String linkLayer, long rateGbps,
+            String nodeGuid, String pciAddress, String pciVendor, String pciDevice, int numaNode,
+            String gid, int gidIndex, String gidType, String netdev) {
+        this.device = device;
+        this.port = port;
+        this.state = state;
+        this.physState = physState;
+        this.linkLayer = linkLayer;
+        this.rateGbps = rateGbps;
+        this.nodeGuid = nodeGuid;
+        this.pciAddress = pciAddress;
+        this.pciVendor = pciVendor;
+        this.pciDevice = pciDevice;
+        this.numaNode = numaNode;
+        this.gid = gid;
+        this.gidIndex = gidIndex;
+        this.gidType = gidType;
+        this.netdev = netdev;
+    }
+
+    /** {@code mlx5_0/1}: the id in the coordination file and in messages. */
+    String id() {
+        return device + "/" + port;
+    }
+
+    /** Whether traffic can flow: ACTIVE and LinkUp. */
+    boolean healthy() {
+        return "ACTIVE".equals(state) && "LinkUp".equals(physState);
+    }
+
+    @Override
+    public String toString() {
+        return id() + " (" + linkLayer + ", " + state + "/" + physState + (rateGbps >= 0 ? ", " + rateGbps + " Gb/s" : "")
+                + (netdev == null ? "" : ", " + netdev) + ")";
+    }
+}

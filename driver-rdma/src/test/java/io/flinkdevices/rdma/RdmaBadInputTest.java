@@ -1,0 +1,105 @@
+package io.flinkdevices.rdma;
+
+import io.flinkdevices.testkit.contract.BadInputTable;
+import io.flinkdevices.testkit.fake.FakeFileTree;
+import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeRdmaHost;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.DelegatingConfiguration;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The bad-input table of the RDMA driver: every bad key, value and sysfs tree ends in one clear
+ * error naming the key or path and what was expected.
+ */
+@DisplayName("The RDMA driver's bad-input table")
+class RdmaBadInputTest {
+
+    private static final String P = "external-resource.rdma.param.";
+    private static final String AMOUNT = "external-resource.rdma.amount";
+
+    @TempDir Path temp;
+    private int hosts;
+
+    private static void attempt(Map<String, String> params, long amount) throws Exception {
+        Configuration full = new Configuration();
+        params.forEach((k, v) -> full.setString(P + k, v));
+        new RdmaDriverFactory().createExternalResourceDriver(new DelegatingConfiguration(full, P)).retrieveResourceInfo(amount);
+    }
+
+    private static Map<String, String> params(FakeFileTree sys, String... kv) {
+        Map<String, String> p = new HashMap<>();
+        p.put("sysfs.root", sys.root().toString());
+        for (int i = 0; i < kv.length; i += 2) {
+            p.put(kv[i], kv[i + 1]);
+        }
+        return p;
+    }
+
+    private FakeFileTree ib() {
+        return FakeRdmaHost.builder().infiniband("mlx5_0", 200, true, false).installOn(FakeHost.create(temp.resolve("host" + hosts++)));
+    }
+
+    @Test
+    @DisplayName("every bad input gives one clear error: N tried, N clear error, 0 other")
+    void table() throws Exception {
+        FakeFileTree good = ib();
+        FakeFileTree garbageState = ib();
+        garbageState.file("class/infiniband/mlx5_0/ports/1/state", "ACTIVE");
+        FakeFileTree truncatedGid = ib();
+        truncatedGid.file("class/infiniband/mlx5_0/ports/1/gids/0", "fe80:0000:0000");
+        FakeFileTree noLinkLayer = ib();
+        noLinkLayer.remove("class/infiniband/mlx5_0/ports/1/link_layer");
+        Path missing = temp.resolve("no-sys");
+
+        BadInputTable.Result result =
+                BadInputTable.forDriver("rdma")
+                        .row("unknown key", () -> attempt(params(good, "device.patern", "mlx5_.*"), 1),
+                                P + "device.patern", "unknown parameter", "did you mean " + P + "device.pattern")
+                        .row("bad device.pattern", () -> attempt(params(good, "device.pattern", "mlx5_("), 1),
+                                P + "device.pattern", "expected a Java regular expression", "'mlx5_('")
+                        .row("bad link-layer", () -> attempt(params(good, "link-layer", "fibre"), 1),
+                                P + "link-layer", "expected one of any, infiniband, ethernet", "'fibre'")
+                        .row("bad min-rate", () -> attempt(params(good, "min-rate", "fast"), 1),
+                                P + "min-rate", "'fast'")
+                        .row("bad gid.type", () -> attempt(params(good, "gid.type", "v3"), 1),
+                                P + "gid.type", "expected one of auto, roce-v2, roce-v1", "'v3'")
+                        .row("bad PCI id", () -> attempt(params(good, "pci.vendor-ids", "mellanox"), 1),
+                                P + "pci.vendor-ids", "expected PCI ids of four hex digits", "'mellanox'")
+                        .row("bad sharing", () -> attempt(params(good, "sharing", "sometimes"), 1),
+                                P + "sharing", "expected one of exclusive, shared", "'sometimes'")
+                        .row("shared with coordination", () -> attempt(params(good, "sharing", "shared", "coordination.enabled", "true"), 1),
+                                P + "sharing", "nothing to coordinate")
+                        .row("relative sysfs.root", () -> attempt(params(good, "sysfs.root", "sys"), 1),
+                                P + "sysfs.root", "expected an absolute path", "'sys'")
+                        .row("bad Kubernetes resource name", () -> attempt(params(good, "kubernetes.resource-name", "rdma hca"), 1),
+                                P + "kubernetes.resource-name", "'rdma hca'")
+                        .row("sysfs root missing", () -> attempt(params(good, "sysfs.root", missing.toString()), 1),
+                                missing + "/class/infiniband does not exist", "expected the RDMA devices")
+                        .row("garbage port state", () -> attempt(params(garbageState), 1),
+                                "ports/1/state is 'ACTIVE'", "expected '<number>: <name>'")
+                        .row("truncated GID", () -> attempt(params(truncatedGid), 1),
+                                "ports/1/gids/0 is 'fe80:0000:0000'", "expected a GID of eight groups")
+                        .row("port without link_layer", () -> attempt(params(noLinkLayer), 1),
+                                P + "sysfs.root", "ports/1/link_layer does not exist", "expected a sysfs attribute")
+                        .row("no port matching the selectors", () -> attempt(params(good, "link-layer", "ethernet"), 1),
+                                AMOUNT, "has 0 that are healthy and match the selectors",
+                                "mlx5_0/1 (InfiniBand, ACTIVE/LinkUp, 200 Gb/s): link layer InfiniBand, not ethernet",
+                                "mlx5_0/2 (InfiniBand, DOWN/Disabled, 200 Gb/s): link layer InfiniBand")
+                        .row("fewer healthy ports than amount", () -> attempt(params(good), 2),
+                                AMOUNT, "Asked for 2 RDMA ports", "has 1 that are healthy", "port is DOWN/Disabled, not ACTIVE/LinkUp")
+                        .row("amount 0", () -> attempt(params(good), 0),
+                                AMOUNT, "must be at least 1 but is 0")
+                        .run();
+
+        result.assertAllClear();
+    }
+}

@@ -1,0 +1,124 @@
+package io.flinkdevices.rdma;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flinkdevices.sdk.info.RdmaInfo;
+import io.flinkdevices.testkit.fake.FakeFileTree;
+import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeRdmaHost;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+import org.apache.flink.configuration.Configuration;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/** What the RDMA driver hands out on fake InfiniBand and RoCE hosts. */
+class RdmaDriverTest {
+
+    @TempDir Path temp;
+    private int hosts;
+
+    private FakeFileTree host(FakeRdmaHost.Builder b) {
+        return b.installOn(FakeHost.create(temp.resolve("host" + hosts++)));
+    }
+
+    private static ExternalResourceDriver driver(FakeFileTree sys, String... kv) throws Exception {
+        Configuration c = new Configuration();
+        c.setString("sysfs.root", sys.root().toString());
+        for (int i = 0; i < kv.length; i += 2) {
+            c.setString(kv[i], kv[i + 1]);
+        }
+        return new RdmaDriverFactory().createExternalResourceDriver(c);
+    }
+
+    private static List<RdmaInfo> get(ExternalResourceDriver d, long amount) throws Exception {
+        return d.retrieveResourceInfo(amount).stream().map(RdmaInfo::from).collect(Collectors.toList());
+    }
+
+    @Test
+    @DisplayName("InfiniBand: healthy ports with every field; a port that is down is never offered, and the error says why")
+    void infiniband() throws Exception {
+        FakeFileTree sys = host(FakeRdmaHost.builder().infiniband("mlx5_0", 200, true, false).infiniband("mlx5_1", 100, true));
+        List<RdmaInfo> ports = get(driver(sys), 2);
+
+        assertThat(ports).extracting(p -> p.getDevice() + "/" + p.getPort()).containsExactly("mlx5_0/1", "mlx5_1/1");
+        RdmaInfo p = ports.get(0);
+        assertThat(p.getLinkLayer()).contains("InfiniBand");
+        assertThat(p.getState()).contains("ACTIVE");
+        assertThat(p.getGid()).contains(FakeRdmaHost.linkLocalGid(0));
+        assertThat(p.getGidIndex()).hasValue(0);
+        assertThat(p.getNodeGuid()).contains(FakeRdmaHost.nodeGuid(0));
+        assertThat(p.getPciAddress()).contains(FakeRdmaHost.pciAddress(0));
+        assertThat(p.getNumaNode()).hasValue(0);
+        assertThat(p.getRateGbps()).hasValue(200);
+        assertThat(p.getNetdev()).isEmpty();
+
+        assertThatThrownBy(() -> get(driver(sys), 3))
+                .hasMessageContaining("Asked for 3 RDMA ports (external-resource")
+                .hasMessageContaining("has 2 that are healthy and match the selectors [mlx5_0/1, mlx5_1/1]")
+                .hasMessageContaining("mlx5_0/2 (InfiniBand, DOWN/Disabled, 200 Gb/s): port is DOWN/Disabled, not ACTIVE/LinkUp");
+    }
+
+    @Test
+    @DisplayName("RoCE: the IPv4-mapped RoCE v2 GID is chosen over link-local and v1; gid.type roce-v1 picks v1; netdev reported")
+    void roceGidChoice() throws Exception {
+        FakeFileTree sys = host(FakeRdmaHost.builder().roce("mlx5_bond_0", "bond0", "10.1.2.3", 100));
+        RdmaInfo v2 = get(driver(sys), 1).get(0);
+        assertThat(v2.getGid()).contains(FakeRdmaHost.ipv4Gid("10.1.2.3"));
+        assertThat(v2.getGidType()).contains("RoCE v2");
+        assertThat(v2.getGidIndex()).hasValue(3);
+        assertThat(v2.getNetdev()).contains("bond0");
+        assertThat(v2.getLinkLayer()).contains("Ethernet");
+
+        RdmaInfo v1 = get(driver(sys, "gid.type", "roce-v1"), 1).get(0);
+        assertThat(v1.getGidIndex()).hasValue(2);
+        assertThat(v1.getGidType()).contains("IB/RoCE v1");
+    }
+
+    @Test
+    @DisplayName("selectors: pattern, link layer, min rate, netdevs, PCI ids; each rejected port named with its reason")
+    void selectors() throws Exception {
+        FakeFileTree sys = host(FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).roce("mlx5_1", "ens1f0", "10.0.0.1", 100));
+        assertThat(get(driver(sys, "link-layer", "ethernet"), 1)).extracting(RdmaInfo::getDevice).containsExactly("mlx5_1");
+        assertThat(get(driver(sys, "device.pattern", "mlx5_0"), 1)).extracting(RdmaInfo::getDevice).containsExactly("mlx5_0");
+        assertThat(get(driver(sys, "min-rate", "150"), 1)).extracting(RdmaInfo::getDevice).containsExactly("mlx5_0");
+        assertThat(get(driver(sys, "netdevs", "ens1f0"), 1)).extracting(RdmaInfo::getDevice).containsExactly("mlx5_1");
+        assertThat(get(driver(sys, "pci.device-ids", "0x101D"), 1)).extracting(RdmaInfo::getDevice).containsExactly("mlx5_1");
+        assertThatThrownBy(() -> get(driver(sys, "pci.vendor-ids", "8086"), 1))
+                .hasMessageContaining("mlx5_0/1 (InfiniBand, ACTIVE/LinkUp, 200 Gb/s): PCI vendor 0x15b3 is not one of pci.vendor-ids [8086]")
+                .hasMessageContaining("mlx5_1/1 (Ethernet, ACTIVE/LinkUp, 100 Gb/s, ens1f0): PCI vendor 0x15b3");
+    }
+
+    @Test
+    @DisplayName("exclusive with coordination: two TaskManagers get disjoint ports; shared: both get the same ones")
+    void sharing() throws Exception {
+        FakeFileTree sys = host(FakeRdmaHost.builder().infiniband("mlx5_0", 200, true, true).infiniband("mlx5_1", 200, true, true));
+        Path file = temp.resolve("rdma.coordination");
+        String[] exclusive = {"coordination.enabled", "true", "coordination.file", file.toString()};
+        List<RdmaInfo> a = get(driver(sys, exclusive), 2);
+        List<RdmaInfo> b = get(driver(sys, exclusive), 2);
+        assertThat(a).doesNotContainAnyElementsOf(b);
+        assertThat(Files.readString(file)).contains("mlx5_0/1 ", "mlx5_1/2 ");
+        assertThatThrownBy(() -> get(driver(sys, exclusive), 1)).hasMessageContaining("0 of 4 discovered devices are free");
+
+        assertThat(get(driver(sys, "sharing", "shared"), 2)).isEqualTo(get(driver(sys, "sharing", "shared"), 2));
+    }
+
+    @Test
+    @DisplayName("decorators: the configured Kubernetes and Yarn names")
+    void decorators() throws Exception {
+        FakeFileTree sys = host(FakeRdmaHost.builder().infiniband("mlx5_0", 200, true));
+        RdmaDriver d = (RdmaDriver) driver(sys, "kubernetes.resource-name", "rdma/ib", "yarn.resource-name", "rdma-ib");
+        assertThat(d.kubernetesResources(1)).containsExactly(java.util.Map.entry("rdma/ib", 1L));
+        assertThat(d.yarnResources(1)).containsExactly(java.util.Map.entry("rdma-ib", 1L));
+        assertThat(((RdmaDriver) driver(sys)).kubernetesResources(2)).containsExactly(java.util.Map.entry("rdma/hca_shared_devices_a", 2L));
+    }
+}

@@ -1,0 +1,161 @@
+package io.flinkdevices.testkit.fake;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A fake RDMA host on a {@link FakeHost}: the {@code sys/class/infiniband} tree of the kernel's
+ * ib_core (Documentation/ABI/stable/sysfs-class-infiniband), as ConnectX adapters fill it.
+ *
+ * <ul>
+ *   <li>{@code class/infiniband/<dev>/node_guid} ({@code 0c42:a103:0065:e4ec}), {@code fw_ver}, and
+ *       {@code device}, a link to the PCI device with {@code vendor} ({@code 0x15b3}), {@code
+ *       device} and {@code numa_node};
+ *   <li>{@code ports/<n>/state} ({@code 4: ACTIVE}, {@code 1: DOWN}), {@code phys_state} ({@code
+ *       5: LinkUp}, {@code 3: Disabled}), {@code link_layer} ({@code InfiniBand} or {@code
+ *       Ethernet}), {@code rate} ({@code 200 Gb/sec (4X HDR)});
+ *   <li>a GID table of 16 entries {@code gids/<i>}, unused ones all zeros; for each used one {@code
+ *       gid_attrs/types/<i>} ({@code IB/RoCE v1} or {@code RoCE v2}) and, on Ethernet, {@code
+ *       gid_attrs/ndevs/<i>} (the netdev).
+ * </ul>
+ *
+ * <pre>{@code
+ * FakeFileTree sys = FakeRdmaHost.builder()
+ *         .infiniband("mlx5_0", 200, true, false)        // port 1 up, port 2 down
+ *         .roce("mlx5_bond_0", "bond0", "10.1.2.3", 100)  // RoCE v1 and v2, link-local and IPv4
+ *         .installOn(host);
+ * }</pre>
+ */
+@PublicEvolving
+public final class FakeRdmaHost {
+
+    /** Entries of every port's GID table. */
+    public static final int GID_TABLE = 16;
+
+    private FakeRdmaHost() {}
+
+    /** Starts a host description. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The node GUID of the {@code n}-th device ({@code 0c42:a103:00NN:e4ec}). */
+    public static String nodeGuid(int n) {
+        return String.format(Locale.ROOT, "0c42:a103:00%02x:e4ec", n);
+    }
+
+    /** The PCI address of the {@code n}-th device. */
+    public static String pciAddress(int n) {
+        return String.format(Locale.ROOT, "0000:%02x:00.0", 0x3b + n);
+    }
+
+    /** The IPv4-mapped GID of {@code ipv4} ({@code 0000:...:ffff:0a01:0203} for 10.1.2.3). */
+    public static String ipv4Gid(String ipv4) {
+        String[] o = ipv4.split("\\.");
+        return String.format(Locale.ROOT, "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x",
+                Integer.parseInt(o[0]), Integer.parseInt(o[1]), Integer.parseInt(o[2]), Integer.parseInt(o[3]));
+    }
+
+    /** The link-local GID of the {@code n}-th device ({@code fe80::<guid>}). */
+    public static String linkLocalGid(int n) {
+        return "fe80:0000:0000:0000:" + nodeGuid(n);
+    }
+
+    /** Builds the host: devices in the order given, named as given. */
+    @PublicEvolving
+    public static final class Builder {
+        private final List<Device> devices = new ArrayList<>();
+
+        private Builder() {}
+
+        /**
+         * An InfiniBand adapter (ConnectX-6) with one port per entry of {@code portsUp}: {@code
+         * true} for an ACTIVE/LinkUp port, {@code false} for a DOWN/Disabled one.
+         */
+        public Builder infiniband(String name, int rateGbps, boolean... portsUp) {
+            devices.add(new Device(name, "InfiniBand", rateGbps, portsUp, null, null));
+            return this;
+        }
+
+        /**
+         * A RoCE adapter with one ACTIVE port on {@code netdev} (a bond, say) holding four GIDs:
+         * link-local RoCE v1 and v2, then IPv4-mapped RoCE v1 and v2 for {@code ipv4}, in the order
+         * the kernel adds them.
+         */
+        public Builder roce(String name, String netdev, String ipv4, int rateGbps) {
+            devices.add(new Device(name, "Ethernet", rateGbps, new boolean[] {true}, netdev, ipv4));
+            return this;
+        }
+
+        /** Writes the tree into {@code host}'s {@code sys/}; returns it (the driver's {@code sysfs.root}). */
+        public FakeFileTree installOn(FakeHost host) {
+            FakeFileTree sys = host.sys();
+            sys.dir("class/infiniband");
+            for (int n = 0; n < devices.size(); n++) {
+                Device d = devices.get(n);
+                String dev = "class/infiniband/" + d.name + "/";
+                String pci = "devices/pci0000:00/" + pciAddress(n);
+                sys.file(pci + "/vendor", "0x15b3");
+                sys.file(pci + "/device", d.ethernet() ? "0x101d" : "0x101b");
+                sys.file(pci + "/numa_node", Integer.toString(n % 2));
+                sys.symlink(dev + "device", "../../../" + pci);
+                sys.file(dev + "node_guid", nodeGuid(n));
+                sys.file(dev + "fw_ver", "20.31.1014");
+                for (int p = 1; p <= d.portsUp.length; p++) {
+                    boolean up = d.portsUp[p - 1];
+                    String port = dev + "ports/" + p + "/";
+                    sys.file(port + "state", up ? "4: ACTIVE" : "1: DOWN");
+                    sys.file(port + "phys_state", up ? "5: LinkUp" : "3: Disabled");
+                    sys.file(port + "link_layer", d.linkLayer);
+                    sys.file(port + "rate", d.rateGbps + " Gb/sec (4X " + (d.rateGbps >= 200 ? "HDR" : "EDR") + ")");
+                    List<String[]> gids = new ArrayList<>();
+                    if (d.ethernet()) {
+                        gids.add(new String[] {linkLocalGid(n), "IB/RoCE v1"});
+                        gids.add(new String[] {linkLocalGid(n), "RoCE v2"});
+                        gids.add(new String[] {ipv4Gid(d.ipv4), "IB/RoCE v1"});
+                        gids.add(new String[] {ipv4Gid(d.ipv4), "RoCE v2"});
+                    } else {
+                        gids.add(new String[] {linkLocalGid(n), "IB/RoCE v1"});
+                    }
+                    for (int i = 0; i < GID_TABLE; i++) {
+                        if (i < gids.size()) {
+                            sys.file(port + "gids/" + i, gids.get(i)[0]);
+                            sys.file(port + "gid_attrs/types/" + i, gids.get(i)[1]);
+                            if (d.ethernet()) {
+                                sys.file(port + "gid_attrs/ndevs/" + i, d.netdev);
+                            }
+                        } else {
+                            sys.file(port + "gids/" + i, "0000:0000:0000:0000:0000:0000:0000:0000");
+                        }
+                    }
+                }
+            }
+            return sys;
+        }
+    }
+
+    private static final class Device {
+        final String name;
+        final String linkLayer;
+        final int rateGbps;
+        final boolean[] portsUp;
+        final String netdev;
+        final String ipv4;
+
+        Device(String name, String linkLayer, int rateGbps, boolean[] portsUp, String netdev, String ipv4) {
+            this.name = name;
+            this.linkLayer = linkLayer;
+            this.rateGbps = rateGbps;
+            this.portsUp = portsUp.clone();
+            this.netdev = netdev;
+            this.ipv4 = ipv4;
+        }
+
+        boolean ethernet() {
+            return "Ethernet".equals(linkLayer);
+        }
+    }
+}
