@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flinkdevices.fpga.OpenClFpgaDriverFactory;
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.amd.AmdGpuDriverFactory;
+import io.flinkdevices.rdma.RdmaDriverFactory;
 import io.flinkdevices.testkit.plugin.PluginFolder;
 import io.flinkdevices.testkit.simulated.SimulatedDevices;
 
@@ -127,6 +128,11 @@ class DocSnippetsTest {
                 .includeJarOf(com.fasterxml.jackson.core.JsonParser.class)
                 .includeJarOf(com.fasterxml.jackson.annotation.JsonProperty.class)
                 .buildInto(plugins);
+        PluginFolder.builder("rdma")
+                .includePackageOf(RdmaDriverFactory.class)
+                .includeSdk()
+                .factory(RdmaDriverFactory.class)
+                .buildInto(plugins);
         SimulatedDevices.installGpuPlugin(plugins);
     }
 
@@ -143,6 +149,7 @@ class DocSnippetsTest {
                         "dist/src/main/dist/conf/examples/nvidia-gpu.yaml",
                         "dist/src/main/dist/conf/examples/nvidia-gpu-script.yaml",
                         "dist/src/main/dist/conf/examples/amd-gpu.yaml",
+                        "dist/src/main/dist/conf/examples/rdma.yaml",
                         "dist/src/main/dist/conf/examples/fpga-opencl.yaml");
     }
 
@@ -157,12 +164,13 @@ class DocSnippetsTest {
     @Test
     @DisplayName("the archive's examples appended to one config.yaml, external-resources merged as OPERATORS.md says, give no finding")
     void examplesAppendedTogether() throws Exception {
-        String fpga = read("dist/src/main/dist/conf/examples/fpga-opencl.yaml");
-        for (String gpu : List.of("nvidia-gpu.yaml", "nvidia-gpu-script.yaml")) {
-            String appended = mergeResourceLists(read("dist/src/main/dist/conf/examples/" + gpu) + "\n" + fpga);
-            JsonNode report = doctor(appended, "examples " + gpu + " + fpga-opencl.yaml");
-            assertThat(report.get("resources").toString()).contains("\"gpu\"", "\"fpga\"");
-            assertThat(unexpected(report, Expect.CLEAN)).as(gpu + " + fpga-opencl.yaml").isEmpty();
+        String others =
+                read("dist/src/main/dist/conf/examples/fpga-opencl.yaml") + "\n" + read("dist/src/main/dist/conf/examples/rdma.yaml");
+        for (String gpu : List.of("nvidia-gpu.yaml", "nvidia-gpu-script.yaml", "amd-gpu.yaml")) {
+            String appended = mergeResourceLists(read("dist/src/main/dist/conf/examples/" + gpu) + "\n" + others);
+            JsonNode report = doctor(appended, "examples " + gpu + " + fpga-opencl.yaml + rdma.yaml");
+            assertThat(report.get("resources").toString()).contains("\"gpu\"", "\"fpga\"", "\"rdma\"");
+            assertThat(unexpected(report, Expect.CLEAN)).as(gpu + " + fpga-opencl.yaml + rdma.yaml").isEmpty();
         }
     }
 

@@ -4,8 +4,10 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.process.DiscoveryScript;
 import io.flinkdevices.sdk.process.ExternalCommand;
 import io.flinkdevices.testkit.fake.FakeAmdHost;
+import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
+import io.flinkdevices.testkit.fake.FakeRdmaHost;
 import io.flinkdevices.testkit.host.HostLibraries;
 import io.flinkdevices.testkit.plugin.PluginCheck;
 
@@ -42,6 +44,7 @@ class DistributionArchiveITCase {
             Map.of(
                     "nvidia", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory",
                     "amd", "io.flinkdevices.amd.AmdGpuDriverFactory",
+                    "rdma", "io.flinkdevices.rdma.RdmaDriverFactory",
                     "fpga-opencl", "io.flinkdevices.fpga.OpenClFpgaDriverFactory");
 
     @Nested
@@ -174,6 +177,33 @@ class DistributionArchiveITCase {
             ExternalCommand.Result render = tool(root, host, temp, "render", "kubernetes", "--conf-dir", conf.toString());
             assertThat(render.exitCode()).as("render: %s", render.stderrTail()).isZero();
             assertThat(render.stdout()).contains("amd.com/gpu", "flink-main-container");
+        }
+
+        @Test
+        @DisplayName("bin/flink-devices discover, doctor and render work on the RDMA example snippet with a fake RoCE host")
+        void toolOnTheRdmaExample(@TempDir Path temp) throws Exception {
+            Path root = Distribution.unpacked();
+            FakeHost host = FakeHost.create(temp.resolve("host"));
+            FakeFileTree sys = FakeRdmaHost.builder().roce("mlx5_bond_0", "bond0", "10.1.2.3", 100).installOn(host);
+            Path conf = Files.createDirectories(temp.resolve("rdma.conf"));
+            // the example's commented sysfs.root and coordination file, set to the fake host's
+            Files.writeString(conf.resolve("config.yaml"),
+                    Files.readString(root.resolve("conf/examples/rdma.yaml"))
+                            + "\nexternal-resource.rdma.param.sysfs.root: " + sys.root()
+                            + "\nexternal-resource.rdma.param.coordination.file: " + temp.resolve("rdma.coordination") + "\n");
+
+            ExternalCommand.Result discover = tool(root, host, temp, "discover", "--conf-dir", conf.toString(), "--json");
+            assertThat(discover.exitCode()).as("discover: %s %s", discover.stdout(), discover.stderrTail()).isZero();
+            JsonNode rdma = new ObjectMapper().readTree(discover.stdout()).get("resources").get(0);
+            assertThat(rdma.get("status").asText()).as("%s", rdma).isEqualTo("ok");
+            assertThat(rdma.get("infos").get(0).get("gid-type").asText()).isEqualTo("RoCE v2");
+
+            ExternalCommand.Result doctor = tool(root, host, temp, "doctor", "--conf-dir", conf.toString());
+            assertThat(doctor.exitCode()).as("doctor: %s %s", doctor.stdout(), doctor.stderrTail()).isZero();
+
+            ExternalCommand.Result render = tool(root, host, temp, "render", "kubernetes", "--conf-dir", conf.toString());
+            assertThat(render.exitCode()).as("render: %s", render.stderrTail()).isZero();
+            assertThat(render.stdout()).contains("rdma/hca_shared_devices_a", "flink-main-container");
         }
 
         @Test

@@ -20,6 +20,14 @@ final class SysfsPorts {
 
     static final String CLASS = "class/infiniband";
     private static final String ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000";
+    /**
+     * The GID table is read up to this many unused entries in a row. The kernel's GID cache fills
+     * the table from index 0 and gives a new address the lowest free entry, so the used entries
+     * sit at the start with at most the holes that removed addresses left; a ConnectX port has
+     * 255 entries, and reading every one would cost about 2 ms a port. A GID behind 8 holes in a
+     * row is not seen (log: "no GID in use" or a less preferred GID is chosen).
+     */
+    static final int UNUSED_RUN_ENDS_TABLE = 8;
 
     private final Sysfs sys;
     private final GidChoice gids;
@@ -73,12 +81,16 @@ final class SysfsPorts {
         if (!sys.exists(port + "gids")) {
             return entries;
         }
+        int unusedInARow = 0;
         for (String i : sys.list(port + "gids")) {
             int index;
             try {
                 index = Integer.parseInt(i);
             } catch (NumberFormatException e) {
                 continue;
+            }
+            if (unusedInARow == UNUSED_RUN_ENDS_TABLE) {
+                break;
             }
             String gid = sys.requireAttribute(port + "gids/" + i);
             if (!gid.matches("[0-9a-fA-F]{4}(:[0-9a-fA-F]{4}){7}")) {
@@ -87,8 +99,10 @@ final class SysfsPorts {
                         + " fe80:0000:0000:0000:0e42:a1ff:fe65:e4ec (a truncated or damaged file?)");
             }
             if (gid.equals(ZERO_GID)) {
+                unusedInARow++;
                 continue;
             }
+            unusedInARow = 0;
             // the kernel answers EINVAL for the attributes of an unused entry, so only these are read
             Optional<String> type = sys.attribute(port + "gid_attrs/types/" + i);
             Optional<String> ndev = sys.attribute(port + "gid_attrs/ndevs/" + i);

@@ -84,6 +84,26 @@ class RdmaDriverTest {
     }
 
     @Test
+    @DisplayName("a GID table with holes (removed addresses): a GID after a hole is found; the table is read up to 8 unused entries in a row")
+    void gidTableWithHoles() throws Exception {
+        FakeFileTree sys = host(FakeRdmaHost.builder().roce("mlx5_bond_0", "bond0", "10.1.2.3", 100));
+        String port = "class/infiniband/mlx5_bond_0/ports/1/";
+        String zero = "0000:0000:0000:0000:0000:0000:0000:0000";
+        // the IPv4 RoCE v2 GID moves from index 3 to 9, behind six unused entries
+        String v4 = sys.read(port + "gids/3");
+        for (int i = 2; i <= 8; i++) {
+            sys.file(port + "gids/" + i, zero);
+        }
+        sys.file(port + "gids/9", v4).file(port + "gid_attrs/types/9", "RoCE v2").file(port + "gid_attrs/ndevs/9", "bond0");
+        assertThat(get(driver(sys), 1).get(0).getGidIndex()).hasValue(9);
+
+        // behind eight unused entries it is not read: the link-local RoCE v2 GID is chosen instead
+        sys.file(port + "gids/9", zero).file(port + "gids/10", v4)
+                .file(port + "gid_attrs/types/10", "RoCE v2").file(port + "gid_attrs/ndevs/10", "bond0");
+        assertThat(get(driver(sys), 1).get(0).getGidIndex()).hasValue(1);
+    }
+
+    @Test
     @DisplayName("selectors: pattern, link layer, min rate, netdevs, PCI ids; each rejected port named with its reason")
     void selectors() throws Exception {
         FakeFileTree sys = host(FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).roce("mlx5_1", "ens1f0", "10.0.0.1", 100));
