@@ -7,7 +7,6 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.junit.ArchTests;
 import com.tngtech.archunit.lang.ArchRule;
 
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /** The driver rules every flink-devices driver adopts, on this module's production classes. */
@@ -19,17 +18,7 @@ class FpgaArchitectureTest {
 
     /** Only the factory is public: its class name is configuration, the rest may change. */
     @ArchTest
-    static final ArchRule ONLY_THE_FACTORY_IS_PUBLIC =
-            classes()
-                    .that()
-                    .resideInAPackage("io.flinkdevices.fpga..")
-                    .and()
-                    .areNotAssignableTo(OpenClFpgaDriverFactory.class)
-                    .and()
-                    .areTopLevelClasses()
-                    .should()
-                    .notBePublic()
-                    .because("drivers and backends are package-private; only the factory is configuration");
+    static final ArchRule ONLY_THE_FACTORY_IS_PUBLIC = DriverArchitectureRules.onlyTheFactoryIsPublic(OpenClFpgaDriverFactory.class);
 
     /**
      * JOCL's {@code CL} loads its native library in its static initializer: only the JOCL backend

@@ -7,7 +7,6 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.junit.ArchTests;
 import com.tngtech.archunit.lang.ArchRule;
 
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 
 /** The driver rules every flink-devices driver adopts, on this module's production classes. */
 @AnalyzeClasses(locations = DriverArchitectureRules.MainClasses.class)
@@ -18,15 +17,5 @@ class NvidiaArchitectureTest {
 
     /** Only the factory is public: its class name is configuration, the rest may change. */
     @ArchTest
-    static final ArchRule ONLY_THE_FACTORY_IS_PUBLIC =
-            classes()
-                    .that()
-                    .resideInAPackage("io.flinkdevices.nvidia..")
-                    .and()
-                    .areNotAssignableTo(NvidiaGpuDriverFactory.class)
-                    .and()
-                    .areTopLevelClasses()
-                    .should()
-                    .notBePublic()
-                    .because("drivers and backends are package-private; only the factory is configuration");
+    static final ArchRule ONLY_THE_FACTORY_IS_PUBLIC = DriverArchitectureRules.onlyTheFactoryIsPublic(NvidiaGpuDriverFactory.class);
 }

@@ -100,6 +100,29 @@ public final class DriverArchitectureRules {
                     .because("sdk-api's internals may change in any release");
 
     /**
+     * Only {@code factory} is public among the top-level classes of its package and the packages
+     * below: its class name is configuration, everything else of the driver may change. Use it
+     * next to {@code ArchTests.in(DriverArchitectureRules.class)}:
+     *
+     * <pre>{@code
+     * @ArchTest
+     * static final ArchRule ONLY_THE_FACTORY_IS_PUBLIC = DriverArchitectureRules.onlyTheFactoryIsPublic(AcmeDriverFactory.class);
+     * }</pre>
+     */
+    public static ArchRule onlyTheFactoryIsPublic(Class<? extends ExternalResourceDriverFactory> factory) {
+        return classes()
+                .that()
+                .resideInAPackage(factory.getPackageName() + "..")
+                .and()
+                .areNotAssignableTo(factory)
+                .and()
+                .areTopLevelClasses()
+                .should()
+                .notBePublic()
+                .because("drivers and backends are package-private; only the factory is configuration");
+    }
+
+    /**
      * Every factory is a {@code public final} class with a public no-arg constructor, as {@link
      * java.util.ServiceLoader} (which Flink's plugin manager uses) needs.
      */

@@ -37,6 +37,8 @@ class DriverArchitectureRulesTest {
                             DriverArchitectureRules.FACTORIES_ARE_OUTSIDE_INTERNAL_PACKAGES.check(
                                     EXAMPLE);
                             DriverArchitectureRules.NO_CLASSES_IN_FLINK_PACKAGES.check(EXAMPLE);
+                            DriverArchitectureRules.onlyTheFactoryIsPublic(AcmeTensorStickDriverFactory.class)
+                                    .check(EXAMPLE);
                         })
                 .doesNotThrowAnyException();
     }
@@ -75,5 +77,14 @@ class DriverArchitectureRulesTest {
                 .isInstanceOf(AssertionError.class)
                 .hasMessageContaining(LeakyNvidiaFactory.class.getName())
                 .hasMessageContaining("no-arg constructor");
+    }
+
+    @Test
+    @DisplayName("a public class beside the factory fails onlyTheFactoryIsPublic, naming it")
+    void publicHelperFails() {
+        assertThatThrownBy(() -> DriverArchitectureRules.onlyTheFactoryIsPublic(LeakyNvidiaFactory.class).check(VIOLATING))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("io.flinkdevices.nvidia.archviolation.PublicNvidiaHelper")
+                .hasMessageNotContaining(LeakyNvidiaFactory.class.getName() + ">");
     }
 }
