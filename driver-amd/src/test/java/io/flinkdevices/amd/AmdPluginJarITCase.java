@@ -10,19 +10,13 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.jar.JarFile;
-import java.util.stream.Collectors;
 
 /** The shaded plugin jar, as built by {@code package}, is what Flink's plugin loader needs. */
 @DisplayName("The AMD plugin jar")
 class AmdPluginJarITCase {
 
     static Path pluginJar() {
-        String path = System.getProperty("amd.plugin.jar");
-        assertThat(path).as("system property amd.plugin.jar (set by the pom)").isNotBlank();
-        Path jar = Path.of(path);
-        assertThat(jar).as("run 'package' first").isRegularFile();
-        return jar;
+        return PluginCheck.builtJar("amd.plugin.jar");
     }
 
     @Test
@@ -36,10 +30,7 @@ class AmdPluginJarITCase {
     @Test
     @DisplayName("bundles sdk-api and a relocated Jackson, never Flink or slf4j")
     void isSelfContained() throws Exception {
-        List<String> entries;
-        try (JarFile jar = new JarFile(pluginJar().toFile())) {
-            entries = jar.stream().map(e -> e.getName()).collect(Collectors.toList());
-        }
+        List<String> entries = PluginCheck.entries(pluginJar());
         assertThat(entries)
                 .contains(
                         "io/flinkdevices/amd/AmdGpuDriverFactory.class",

@@ -8,8 +8,6 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.jar.JarFile;
-import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,11 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NvidiaPluginJarITCase {
 
     static Path pluginJar() {
-        String path = System.getProperty("nvidia.plugin.jar");
-        assertThat(path).as("system property nvidia.plugin.jar (set by the pom)").isNotBlank();
-        Path jar = Path.of(path);
-        assertThat(jar).as("run 'package' first").isRegularFile();
-        return jar;
+        return PluginCheck.builtJar("nvidia.plugin.jar");
     }
 
     @Test
@@ -36,10 +30,7 @@ class NvidiaPluginJarITCase {
     @Test
     @DisplayName("bundles sdk-api and JCuda's driver API, never Flink or slf4j")
     void isSelfContained() throws Exception {
-        List<String> entries;
-        try (JarFile jar = new JarFile(pluginJar().toFile())) {
-            entries = jar.stream().map(e -> e.getName()).collect(Collectors.toList());
-        }
+        List<String> entries = PluginCheck.entries(pluginJar());
         assertThat(entries)
                 .contains(
                         "io/flinkdevices/nvidia/NvidiaGpuDriverFactory.class",

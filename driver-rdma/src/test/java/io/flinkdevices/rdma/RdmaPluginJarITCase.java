@@ -10,19 +10,13 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.jar.JarFile;
-import java.util.stream.Collectors;
 
 /** The shaded plugin jar, as built by {@code package}, is what Flink's plugin loader needs. */
 @DisplayName("The RDMA plugin jar")
 class RdmaPluginJarITCase {
 
     static Path pluginJar() {
-        String path = System.getProperty("rdma.plugin.jar");
-        assertThat(path).as("system property rdma.plugin.jar (set by the pom)").isNotBlank();
-        Path jar = Path.of(path);
-        assertThat(jar).as("run 'package' first").isRegularFile();
-        return jar;
+        return PluginCheck.builtJar("rdma.plugin.jar");
     }
 
     @Test
@@ -36,10 +30,7 @@ class RdmaPluginJarITCase {
     @Test
     @DisplayName("bundles sdk-api, never Flink, slf4j or Jackson")
     void isSelfContained() throws Exception {
-        List<String> entries;
-        try (JarFile jar = new JarFile(pluginJar().toFile())) {
-            entries = jar.stream().map(e -> e.getName()).collect(Collectors.toList());
-        }
+        List<String> entries = PluginCheck.entries(pluginJar());
         assertThat(entries)
                 .contains(
                         "io/flinkdevices/rdma/RdmaDriverFactory.class",

@@ -82,6 +82,34 @@ public final class PluginCheck {
     private PluginCheck() {}
 
     /**
+     * The plugin jar a build made, named by a system property the build sets (the driver's pom
+     * passes {@code <my.plugin.jar>${plugin.jar}</my.plugin.jar>} to failsafe).
+     *
+     * @throws AssertionError naming the property when it is unset, or the path when nothing is
+     *     there ("run package first")
+     */
+    public static Path builtJar(String systemProperty) {
+        String path = System.getProperty(systemProperty);
+        if (path == null || path.isBlank()) {
+            throw new AssertionError("system property " + systemProperty + " is not set; the driver's pom sets it"
+                    + " for its integration tests (maven-failsafe-plugin systemPropertyVariables)");
+        }
+        Path jar = Path.of(path);
+        if (!java.nio.file.Files.isRegularFile(jar)) {
+            throw new AssertionError("no plugin jar at " + jar.toAbsolutePath() + " (" + systemProperty
+                    + "); run package first");
+        }
+        return jar;
+    }
+
+    /** The names of every entry of a jar, in the jar's order. */
+    public static List<String> entries(Path jar) throws java.io.IOException {
+        try (java.util.jar.JarFile file = new java.util.jar.JarFile(jar.toFile())) {
+            return file.stream().map(java.util.jar.JarEntry::getName).collect(java.util.stream.Collectors.toList());
+        }
+    }
+
+    /**
      * Checks a plugin jar, or a plugin folder ({@code plugins/<name>/}) with all its jars.
      *
      * @return what was found, when every check passed
