@@ -99,6 +99,43 @@ class DistributionArchiveITCase {
             }
             assertThat(factories).isEqualTo(new TreeMap<>(DRIVERS));
         }
+
+        @Test
+        @DisplayName("every class of every plugin jar, bundled libraries included, is Java 11 bytecode or older (TaskManagers on Java 11 load them)")
+        void everyClassRunsOnJava11() throws Exception {
+            Path plugins = Distribution.unpacked().resolve("plugins");
+            Map<String, Integer> tooNew = new TreeMap<>();
+            int classes = 0;
+            for (String folder : list(plugins)) {
+                for (String name : list(plugins.resolve(folder))) {
+                    if (!name.endsWith(".jar")) {
+                        continue;
+                    }
+                    try (JarFile jar = new JarFile(plugins.resolve(folder).resolve(name).toFile())) {
+                        for (java.util.jar.JarEntry e : java.util.Collections.list(jar.entries())) {
+                            if (!e.getName().endsWith(".class")) {
+                                continue;
+                            }
+                            classes++;
+                            int major;
+                            try (java.io.DataInputStream in = new java.io.DataInputStream(jar.getInputStream(e))) {
+                                assertThat(in.readInt()).as("%s in %s is a class file", e.getName(), name).isEqualTo(0xCAFEBABE);
+                                in.readUnsignedShort();
+                                major = in.readUnsignedShort();
+                            }
+                            // a multi-release entry META-INF/versions/N/ is loaded only on Java N and newer
+                            java.util.regex.Matcher mr = java.util.regex.Pattern.compile("META-INF/versions/(\\d+)/.*").matcher(e.getName());
+                            int allowed = mr.matches() ? 44 + Integer.parseInt(mr.group(1)) : 55;
+                            if (major > allowed) {
+                                tooNew.put("plugins/" + folder + "/" + name + "!" + e.getName(), major);
+                            }
+                        }
+                    }
+                }
+            }
+            assertThat(classes).as("classes read").isGreaterThan(1000);
+            assertThat(tooNew).as("classes newer than their Java release (major 55 = Java 11)").isEmpty();
+        }
     }
 
     @Nested

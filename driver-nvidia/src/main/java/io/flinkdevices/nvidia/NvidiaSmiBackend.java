@@ -302,7 +302,55 @@ final class NvidiaSmiBackend implements Backend {
     }
 
     /** A MIG device from {@code nvidia-smi -L}. */
-    record Mig(int gpuIndex, String profile, int device, String uuid) {}
+    /** One line of {@code nvidia-smi -L} that names a MIG device. */
+    static final class Mig {
+        final int gpuIndex;
+        final String profile;
+        final int device;
+        final String uuid;
+
+        Mig(int gpuIndex, String profile, int device, String uuid) {
+            this.gpuIndex = gpuIndex;
+            this.profile = profile;
+            this.device = device;
+            this.uuid = uuid;
+        }
+
+        int gpuIndex() {
+            return gpuIndex;
+        }
+
+        String profile() {
+            return profile;
+        }
+
+        int device() {
+            return device;
+        }
+
+        String uuid() {
+            return uuid;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Mig)) {
+                return false;
+            }
+            Mig m = (Mig) o;
+            return gpuIndex == m.gpuIndex && device == m.device && profile.equals(m.profile) && uuid.equals(m.uuid);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(gpuIndex, profile, device, uuid);
+        }
+
+        @Override
+        public String toString() {
+            return "Mig[gpuIndex=" + gpuIndex + ", profile=" + profile + ", device=" + device + ", uuid=" + uuid + "]";
+        }
+    }
 
     /** Parses {@code nvidia-smi -L}: GPU lines, each followed by its MIG device lines. */
     static List<Mig> parseList(String stdout, String source) throws DeviceDriverException {
