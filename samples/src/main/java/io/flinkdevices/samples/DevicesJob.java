@@ -91,8 +91,9 @@ public final class DevicesJob {
         }
         boolean gpuOk = runGpu(out);
         boolean amdOk = runAmd(out);
+        boolean rdmaOk = runRdma(out);
         boolean fpgaOk = runFpga(fpga, out);
-        return gpuOk && amdOk && fpgaOk ? 0 : 1;
+        return gpuOk && amdOk && rdmaOk && fpgaOk ? 0 : 1;
     }
 
     /** The text {@code --help} prints, which {@code bin/run-devices-job --help} also prints. */
@@ -163,6 +164,80 @@ public final class DevicesJob {
                 + (real ? "this host's AMD GPUs (/sys/class/kfd)" : "a simulated host: no AMD GPU in /sys/class/kfd, so a fake"
                         + " sysfs tree holds 8 MI300X in CPX/NPS4 mode (64 compute partitions)"));
         return report(lines, amount, cause, out);
+    }
+
+    /**
+     * The RDMA part: the RDMA driver on this host's {@code /sys/class/infiniband} where it has a
+     * port, else on a fake host with a ConnectX InfiniBand adapter (port 2 down) and a RoCE
+     * adapter on a bond; one port per TaskManager, read by both subtasks. True when every subtask
+     * got one.
+     */
+    static boolean runRdma(PrintStream out) throws Exception {
+        Path infiniband = Path.of("/sys/class/infiniband");
+        boolean real = Files.isDirectory(infiniband) && !listOrEmpty(infiniband).isEmpty();
+        Path work = Files.createTempDirectory("flink-devices-rdma");
+        Map<Integer, io.flinkdevices.testkit.cluster.SubtaskResources> bySubtask;
+        Optional<String> cause;
+        try {
+            Map<String, String> params = Map.of("link-layer", "ethernet");
+            if (!real) {
+                io.flinkdevices.testkit.fake.FakeFileTree sys =
+                        io.flinkdevices.testkit.fake.FakeRdmaHost.builder()
+                                .infiniband("mlx5_0", 200, true, false)
+                                .roce("mlx5_bond_0", "bond0", "10.1.2.3", 100)
+                                .installOn(FakeHost.create(work.resolve("host")));
+                params = Map.of("link-layer", "ethernet", "sysfs.root", sys.root().toString());
+            }
+            Path plugins = work.resolve("plugins");
+            PluginFolder.builder("rdma")
+                    .includePackageOf(io.flinkdevices.rdma.RdmaDriverFactory.class)
+                    .includeSdk()
+                    .factory(io.flinkdevices.rdma.RdmaDriverFactory.class)
+                    .buildInto(plugins);
+            try (DriverWarnings warnings = DriverWarnings.capture();
+                    LocalDeviceCluster cluster =
+                            LocalDeviceCluster.builder()
+                                    .pluginsDir(plugins)
+                                    .taskManagers(1)
+                                    .slotsPerTaskManager(2)
+                                    .resource("rdma", io.flinkdevices.rdma.RdmaDriverFactory.class.getName(), 1, params)
+                                    .build()
+                                    .start()) {
+                bySubtask = io.flinkdevices.testkit.cluster.ResourceProbe.run(cluster.createEnvironment(), "rdma", 2);
+                cause = warnings.causeFor("rdma");
+            }
+        } finally {
+            deleteRecursively(work);
+        }
+        out.println();
+        out.println("flink-devices RDMA driver, link-layer ethernet (RoCE), "
+                + (real ? "this host's RDMA ports (/sys/class/infiniband)"
+                        : "a simulated host: no /sys/class/infiniband, so a fake sysfs tree holds a ConnectX InfiniBand"
+                                + " adapter (port 2 down) and a RoCE adapter on bond0"));
+        out.println("one TaskManager, external-resource.rdma.amount: 1:");
+        boolean all = !bySubtask.isEmpty();
+        for (io.flinkdevices.testkit.cluster.SubtaskResources seen : bySubtask.values()) {
+            if (seen.infos().isEmpty()) {
+                all = false;
+                out.println("  subtask " + seen.subtaskIndex() + ": no RDMA port");
+                continue;
+            }
+            io.flinkdevices.sdk.info.RdmaInfo p = io.flinkdevices.sdk.info.RdmaInfo.from(seen.infos().iterator().next());
+            out.println("  subtask " + seen.subtaskIndex() + ": uses RDMA port " + p.getDevice() + "/" + p.getPort()
+                    + " (" + p.getLinkLayer().orElse("?") + ", " + p.getGidType().orElse("?") + " GID #"
+                    + (p.getGidIndex().isPresent() ? p.getGidIndex().getAsInt() : -1) + " " + p.getGid().orElse("?") + ", "
+                    + p.getNetdev().orElse("?") + ", " + (p.getRateGbps().isPresent() ? p.getRateGbps().getAsLong() : 0) + " Gb/s)");
+        }
+        out.println(all ? "Every subtask received a device." : "Some subtasks received no device: " + droppedBecause(cause));
+        return all;
+    }
+
+    private static List<Path> listOrEmpty(Path dir) {
+        try (var s = Files.list(dir)) {
+            return s.collect(java.util.stream.Collectors.toList());
+        } catch (IOException e) {
+            return List.of();
+        }
     }
 
     /** Whether the KFD topology under {@code sys} lists a GPU agent (a node with SIMDs). */

@@ -57,6 +57,23 @@ class DevicesJobITCase {
     }
 
     @Test
+    @DisplayName("the main job's RDMA part: every subtask uses the healthy RoCE v2 port of the fake host")
+    void rdmaPartHandsOutThePort() throws Exception {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        boolean ok = DevicesJob.runRdma(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        String report = buf.toString(StandardCharsets.UTF_8);
+
+        assertThat(ok).as(report).isTrue();
+        String port = "uses RDMA port mlx5_bond_0/1 (Ethernet, RoCE v2 GID #3 " + io.flinkdevices.testkit.fake.FakeRdmaHost.ipv4Gid("10.1.2.3")
+                + ", bond0, 100 Gb/s)";
+        assertThat(report)
+                .contains("flink-devices RDMA driver, link-layer ethernet (RoCE), a simulated host")
+                .contains("subtask 0: " + port)
+                .contains("subtask 1: " + port)
+                .contains("Every subtask received a device.");
+    }
+
+    @Test
     @DisplayName("the main job's FPGA part runs the FIR job on the OpenCL driver's PoCL device and reports it")
     void fpgaPartRunsOnTheDriversDevice() {
         assumePoCl();
