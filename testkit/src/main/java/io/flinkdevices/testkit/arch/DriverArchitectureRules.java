@@ -100,6 +100,36 @@ public final class DriverArchitectureRules {
                     .because("sdk-api's internals may change in any release");
 
     /**
+     * No driver class starts a process itself ({@link ProcessBuilder}, {@link Runtime#exec}):
+     * tools run through sdk-api's {@code ExternalCommand} or {@code DiscoveryScript}, which bound
+     * the run by a timeout, read bounded output and kill the whole process tree, so that a hung
+     * tool never hangs a TaskManager's start. Checked on every analysed class outside sdk-api, so
+     * it holds for a driver in any package.
+     */
+    @ArchTest
+    public static final ArchRule DRIVERS_RUN_TOOLS_THROUGH_THE_SDK =
+            noClasses()
+                    .that()
+                    .resideOutsideOfPackage("io.flinkdevices.sdk..")
+                    .should()
+                    .dependOnClassesThat()
+                    .areAssignableTo(ProcessBuilder.class)
+                    .orShould()
+                    .callMethod(Runtime.class, "exec", String.class)
+                    .orShould()
+                    .callMethod(Runtime.class, "exec", String[].class)
+                    .orShould()
+                    .callMethod(Runtime.class, "exec", String.class, String[].class)
+                    .orShould()
+                    .callMethod(Runtime.class, "exec", String[].class, String[].class)
+                    .orShould()
+                    .callMethod(Runtime.class, "exec", String.class, String[].class, java.io.File.class)
+                    .orShould()
+                    .callMethod(Runtime.class, "exec", String[].class, String[].class, java.io.File.class)
+                    .because("io.flinkdevices.sdk.process.ExternalCommand bounds a tool's time and output and kills its"
+                            + " process tree; a raw process can hang the TaskManager's start");
+
+    /**
      * Only {@code factory} is public among the top-level classes of its package and the packages
      * below: its class name is configuration, everything else of the driver may change. Use it
      * next to {@code ArchTests.in(DriverArchitectureRules.class)}:

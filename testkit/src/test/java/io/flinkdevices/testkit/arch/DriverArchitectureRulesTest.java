@@ -37,6 +37,7 @@ class DriverArchitectureRulesTest {
                             DriverArchitectureRules.FACTORIES_ARE_OUTSIDE_INTERNAL_PACKAGES.check(
                                     EXAMPLE);
                             DriverArchitectureRules.NO_CLASSES_IN_FLINK_PACKAGES.check(EXAMPLE);
+                            DriverArchitectureRules.DRIVERS_RUN_TOOLS_THROUGH_THE_SDK.check(EXAMPLE);
                             DriverArchitectureRules.onlyTheFactoryIsPublic(AcmeTensorStickDriverFactory.class)
                                     .check(EXAMPLE);
                         })
@@ -86,5 +87,16 @@ class DriverArchitectureRulesTest {
                 .isInstanceOf(AssertionError.class)
                 .hasMessageContaining("io.flinkdevices.nvidia.archviolation.PublicNvidiaHelper")
                 .hasMessageNotContaining(LeakyNvidiaFactory.class.getName() + ">");
+    }
+
+    @Test
+    @DisplayName("a driver that starts its tool with ProcessBuilder or Runtime.exec fails the build, naming both calls")
+    void rawProcessFails() {
+        assertThatThrownBy(() -> DriverArchitectureRules.DRIVERS_RUN_TOOLS_THROUGH_THE_SDK.check(VIOLATING))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("RawProcessNvidiaProbe.run()")
+                .hasMessageContaining("java.lang.ProcessBuilder")
+                .hasMessageContaining("RawProcessNvidiaProbe.exec()")
+                .hasMessageContaining("Runtime.exec");
     }
 }
