@@ -99,4 +99,14 @@ class DriverArchitectureRulesTest {
                 .hasMessageContaining("RawProcessNvidiaProbe.exec()")
                 .hasMessageContaining("Runtime.exec");
     }
+
+    @Test
+    @DisplayName("a third-party driver in its own package that uses sdk-api internals fails the build")
+    void thirdPartyInternalsFail() {
+        assertThatThrownBy(() -> DriverArchitectureRules.DRIVERS_DO_NOT_USE_SDK_INTERNALS.check(
+                        new ClassFileImporter().importPackages("com.acme.archviolation")))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("com.acme.archviolation.InternalsUsingDriver")
+                .hasMessageContaining("io.flinkdevices.sdk.internal.NearMiss");
+    }
 }
