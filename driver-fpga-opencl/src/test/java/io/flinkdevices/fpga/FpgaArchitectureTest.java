@@ -16,6 +16,10 @@ class FpgaArchitectureTest {
     @ArchTest
     static final ArchTests DRIVER_RULES = ArchTests.in(DriverArchitectureRules.class);
 
+    /** The same rules on this driver's root package, which must hold classes. */
+    @ArchTest
+    static final ArchRule DRIVER_RULES_OF_THE_ROOT = DriverArchitectureRules.forRoot("io.flinkdevices.fpga");
+
     /** Only the factory is public: its class name is configuration, the rest may change. */
     @ArchTest
     static final ArchRule ONLY_THE_FACTORY_IS_PUBLIC = DriverArchitectureRules.onlyTheFactoryIsPublic(OpenClFpgaDriverFactory.class);

@@ -12,6 +12,7 @@ import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
 import org.junit.jupiter.api.DisplayName;
 
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,16 @@ class NvidiaDriverContractITCase extends DriverContractKit {
     @Override
     protected ExternalResourceDriverFactory factory() {
         return new NvidiaGpuDriverFactory(Map.of());
+    }
+
+    @Override
+    protected ExternalResourceDriverFactory factory(FakeHost host) {
+        return new NvidiaGpuDriverFactory(host.environment());
+    }
+
+    @Override
+    protected Map<String, String> timeoutParams(Duration timeout) {
+        return Map.of("timeout", timeout.toMillis() + " ms");
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.flinkdevices.testkit.arch;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 
+import com.tngtech.archunit.core.domain.JavaAccess;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaConstructor;
 import com.tngtech.archunit.core.domain.JavaModifier;
@@ -13,12 +14,15 @@ import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import com.tngtech.archunit.lang.CompositeArchRule;
+import com.tngtech.archunit.lang.syntax.elements.GivenClassesConjunction;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -41,6 +45,11 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  * }
  * }</pre>
  *
+ * <p>The rules look at every analysed class outside sdk-api and the testkit, so a module's own
+ * driver is checked whatever its package, and each fails when there is no such class (a rule
+ * checked against nothing proves nothing). {@link #forRoot(String)} checks the same on the
+ * classes of one named root package.
+ *
  * <p>Import production classes only. {@link MainClasses} does that also when the build directory
  * is moved ({@code -DbuildDir=/tmp/x}), where {@code ImportOption.DoNotIncludeTests} (whose
  * Maven pattern is {@code .../target/test-classes/...}) lets test classes in, and a driver's
@@ -52,6 +61,9 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 public final class DriverArchitectureRules {
 
     private DriverArchitectureRules() {}
+
+    private static final String SDK_PACKAGES = "io.flinkdevices.sdk..";
+    private static final String TESTKIT_PACKAGES = "io.flinkdevices.testkit..";
 
     /** The root package of every driver shipped by this project. */
     public static final List<String> DRIVER_PACKAGES =
@@ -75,62 +87,36 @@ public final class DriverArchitectureRules {
                             "Flink loads each plugins/ folder with its own class loader; a driver"
                                     + " cannot see another driver's classes");
 
-    /** No driver's production code uses the testkit: it is not in the plugin jar. */
-    @ArchTest
-    public static final ArchRule DRIVERS_DO_NOT_DEPEND_ON_TESTKIT =
-            noClasses()
-                    .that()
-                    .resideInAnyPackage(DRIVER_PACKAGES.toArray(new String[0]))
-                    .should()
-                    .dependOnClassesThat()
-                    .resideInAPackage("io.flinkdevices.testkit..")
-                    .allowEmptyShould(true)
-                    .because("the testkit is a test dependency and is not bundled in a plugin");
+    /** The packages no driver's class lives in: sdk-api's and the testkit's. */
+    private static final String[] NOT_A_DRIVER = {SDK_PACKAGES, TESTKIT_PACKAGES};
 
     /**
-     * Drivers use sdk-api's published types only, never its {@code internal} packages. Checked on
-     * every analysed class outside sdk-api, so it holds for a driver in any package.
+     * No driver's production code uses the testkit: it is not in the plugin jar. Checks every
+     * analysed class outside sdk-api and the testkit, and fails when there is none.
+     */
+    @ArchTest
+    public static final ArchRule DRIVERS_DO_NOT_DEPEND_ON_TESTKIT =
+            noTestkit(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER));
+
+    /**
+     * Drivers use sdk-api's published types only, never an {@code internal} package of it.
+     * Checks every analysed class outside sdk-api and the testkit, and fails when there is none.
      */
     @ArchTest
     public static final ArchRule DRIVERS_DO_NOT_USE_SDK_INTERNALS =
-            noClasses()
-                    .that()
-                    .resideOutsideOfPackage("io.flinkdevices.sdk..")
-                    .should()
-                    .dependOnClassesThat()
-                    .resideInAPackage("io.flinkdevices.sdk..internal..")
-                    .allowEmptyShould(true)
-                    .because("sdk-api's internals may change in any release");
+            noSdkInternals(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER));
 
     /**
-     * No driver class starts a process itself ({@link ProcessBuilder}, {@link Runtime#exec}):
-     * tools run through sdk-api's {@code ExternalCommand} or {@code DiscoveryScript}, which bound
-     * the run by a timeout, read bounded output and kill the whole process tree, so that a hung
-     * tool never hangs a TaskManager's start. Checked on every analysed class outside sdk-api, so
-     * it holds for a driver in any package.
+     * Drivers run programs through the SDK's {@link io.flinkdevices.sdk.process.ExternalCommand}
+     * (or {@code DiscoveryScript}), never with {@link ProcessBuilder} or {@code Runtime.exec}
+     * themselves: the SDK's runner has the timeout, kills the whole process tree on every path and
+     * bounds what it reads, which a hand-written {@code waitFor()} forgets and a TaskManager then
+     * hangs on. Checks every analysed class outside sdk-api and the testkit, and fails when there
+     * is none.
      */
     @ArchTest
-    public static final ArchRule DRIVERS_RUN_TOOLS_THROUGH_THE_SDK =
-            noClasses()
-                    .that()
-                    .resideOutsideOfPackage("io.flinkdevices.sdk..")
-                    .should()
-                    .dependOnClassesThat()
-                    .areAssignableTo(ProcessBuilder.class)
-                    .orShould()
-                    .callMethod(Runtime.class, "exec", String.class)
-                    .orShould()
-                    .callMethod(Runtime.class, "exec", String[].class)
-                    .orShould()
-                    .callMethod(Runtime.class, "exec", String.class, String[].class)
-                    .orShould()
-                    .callMethod(Runtime.class, "exec", String[].class, String[].class)
-                    .orShould()
-                    .callMethod(Runtime.class, "exec", String.class, String[].class, java.io.File.class)
-                    .orShould()
-                    .callMethod(Runtime.class, "exec", String[].class, String[].class, java.io.File.class)
-                    .because("io.flinkdevices.sdk.process.ExternalCommand bounds a tool's time and output and kills its"
-                            + " process tree; a raw process can hang the TaskManager's start");
+    public static final ArchRule DRIVERS_RUN_PROGRAMS_THROUGH_THE_SDK =
+            noRawProcesses(classes().that().resideOutsideOfPackages(NOT_A_DRIVER));
 
     /**
      * Only {@code factory} is public among the top-level classes of its package and the packages
@@ -186,7 +172,6 @@ public final class DriverArchitectureRules {
                     .implement(ExternalResourceDriverFactory.class)
                     .should()
                     .resideInAPackage("..internal..")
-                    .allowEmptyShould(true)
                     .because("a factory's class name is public configuration");
 
     /** No class of ours lives under {@code org.apache.flink}, which plugins load parent-first. */
@@ -198,6 +183,138 @@ public final class DriverArchitectureRules {
                     .because(
                             "Flink's plugin class loader loads org.apache.flink.* from the"
                                     + " TaskManager, so such a class in a plugin jar is never used");
+
+    /**
+     * Every driver rule, for the classes of the driver whose root package is {@code
+     * rootPackage} (for example {@code com.acme.sticks}; its subpackages included): no testkit,
+     * no sdk-api internals, programs only through the SDK, no other flink-devices driver,
+     * factories {@code public final} with a public no-argument constructor and outside {@code
+     * internal} packages, nothing under {@code org.apache.flink}. A root without any analysed
+     * class fails: a rule checked against nothing proves nothing (a typo in the root, or a test
+     * that imports the wrong folder).
+     *
+     * <pre>{@code
+     * @AnalyzeClasses(locations = DriverArchitectureRules.MainClasses.class)
+     * class AcmeArchitectureTest {
+     *     @ArchTest static final ArchRule RULES = DriverArchitectureRules.forRoot("com.acme.sticks");
+     * }
+     * }</pre>
+     *
+     * @throws IllegalArgumentException when {@code rootPackage} is not a Java package name, or is
+     *     sdk-api's or the testkit's
+     */
+    public static ArchRule forRoot(String rootPackage) {
+        if (rootPackage == null
+                || !rootPackage.matches("[A-Za-z_$][\\w$]*(\\.[A-Za-z_$][\\w$]*)*")) {
+            throw new IllegalArgumentException(
+                    "A driver's root package is a Java package name such as com.acme.sticks, but"
+                            + " got '"
+                            + rootPackage
+                            + "'");
+        }
+        if ((rootPackage + ".").startsWith("io.flinkdevices.sdk.")
+                || (rootPackage + ".").startsWith("io.flinkdevices.testkit.")) {
+            throw new IllegalArgumentException(
+                    rootPackage + " is sdk-api's or the testkit's, not a driver's root package");
+        }
+        String root = rootPackage + "..";
+        List<String> others = new ArrayList<>();
+        for (String driver : DRIVER_PACKAGES) {
+            if (!driver.equals(root)) {
+                others.add(driver);
+            }
+        }
+        return CompositeArchRule.of(noTestkit(noClasses().that().resideInAPackage(root)))
+                .and(noSdkInternals(noClasses().that().resideInAPackage(root)))
+                .and(noRawProcesses(classes().that().resideInAPackage(root)))
+                .and(
+                        noClasses()
+                                .that()
+                                .resideInAPackage(root)
+                                .should()
+                                .dependOnClassesThat()
+                                .resideInAnyPackage(others.toArray(new String[0]))
+                                .because(
+                                        "Flink loads each plugins/ folder with its own class"
+                                                + " loader; a driver cannot see another driver's"
+                                                + " classes"))
+                .and(
+                        classes()
+                                .that()
+                                .resideInAPackage(root)
+                                .and()
+                                .implement(ExternalResourceDriverFactory.class)
+                                .and()
+                                .doNotHaveModifier(JavaModifier.ABSTRACT)
+                                .should()
+                                .bePublic()
+                                .andShould()
+                                .haveModifier(JavaModifier.FINAL)
+                                .andShould(haveAPublicNoArgConstructor())
+                                .andShould()
+                                .resideOutsideOfPackage("..internal..")
+                                // the other rules fail on a root without classes
+                                .allowEmptyShould(true)
+                                .because(
+                                        "Flink instantiates factories through ServiceLoader and"
+                                                + " configures them by class name"))
+                .and(
+                        noClasses()
+                                .that()
+                                .resideInAPackage(root)
+                                .should()
+                                .resideInAPackage("org.apache.flink..")
+                                .because("Flink loads org.apache.flink.* parent-first"))
+                .as("the driver rules of " + root);
+    }
+
+    private static ArchRule noTestkit(GivenClassesConjunction drivers) {
+        return drivers.should()
+                .dependOnClassesThat()
+                .resideInAPackage(TESTKIT_PACKAGES)
+                .allowEmptyShould(false)
+                .because("the testkit is a test dependency and is not bundled in a plugin");
+    }
+
+    private static ArchRule noSdkInternals(GivenClassesConjunction drivers) {
+        return drivers.should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.flinkdevices.sdk..internal..")
+                .allowEmptyShould(false)
+                .because("sdk-api's internals may change in any release");
+    }
+
+    private static ArchRule noRawProcesses(GivenClassesConjunction drivers) {
+        return drivers.should(notStartProgramsThemselves())
+                .allowEmptyShould(false)
+                .because(
+                        "ExternalCommand has the timeout, kills the process tree and bounds the"
+                                + " output; a bare ProcessBuilder or Runtime.exec hangs a"
+                                + " TaskManager when the tool hangs");
+    }
+
+    private static ArchCondition<JavaClass> notStartProgramsThemselves() {
+        return new ArchCondition<>("not start programs with ProcessBuilder or Runtime.exec") {
+            @Override
+            public void check(JavaClass type, ConditionEvents events) {
+                for (JavaAccess<?> access : type.getAccessesFromSelf()) {
+                    String owner = access.getTargetOwner().getName();
+                    boolean processBuilder = owner.equals(ProcessBuilder.class.getName());
+                    boolean exec =
+                            owner.equals(Runtime.class.getName())
+                                    && access.getName().equals("exec");
+                    if (processBuilder || exec) {
+                        events.add(
+                                SimpleConditionEvent.violated(
+                                        type,
+                                        access.getDescription()
+                                                + ": run programs with io.flinkdevices.sdk.process"
+                                                + ".ExternalCommand instead"));
+                    }
+                }
+            }
+        };
+    }
 
     private static ArchCondition<JavaClass> haveAPublicNoArgConstructor() {
         return new ArchCondition<>("have a public no-arg constructor") {

@@ -6,6 +6,7 @@ import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceNames;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.testkit.contract.internal.Attempt;
+import io.flinkdevices.testkit.contract.internal.ForeignInfo;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -15,6 +16,8 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -126,6 +129,79 @@ public abstract class CapabilityContract extends ContractSuite {
         }
         assertThat(variables).as("the variables the devices name").hasSize(1);
         assertThat(values).as("the values that select each device").hasSize(infos.size());
+    }
+
+    /**
+     * Purpose: a TaskManager restricted to some devices by its visible-devices variable (a
+     * container runtime or an operator sets it) never hands out the others, which belong to
+     * another process.
+     *
+     * <p>How: retrieves every device of a host with {@code maxDevices()} devices, then hides the
+     * one with the smallest visible-devices value through {@code restrictVisibleDevices} (by
+     * default {@code <variable>=<the other values, comma-separated>} in the host's environment),
+     * and creates a new driver with {@code factory(host)}.
+     *
+     * <p>Must hold: {@code maxDevices() - 1} devices are retrieved and none is the hidden one (by
+     * {@code uuid} when it has one, else by all its properties); asking for {@code maxDevices()}
+     * fails with an {@link Exception}. Skipped when {@link DriverCapability#VISIBLE_DEVICES} is
+     * not declared.
+     */
+    @Test
+    @DisplayName("never offers a device its visible-devices variable hides")
+    public void hiddenDeviceIsNeverOffered() throws Exception {
+        Assumptions.assumeTrue(
+                declared(DriverCapability.VISIBLE_DEVICES),
+                "the driver declares no VISIBLE_DEVICES, so there is no variable to hide a device with");
+        int n = kit.maxDevices();
+        PreparedHost host = host(n);
+        List<ExternalResourceInfo> all = new ArrayList<>(infos(driver(host), n));
+        String variable = all.get(0).getProperty(GpuInfo.KEY_VISIBLE_DEVICES_ENV).orElse(null);
+        assertThat(variable).as("%s of %s", GpuInfo.KEY_VISIBLE_DEVICES_ENV, all.get(0)).isNotBlank();
+        all.sort(Comparator.comparing(CapabilityContract::visibleValue));
+        ExternalResourceInfo hidden = all.get(0);
+        List<String> shown = new ArrayList<>();
+        for (ExternalResourceInfo info : all.subList(1, n)) {
+            shown.add(visibleValue(info));
+        }
+        kit.restrictVisibleDevices(host.host, variable, shown);
+        String restriction = variable + "=" + String.join(",", shown) + " (hiding " + visibleValue(hidden) + ")";
+
+        Set<? extends ExternalResourceInfo> offered =
+                retrieve(driver(host), n - 1)
+                        .value("retrieveResourceInfo(" + (n - 1) + ") with " + restriction);
+        Map<String, String> hiddenProps = ForeignInfo.propertiesOf(hidden);
+        String hiddenUuid = hidden.getProperty(RetrievalContract.KEY_UUID).orElse(null);
+        for (ExternalResourceInfo info : offered) {
+            boolean same =
+                    hiddenUuid != null
+                            ? hiddenUuid.equals(info.getProperty(RetrievalContract.KEY_UUID).orElse(null))
+                            : hiddenProps.equals(ForeignInfo.propertiesOf(info));
+            assertThat(same)
+                    .as(
+                            "With %s the driver offered the hidden device %s. Does it read %s from"
+                                    + " the environment it is given? The kit hands the host's"
+                                    + " environment to factory(FakeHost): override it to pass"
+                                    + " host.environment() to the factory",
+                            restriction,
+                            info,
+                            variable)
+                    .isFalse();
+        }
+        assertThat(offered).as("retrieveResourceInfo(%d) with %s", n - 1, restriction).hasSize(n - 1);
+        Attempt<Set<? extends ExternalResourceInfo>> all4 = retrieve(driver(host), n);
+        assertThat(all4.succeeded())
+                .as(
+                        "retrieveResourceInfo(%d) with %s returned %s although only %d devices are"
+                                + " visible",
+                        n,
+                        restriction,
+                        all4.succeeded() ? all4.value("retrieve") : null,
+                        n - 1)
+                .isFalse();
+    }
+
+    private static String visibleValue(ExternalResourceInfo info) {
+        return info.getProperty(GpuInfo.KEY_VISIBLE_DEVICES_VALUE).orElse("");
     }
 
     /**

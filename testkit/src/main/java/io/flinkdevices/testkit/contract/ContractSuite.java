@@ -1,21 +1,26 @@
 package io.flinkdevices.testkit.contract;
 
 import io.flinkdevices.testkit.contract.internal.Attempt;
+import io.flinkdevices.testkit.contract.internal.FirstFailure;
+import io.flinkdevices.testkit.contract.internal.ForeignInfo;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.internal.FakeFiles;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -34,13 +39,17 @@ abstract class ContractSuite {
 
     private Path tempRoot;
     private int hosts;
+    private String caseName = "?";
 
     ContractSuite(DriverContractKit kit) {
         this.kit = kit;
     }
 
     @BeforeEach
-    final void createTempRoot() throws IOException {
+    final void createTempRoot(TestInfo info) throws IOException {
+        caseName =
+                info.getTestClass().map(c -> c.getSimpleName() + ".").orElse("")
+                        + info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
         tempRoot = Files.createTempDirectory("driver-contract-");
         hosts = 0;
     }
@@ -62,6 +71,11 @@ abstract class ContractSuite {
         return new PreparedHost(host, new LinkedHashMap<>(params), devices);
     }
 
+    /** This case's own temporary folder, deleted after the case. */
+    final Path tempRoot() {
+        return tempRoot;
+    }
+
     /** The key an operator writes for parameter {@code key}. */
     final String fullKey(String key) {
         return prefix() + key;
@@ -74,21 +88,46 @@ abstract class ContractSuite {
         return new DelegatingConfiguration(full, prefix());
     }
 
-    /** Calls the factory as Flink does; an Error fails the test, an Exception is the outcome. */
-    final Attempt<ExternalResourceDriver> create(Map<String, String> params) {
+    /**
+     * Calls the factory of {@code host} as Flink does; an Error fails the test, an Exception is
+     * the outcome.
+     */
+    final Attempt<ExternalResourceDriver> create(PreparedHost host, Map<String, String> params) {
+        ExternalResourceDriverFactory factory = kit.factory(host.host);
+        assertThat(factory).as("factory(%s)", host.host).isNotNull();
         return Attempt.of(
-                kit.factory().getClass().getName() + ".createExternalResourceDriver",
-                () -> kit.factory().createExternalResourceDriver(config(params)));
+                factory.getClass().getName() + ".createExternalResourceDriver",
+                () -> factory.createExternalResourceDriver(config(params)));
     }
 
-    /** Creates a driver that must be created without problem. */
+    /** Calls the factory with the parameters of {@code host}. */
+    final Attempt<ExternalResourceDriver> create(PreparedHost host) {
+        return create(host, host.params);
+    }
+
+    /**
+     * Creates a driver that must be created without problem; when it cannot be, the failure says
+     * whether it follows from an earlier case's failure.
+     */
     final ExternalResourceDriver driver(PreparedHost host) {
-        ExternalResourceDriver driver =
-                create(host.params)
-                        .value(
-                                "Creating the driver with the parameters of a healthy host "
-                                        + host.params);
-        assertThat(driver).as("the driver the factory created").isNotNull();
+        return driver(host, host.params);
+    }
+
+    /** {@link #driver(PreparedHost)} with other parameters that must be accepted. */
+    final ExternalResourceDriver driver(PreparedHost host, Map<String, String> params) {
+        Attempt<ExternalResourceDriver> created = create(host, params);
+        if (!created.succeeded()) {
+            throw precondition(
+                    "the factory rejects the parameters of a healthy host "
+                            + params
+                            + ": "
+                            + created.failure(),
+                    created.failure());
+        }
+        ExternalResourceDriver driver = created.value("create");
+        if (driver == null) {
+            throw precondition("the factory returned null for a healthy host", null);
+        }
         return driver;
     }
 
@@ -100,12 +139,57 @@ abstract class ContractSuite {
                 () -> driver.retrieveResourceInfo(amount));
     }
 
-    /** Retrieves infos that must be retrieved without problem. */
-    static Set<? extends ExternalResourceInfo> infos(ExternalResourceDriver driver, long amount) {
-        Set<? extends ExternalResourceInfo> infos =
-                retrieve(driver, amount).value("retrieveResourceInfo(" + amount + ")");
-        assertThat(infos).as("the set retrieveResourceInfo(%d) returned", amount).isNotNull();
+    /**
+     * Retrieves {@code amount} infos from a healthy host, which must give exactly that many
+     * distinct ones; when it does not, the failure says whether it follows from an earlier case's
+     * failure.
+     */
+    final Set<? extends ExternalResourceInfo> infos(ExternalResourceDriver driver, long amount) {
+        Attempt<Set<? extends ExternalResourceInfo>> attempt = retrieve(driver, amount);
+        if (!attempt.succeeded()) {
+            throw precondition(
+                    "retrieveResourceInfo("
+                            + amount
+                            + ") failed on a healthy host: "
+                            + attempt.failure(),
+                    attempt.failure());
+        }
+        Set<? extends ExternalResourceInfo> infos = attempt.value("retrieve");
+        if (infos == null) {
+            throw precondition("retrieveResourceInfo(" + amount + ") returned null", null);
+        }
+        Set<Map<String, String>> distinct = new HashSet<>();
+        for (ExternalResourceInfo info : infos) {
+            distinct.add(ForeignInfo.propertiesOf(info));
+        }
+        if (infos.size() != amount || distinct.size() != amount) {
+            throw precondition(
+                    "retrieveResourceInfo("
+                            + amount
+                            + ") on a healthy host returned "
+                            + infos.size()
+                            + " infos ("
+                            + distinct.size()
+                            + " with different properties), expected exactly "
+                            + amount
+                            + " different ones: "
+                            + infos,
+                    null);
+        }
         return infos;
+    }
+
+    /**
+     * The failure of a step every later case builds on: the first one of this kit says what is
+     * wrong, later ones that they follow from it, so that one bug reads as one bug.
+     */
+    final AssertionError precondition(String problem, Throwable cause) {
+        return FirstFailure.of(kit.getClass(), caseName, problem, cause);
+    }
+
+    /** The name of the running case, {@code Group.method}. */
+    final String caseName() {
+        return caseName;
     }
 
     private String prefix() {

@@ -28,5 +28,15 @@ public enum DriverCapability {
      * visible-devices.value} properties of {@link io.flinkdevices.sdk.info.GpuInfo}), for example
      * {@code CUDA_VISIBLE_DEVICES=3}.
      */
-    VISIBLE_DEVICES
+    VISIBLE_DEVICES,
+
+    /**
+     * The driver shares a host's devices with the other TaskManagers of the host through a
+     * coordination file, switched on by the parameters of {@link
+     * DriverContractKit#coordinationParams(java.nio.file.Path)} (by default the SDK's {@code
+     * coordination.enabled} and {@code coordination.file} of {@link
+     * io.flinkdevices.sdk.coordination.CoordinationParams}): no device goes to two TaskManagers, a
+     * failed allocation records nothing, and a killed TaskManager's devices are taken over.
+     */
+    COORDINATION
 }

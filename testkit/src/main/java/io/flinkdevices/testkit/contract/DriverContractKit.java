@@ -1,14 +1,21 @@
 package io.flinkdevices.testkit.contract;
 
+import io.flinkdevices.sdk.coordination.CoordinationParams;
+import io.flinkdevices.testkit.contract.internal.FirstFailure;
+import io.flinkdevices.testkit.fake.FakeExecutable;
 import io.flinkdevices.testkit.fake.FakeHost;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.TestInfo;
 
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,7 +31,7 @@ import java.util.function.Function;
  *     protected Map<String, String> paramsForHost(FakeHost host, int devices) {
  *         return Map.of("acme-smi.path", FakeAcmeSmi.install(host, devices).toString());
  *     }
- *     protected Function<ExternalResourceInfo, ? extends ExternalResourceInfo> typedView() { return GpuInfo::from; }
+ *     protected Function<ExternalResourceInfo, ? extends ExternalResourceInfo> typedView() { return AcceleratorInfo::from; }
  *     protected Set<DriverCapability> capabilities() { return EnumSet.of(KUBERNETES_DECORATOR, VISIBLE_DEVICES); }
  *     protected List<BadParam> badParams() { return List.of(BadParam.set("timeout", "soon")); }
  * }
@@ -35,8 +42,18 @@ import java.util.function.Function;
  * (parameters validated, full keys named), {@link RetrievalContract} (exactly {@code amount}
  * devices or a clear exception), {@link InfoContract} (immutable, complete infos that survive the
  * trip across class loaders), {@link CapabilityContract} (declared capabilities work, undeclared
- * ones are really absent) and {@link RobustnessContract} (no {@link Error} escapes, whatever the
- * host does). Every case runs on a fresh {@link FakeHost} in its own temporary folder.
+ * ones are really absent; a device hidden by the visible-devices variable is never offered),
+ * {@link CoordinationContract} (TaskManagers of one host never share a device, also after a
+ * failed allocation or a killed TaskManager), {@link ToolTimeoutContract} (a hanging tool fails
+ * within the driver's timeout, a slow one still works) and {@link RobustnessContract} (no {@link
+ * Error} escapes, whatever the host does). Every case runs on a fresh {@link FakeHost} in its own
+ * temporary folder, and creates drivers with {@link #factory(FakeHost)}, so that the host's
+ * environment reaches the driver as a TaskManager's environment does.
+ *
+ * <p>A case that does not apply to the driver (no fake program to make hang, a capability not
+ * declared) is skipped with the reason. When a step that later cases build on fails (a driver for
+ * a healthy host, exactly {@code amount} devices from it), the first case that meets it says what
+ * is wrong and the later ones say they follow from it.
  *
  * <p>The factory is called the way Flink's {@code ExternalResourceUtils} calls it: with a
  * configuration view whose keys are the parameters, prefix stripped, under {@code
@@ -48,8 +65,41 @@ public abstract class DriverContractKit {
     /** The suites run on this kit; subclasses only answer the hooks. */
     protected DriverContractKit() {}
 
-    /** A new instance of the driver's factory, as Flink's plugin loader creates it. */
+    @BeforeAll
+    static void forgetEarlierRuns(TestInfo info) {
+        info.getTestClass().ifPresent(FirstFailure::reset);
+    }
+
+    /**
+     * A new instance of the driver's factory, as Flink's plugin loader creates it (with its
+     * public no-argument constructor). The registration cases check this one.
+     */
     protected abstract ExternalResourceDriverFactory factory();
+
+    /**
+     * The factory as a TaskManager on {@code host} has it: one that sees the host's environment
+     * ({@link FakeHost#environment()}: its variables, such as a visible-devices variable, and a
+     * {@code PATH} that finds its fake programs first), where a TaskManager's factory sees {@code
+     * System.getenv()}. Every case but the registration ones creates drivers through this hook.
+     *
+     * <p>The default is {@link #factory()}, for a driver that reads nothing from its environment.
+     * A driver that does (a visible-devices variable, a tool found on the {@code PATH}) takes the
+     * environment in a second constructor and reads {@code System.getenv()} only in its no-arg
+     * one:
+     *
+     * <pre>{@code
+     * protected ExternalResourceDriverFactory factory(FakeHost host) {
+     *     return new AcmeTensorStickDriverFactory(host.environment());
+     * }
+     * }</pre>
+     *
+     * <p>The coordination cases call it in a second JVM too, on a host rebuilt from the same
+     * folder with the same variables, in a kit instance made with this class's no-argument
+     * constructor.
+     */
+    protected ExternalResourceDriverFactory factory(FakeHost host) {
+        return factory();
+    }
 
     /**
      * Makes {@code host} a host with {@code devices} devices (0 included) by installing fake
@@ -85,6 +135,50 @@ public abstract class DriverContractKit {
      */
     protected void breakHost(FakeHost host) throws Exception {
         host.wipe();
+    }
+
+    /**
+     * Restricts the TaskManager of {@code host} to the devices whose visible-devices values are
+     * {@code values}, by setting the variable {@code variable} their infos name (their {@code
+     * visible-devices.env} and {@code visible-devices.value} properties). The default sets {@code
+     * variable} to the values joined by commas, as CUDA, ROCm and most vendor runtimes read it;
+     * override it for another syntax. Used by the visible-devices case when {@link
+     * DriverCapability#VISIBLE_DEVICES} is declared.
+     */
+    protected void restrictVisibleDevices(FakeHost host, String variable, List<String> values) {
+        host.env(variable, String.join(",", values));
+    }
+
+    /**
+     * The parameters that switch coordination on through {@code file} (an absolute path in an
+     * existing folder; the file itself does not exist yet), added to those of {@link
+     * #paramsForHost}. The default: the SDK's {@code coordination.enabled: true} and {@code
+     * coordination.file: <file>}. Used when {@link DriverCapability#COORDINATION} is declared.
+     */
+    protected Map<String, String> coordinationParams(Path file) {
+        return Map.of(CoordinationParams.ENABLED, "true", CoordinationParams.FILE, file.toString());
+    }
+
+    /**
+     * The parameters that bound how long the driver waits for its tools, set to {@code timeout},
+     * added to those of {@link #paramsForHost}: for example {@code Map.of("timeout", millis + "
+     * ms")}. Empty (the default) for a driver that runs no program; the timeout cases are then
+     * skipped with that reason.
+     */
+    protected Map<String, String> timeoutParams(Duration timeout) {
+        return Map.of();
+    }
+
+    /**
+     * Makes the tools of a prepared host slow by {@code delay}, keeping their answers. The
+     * default delays every call of every fake program ({@link
+     * FakeExecutable#delayEveryCall(Duration)}); the hanging-tool case calls it with a delay of
+     * ten minutes. Override it when the driver's tool is reached some other way.
+     */
+    protected void slowDownTools(FakeHost host, Duration delay) {
+        for (FakeExecutable program : host.executables()) {
+            program.delayEveryCall(delay);
+        }
     }
 
     /**
@@ -149,6 +243,26 @@ public abstract class DriverContractKit {
     public class Capabilities extends CapabilityContract {
         /** Runs the suite on the enclosing kit's hooks. */
         public Capabilities() {
+            super(DriverContractKit.this);
+        }
+    }
+
+    /** See {@link CoordinationContract}. */
+    @Nested
+    @DisplayName("TaskManagers of one host never share a device")
+    public class Coordination extends CoordinationContract {
+        /** Runs the suite on the enclosing kit's hooks. */
+        public Coordination() {
+            super(DriverContractKit.this);
+        }
+    }
+
+    /** See {@link ToolTimeoutContract}. */
+    @Nested
+    @DisplayName("A hanging tool cannot hang the TaskManager")
+    public class ToolTimeouts extends ToolTimeoutContract {
+        /** Runs the suite on the enclosing kit's hooks. */
+        public ToolTimeouts() {
             super(DriverContractKit.this);
         }
     }

@@ -62,9 +62,10 @@ public abstract class ParamsContract extends ContractSuite {
     @Test
     @DisplayName("rejects an unknown key and names it in full")
     public void rejectsUnknownKey() throws Exception {
-        Map<String, String> params = new LinkedHashMap<>(host(2).params);
+        PreparedHost host = host(2);
+        Map<String, String> params = new LinkedHashMap<>(host.params);
         params.put(UNKNOWN_KEY, "1");
-        assertRejectedNaming(params, List.of(UNKNOWN_KEY));
+        assertRejectedNaming(host, params, List.of(UNKNOWN_KEY));
     }
 
     /**
@@ -84,10 +85,13 @@ public abstract class ParamsContract extends ContractSuite {
                         bad ->
                                 DynamicTest.dynamicTest(
                                         bad.toString(),
-                                        () ->
-                                                assertRejectedNaming(
-                                                        bad.applyTo(host(2).params),
-                                                        List.of(bad.key()))));
+                                        () -> {
+                                            PreparedHost host = host(2);
+                                            assertRejectedNaming(
+                                                    host,
+                                                    bad.applyTo(host.params),
+                                                    List.of(bad.key()));
+                                        }));
     }
 
     /**
@@ -100,7 +104,8 @@ public abstract class ParamsContract extends ContractSuite {
     @Test
     @DisplayName("reports every problem in one exception")
     public void reportsAllProblemsAtOnce() throws Exception {
-        Map<String, String> params = new LinkedHashMap<>(host(2).params);
+        PreparedHost host = host(2);
+        Map<String, String> params = new LinkedHashMap<>(host.params);
         Set<String> keys = new LinkedHashSet<>();
         for (BadParam bad : kit.badParams()) {
             if (keys.add(bad.key())) {
@@ -111,11 +116,12 @@ public abstract class ParamsContract extends ContractSuite {
         params.put(UNKNOWN_KEY + "-either", "2");
         keys.add(UNKNOWN_KEY);
         keys.add(UNKNOWN_KEY + "-either");
-        assertRejectedNaming(params, new ArrayList<>(keys));
+        assertRejectedNaming(host, params, new ArrayList<>(keys));
     }
 
-    private void assertRejectedNaming(Map<String, String> params, List<String> keys) {
-        Attempt<ExternalResourceDriver> attempt = create(params);
+    private void assertRejectedNaming(
+            PreparedHost host, Map<String, String> params, List<String> keys) {
+        Attempt<ExternalResourceDriver> attempt = create(host, params);
         assertThat(attempt.succeeded())
                 .as(
                         "The factory accepted %s although %s is wrong; it must throw an Exception"

@@ -1,6 +1,7 @@
 package io.flinkdevices.testkit.contract;
 
 import io.flinkdevices.testkit.contract.internal.Attempt;
+import io.flinkdevices.testkit.contract.internal.ForeignInfo;
 import io.flinkdevices.testkit.fake.FakeExecutable;
 import io.flinkdevices.testkit.fake.FakeExecutable.Response;
 import io.flinkdevices.testkit.fake.FakeFileTree;
@@ -16,8 +17,11 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -117,6 +121,41 @@ public abstract class RobustnessContract extends ContractSuite {
     }
 
     /**
+     * Purpose: a tool that lists a device twice (a vendor tool bug, two driver instances answering)
+     * does not make the driver hand one device out twice.
+     *
+     * <p>How: makes every fake program of a healthy host print each line of its output twice.
+     *
+     * <p>Must hold: an {@link Exception}, or exactly the amount asked for, all with different
+     * properties and no two with the same {@code uuid}. Skipped when the host has no fake program.
+     */
+    @Test
+    @DisplayName("throws an Exception or returns `amount` different devices when every tool lists each line twice")
+    public void toolsListEachLineTwice() throws Exception {
+        assertExceptionOrExactAmount(
+                "every fake program prints each line twice",
+                host -> {
+                    Assumptions.assumeFalse(
+                            host.executables().isEmpty(), "the host has no fake program");
+                    for (FakeExecutable e : host.executables()) {
+                        e.changeEveryResponse(r -> r.withStdout(eachLineTwice(r.stdout())));
+                    }
+                });
+    }
+
+    private static String eachLineTwice(String text) {
+        if (text.isEmpty()) {
+            return text;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String line : text.split("(?<=\n)")) {
+            sb.append(line.endsWith("\n") ? line : line + "\n");
+            sb.append(line.endsWith("\n") ? line : line + "\n");
+        }
+        return sb.toString();
+    }
+
+    /**
      * Purpose: a sysfs file with unexpected contents cannot crash a parser.
      *
      * <p>How: overwrites every file of every tree of a healthy host with garbage.
@@ -154,7 +193,7 @@ public abstract class RobustnessContract extends ContractSuite {
     @DisplayName("drivers of one factory work side by side from several threads")
     public void concurrentDrivers() throws Exception {
         PreparedHost host = host(kit.maxDevices());
-        ExternalResourceDriverFactory factory = kit.factory();
+        ExternalResourceDriverFactory factory = kit.factory(host.host);
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
             List<Future<Integer>> results = new ArrayList<>();
@@ -175,7 +214,14 @@ public abstract class RobustnessContract extends ContractSuite {
                                 }));
             }
             for (Future<Integer> result : results) {
-                assertThat(result.get(60, TimeUnit.SECONDS)).isEqualTo(2);
+                try {
+                    assertThat(result.get(60, TimeUnit.SECONDS)).isEqualTo(2);
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof AssertionError) {
+                        throw (AssertionError) e.getCause();
+                    }
+                    throw e;
+                }
             }
         } finally {
             pool.shutdownNow();
@@ -186,7 +232,7 @@ public abstract class RobustnessContract extends ContractSuite {
             throws Exception {
         PreparedHost host = host(2);
         breakIt.accept(host.host);
-        Attempt<ExternalResourceDriver> created = create(host.params);
+        Attempt<ExternalResourceDriver> created = create(host);
         if (!created.succeeded()) {
             assertThat(created.failure().getMessage()).as("the factory's error when " + fault).isNotBlank();
             return;
@@ -194,9 +240,18 @@ public abstract class RobustnessContract extends ContractSuite {
         Attempt<Set<? extends ExternalResourceInfo>> attempt =
                 retrieve(created.value("create"), 2);
         if (attempt.succeeded()) {
-            assertThat(attempt.value("retrieve"))
-                    .as("the devices returned although %s", fault)
-                    .hasSize(2);
+            Set<? extends ExternalResourceInfo> infos = attempt.value("retrieve");
+            assertThat(infos).as("the devices returned although %s", fault).hasSize(2);
+            Set<Map<String, String>> distinct = new HashSet<>();
+            List<String> uuids = new ArrayList<>();
+            for (ExternalResourceInfo info : infos) {
+                distinct.add(ForeignInfo.propertiesOf(info));
+                info.getProperty(RetrievalContract.KEY_UUID).ifPresent(uuids::add);
+            }
+            assertThat(distinct).as("different devices returned although %s: %s", fault, infos).hasSize(2);
+            assertThat(uuids)
+                    .as("the uuids of the devices returned although %s: %s", fault, infos)
+                    .doesNotHaveDuplicates();
         } else {
             assertThat(attempt.failure().getMessage())
                     .as("the driver's error when %s", fault)
@@ -205,7 +260,7 @@ public abstract class RobustnessContract extends ContractSuite {
     }
 
     private Exception failureOf(PreparedHost host) {
-        Attempt<ExternalResourceDriver> created = create(host.params);
+        Attempt<ExternalResourceDriver> created = create(host);
         if (!created.succeeded()) {
             return created.failure();
         }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /**
@@ -58,6 +59,9 @@ public final class FakeExecutable {
     private final Path dataDir;
     private final Object mutex = new Object();
     private int generation;
+    private Response fallback = Response.NOTHING;
+    private List<CallRule> callRules = List.of();
+    private List<ArgRule> argRules = List.of();
 
     private FakeExecutable(String name, Path folder) {
         this.name = name;
@@ -139,6 +143,38 @@ public final class FakeExecutable {
     }
 
     /**
+     * From now on every call waits {@code delay} before it answers, with the response it would
+     * give anyway (its rules are kept): a slow tool, or with a long delay a hanging one. Installs
+     * the script again after {@link #remove()}. Calls already running are not affected.
+     */
+    public void delayEveryCall(Duration delay) {
+        Objects.requireNonNull(delay, "delay");
+        changeEveryResponse(r -> r.withDelay(delay));
+    }
+
+    /**
+     * From now on answers with {@code change} applied to every response (the default and each
+     * rule's), keeping the rules: for example a tool that prints each line twice. Installs the
+     * script again after {@link #remove()}. Calls already running are not affected.
+     */
+    public void changeEveryResponse(UnaryOperator<Response> change) {
+        Objects.requireNonNull(change, "change");
+        synchronized (mutex) {
+            List<CallRule> calls = new ArrayList<>();
+            for (CallRule r : callRules) {
+                calls.add(new CallRule(r.call, Objects.requireNonNull(change.apply(r.response))));
+            }
+            List<ArgRule> args = new ArrayList<>();
+            for (ArgRule r : argRules) {
+                args.add(
+                        new ArgRule(
+                                r.exact, r.contains, Objects.requireNonNull(change.apply(r.response))));
+            }
+            write(Objects.requireNonNull(change.apply(fallback)), calls, args);
+        }
+    }
+
+    /**
      * Deletes the script, as if the tool were not installed; the record of past calls stays
      * readable. {@link #respondWith(Response)} installs it again.
      */
@@ -158,6 +194,9 @@ public final class FakeExecutable {
     }
 
     private void write(Response fallback, List<CallRule> callRules, List<ArgRule> argRules) {
+        this.fallback = fallback;
+        this.callRules = List.copyOf(callRules);
+        this.argRules = List.copyOf(argRules);
         try {
             Files.createDirectories(dataDir.resolve(CALLS));
         } catch (IOException e) {

@@ -1,13 +1,13 @@
 package io.flinkdevices.example.acme;
 
 import io.flinkdevices.sdk.DeviceDriverException;
-import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.sdk.info.AcceleratorInfo;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,65 +35,48 @@ final class AcmeSmi {
         this.list = list;
     }
 
-    /** Names the program and the key that configured it, for error messages. */
+    /** Names the program, for error messages. */
     String describe() {
         return "acme-smi (" + list.command().get(0) + ")";
     }
 
-    /** Every stick the tool lists, by index. */
-    List<GpuInfo> listSticks() throws DeviceDriverException {
-        ExternalCommand.Result result = list.run();
-        if (result.exitCode() != 0) {
-            throw new DeviceDriverException(
-                    describe()
-                            + " --list exited with code "
-                            + result.exitCode()
-                            + tail(result.stderrTail()));
-        }
-        List<GpuInfo> sticks = new ArrayList<>();
+    /** Every stick the tool lists, in its order. */
+    List<AcceleratorInfo> listSticks() throws DeviceDriverException {
+        String listing = Mutant.listing(list, this::run); // mutation run; else: run()
+        List<AcceleratorInfo> sticks = new ArrayList<>();
         Set<Integer> indexes = new HashSet<>();
-        String[] lines = result.stdout().split("\n", -1);
-        for (int i = 0; i < lines.length; i++) {
-            String line = lines[i].strip();
-            if (line.isEmpty()) {
+        for (String line : listing.strip().split("\n")) {
+            Matcher m = LINE.matcher(line.strip());
+            if (line.isBlank()) {
                 continue;
-            }
-            Matcher m = LINE.matcher(line);
-            if (!m.matches()) {
+            } else if (!m.matches()) {
+                Mutant.failHard(line); // mutation run
                 throw new DeviceDriverException(
-                        describe()
-                                + " --list printed an unexpected line "
-                                + (i + 1)
-                                + ": '"
-                                + abbreviate(line)
-                                + "'; expected 'Stick <index>: <name> (UUID: <uuid>, memory: <n>"
-                                + " MiB, pci: <domain:bus:device.function>)'");
+                        describe() + " --list printed '" + line.strip() + "'; expected 'Stick <index>: <name>"
+                                + " (UUID: <uuid>, memory: <n> MiB, pci: <domain:bus:device.function>)'");
             }
             int index = Integer.parseInt(m.group(1));
-            if (!indexes.add(index)) {
-                throw new DeviceDriverException(
-                        describe() + " --list lists stick " + index + " twice");
+            if (!indexes.add(index) && !Mutant.on("duplicates-accepted")) { // mutation run
+                throw new DeviceDriverException(describe() + " --list lists stick " + index + " twice");
             }
             sticks.add(
-                    GpuInfo.builder("acme", index)
+                    AcceleratorInfo.builder("tensor-stick", "acme", index)
                             .name(m.group(2).strip())
                             .uuid(m.group(3))
                             .memoryBytes(Long.parseLong(m.group(4)) * 1024 * 1024)
-                            .pciAddress(m.group(5).toLowerCase(java.util.Locale.ROOT))
-                            .architecture("ats1")
+                            .pciAddress(m.group(5).toLowerCase(Locale.ROOT))
                             .visibleDevices(VISIBLE_DEVICES_ENV, Integer.toString(index))
                             .build());
         }
-        sticks.sort(Comparator.comparingInt(GpuInfo::getIndex));
         return sticks;
     }
 
-    private static String tail(String stderr) {
-        String s = stderr.strip();
-        return s.isEmpty() ? "" : "; stderr ends with: " + s;
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() <= 120 ? s : s.substring(0, 120) + "...";
+    private String run() throws DeviceDriverException {
+        ExternalCommand.Result result = list.run();
+        if (result.exitCode() != 0) {
+            throw new DeviceDriverException(
+                    describe() + " --list exited with code " + result.exitCode() + ": " + result.stderrTail().strip());
+        }
+        return result.stdout();
     }
 }

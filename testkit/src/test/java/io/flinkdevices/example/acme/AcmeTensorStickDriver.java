@@ -1,22 +1,24 @@
 package io.flinkdevices.example.acme;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
-import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.sdk.info.AcceleratorInfo;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
- * Hands a TaskManager the first {@code amount} Acme Tensor Sticks {@code acme-smi} lists, in index
- * order. Supports Kubernetes (sticks are the extended resource {@value #KUBERNETES_RESOURCE});
- * there is no Yarn resource type for them, so it does not implement the Yarn decorator.
+ * Hands a TaskManager {@code amount} of the Acme Tensor Sticks {@code acme-smi} lists and its
+ * {@value AcmeSmi#VISIBLE_DEVICES_ENV} lets it see, in index order, through the coordination file
+ * when coordination is on. Sticks are the Kubernetes extended resource {@value
+ * #KUBERNETES_RESOURCE}; there is no Yarn resource type for them.
  */
 final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesResourceDecorator {
 
@@ -24,39 +26,84 @@ final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesR
     static final String KUBERNETES_RESOURCE = "acme.example.com/tensor-stick";
 
     private final AcmeSmi smi;
+    private final String visibleDevices;
+    private final DeviceCoordinator coordinator;
     private final String amountKey;
 
-    AcmeTensorStickDriver(AcmeSmi smi, String amountKey) {
+    /**
+     * @param visibleDevices the TaskManager's {@value AcmeSmi#VISIBLE_DEVICES_ENV}: stick indexes
+     *     separated by commas, or null for every stick
+     * @param coordinator null when coordination is off
+     */
+    AcmeTensorStickDriver(
+            AcmeSmi smi, String visibleDevices, DeviceCoordinator coordinator, String amountKey) {
         this.smi = smi;
+        this.visibleDevices = visibleDevices;
+        this.coordinator = coordinator;
         this.amountKey = amountKey;
     }
 
     @Override
-    public Set<GpuInfo> retrieveResourceInfo(long amount) throws DeviceDriverException {
-        if (amount <= 0) {
+    public Set<AcceleratorInfo> retrieveResourceInfo(long amount) throws DeviceDriverException {
+        if (amount <= 0 && !Mutant.on("zero-amount-accepted")) { // mutation run
             throw new DeviceDriverException(
-                    amountKey + ": the amount of Acme Tensor Sticks must be at least 1 but is "
-                            + amount);
+                    amountKey + ": the amount of Acme Tensor Sticks must be at least 1 but is " + amount);
         }
-        List<GpuInfo> sticks = smi.listSticks();
-        if (sticks.size() < amount) {
+        List<AcceleratorInfo> sticks = visible(smi.listSticks());
+        if (sticks.size() < amount && !Mutant.on("fewer-than-asked")) { // mutation run
             throw new DeviceDriverException(
-                    "Asked for "
-                            + amount
-                            + " Acme Tensor Sticks but "
-                            + smi.describe()
-                            + " lists "
-                            + sticks.size()
-                            + ": "
-                            + sticks.stream()
-                                    .map(s -> "stick " + s.getIndex())
-                                    .collect(Collectors.toList())
-                            + ". Lower "
-                            + amountKey
-                            + " or check the host.");
+                    "Asked for " + amount + " Acme Tensor Sticks but " + smi.describe() + " lists "
+                            + sticks.size() + " this TaskManager may use. Lower " + amountKey + " or check the host.");
         }
-        return Collections.unmodifiableSet(
-                new LinkedHashSet<>(sticks.subList(0, (int) amount)));
+        int n = (int) Math.min(amount + (Mutant.on("more-infos-than-asked") ? 1 : 0), sticks.size()); // mutation run
+        List<AcceleratorInfo> chosen = coordinator == null ? sticks.subList(0, n) : allocate(sticks, n);
+        return Collections.unmodifiableSet(new LinkedHashSet<>(chosen));
+    }
+
+    /** The sticks {@value AcmeSmi#VISIBLE_DEVICES_ENV} lets this TaskManager use, in its order. */
+    private List<AcceleratorInfo> visible(List<AcceleratorInfo> sticks) throws DeviceDriverException {
+        if (visibleDevices == null || Mutant.on("visible-devices-ignored")) { // mutation run
+            return sticks;
+        }
+        List<AcceleratorInfo> allowed = new ArrayList<>();
+        for (String entry : visibleDevices.split(",", -1)) {
+            AcceleratorInfo match = null;
+            for (AcceleratorInfo stick : sticks) {
+                if (stick.getVisibleDevicesValue().orElseThrow().equals(entry.strip())) {
+                    match = stick;
+                }
+            }
+            if (match == null && !visibleDevices.isBlank()) {
+                throw new DeviceDriverException(
+                        AcmeSmi.VISIBLE_DEVICES_ENV + "='" + visibleDevices + "': entry '" + entry
+                                + "' is no stick " + smi.describe() + " lists; expected stick indexes separated by commas");
+            }
+            if (match != null && !allowed.contains(match)) {
+                allowed.add(match);
+            }
+        }
+        return allowed;
+    }
+
+    private List<AcceleratorInfo> allocate(List<AcceleratorInfo> sticks, int amount)
+            throws DeviceDriverException {
+        if (Mutant.on("coordination-ignored")) { // mutation run
+            return sticks.subList(0, amount);
+        }
+        List<String> ids = new ArrayList<>();
+        for (AcceleratorInfo stick : sticks) {
+            ids.add(Integer.toString(stick.getIndex()));
+        }
+        List<String> taken = Mutant.on("coordination-leak") // mutation run
+                ? Mutant.allocateOneByOne(coordinator, ids, amount)
+                : coordinator.allocate(ids, amount);
+        List<AcceleratorInfo> chosen = new ArrayList<>();
+        for (AcceleratorInfo stick : sticks) {
+            if (taken.contains(Integer.toString(stick.getIndex()))) {
+                chosen.add(stick);
+            }
+        }
+        return chosen;
     }
 
     @Override

@@ -53,7 +53,38 @@ class DriverContractKitTest {
         assertThat(failed(results)).isEmpty();
         assertThat(withStatus(results, TestExecutionResult.Status.ABORTED))
                 .as("cases skipped because the memory host has no fake program")
-                .containsExactlyInAnyOrder("failingTools", "garbageFromTools");
+                .containsExactlyInAnyOrder(
+                        "failingTools",
+                        "garbageFromTools",
+                        "toolsListEachLineTwice",
+                        "hangingToolFailsWithinTimeout",
+                        "slowToolWithinTimeoutWorks",
+                        "disjointDevices",
+                        "failedAllocationRecordsNothing",
+                        "killedOwnersDevicesAreReclaimed");
+    }
+
+    @Test
+    @DisplayName("fails a driver that offers a device its visible-devices variable hides")
+    void catchesIgnoredVisibleDevices() {
+        assertCaught(
+                Flaw.IGNORES_VISIBLE_DEVICES,
+                DECLARED,
+                Map.of("hiddenDeviceIsNeverOffered", "offered the hidden device"));
+    }
+
+    @Test
+    @DisplayName("says that later cases follow from the first failure instead of repeating it")
+    void followOnFailuresPointAtTheFirst() {
+        Map<String, TestExecutionResult> results = run(factoryWith(Flaw.RETURNS_ALL), DECLARED);
+        List<String> messages =
+                failed(results).stream()
+                        .map(t -> results.get(t).getThrowable().get().getMessage())
+                        .collect(Collectors.toList());
+        assertThat(messages).hasSizeGreaterThan(1);
+        assertThat(messages.stream().filter(m -> !m.startsWith("Follows from the first failure")))
+                .as("failures that do not point at the first one: %s", messages)
+                .hasSize(1);
     }
 
     @Test
@@ -251,6 +282,13 @@ class DriverContractKitTest {
         @Override
         protected ExternalResourceDriverFactory factory() {
             return factory;
+        }
+
+        @Override
+        protected ExternalResourceDriverFactory factory(FakeHost host) {
+            return factory instanceof MemoryDevicesFactory
+                    ? ((MemoryDevicesFactory) factory).withEnvironment(host.environment())
+                    : factory;
         }
 
         @Override

@@ -40,10 +40,15 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
         THROWS_ERROR,
         MUTABLE_KEYS,
         BAD_KUBERNETES_NAME,
-        UNDECLARED_YARN
+        UNDECLARED_YARN,
+        IGNORES_VISIBLE_DEVICES
     }
 
+    /** The variable that restricts a TaskManager to some devices: indexes, comma-separated. */
+    static final String VISIBLE_DEVICES_ENV = "MEMORY_VISIBLE_DEVICES";
+
     private final Flaw flaw;
+    private final Map<String, String> environment;
 
     /** The correct driver, as ServiceLoader creates it. */
     public MemoryDevicesFactory() {
@@ -51,7 +56,17 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
     }
 
     MemoryDevicesFactory(Flaw flaw) {
+        this(flaw, Map.of());
+    }
+
+    private MemoryDevicesFactory(Flaw flaw, Map<String, String> environment) {
         this.flaw = flaw;
+        this.environment = Map.copyOf(environment);
+    }
+
+    /** The same factory, whose drivers see {@code environment} as their TaskManager's. */
+    MemoryDevicesFactory withEnvironment(Map<String, String> environment) {
+        return new MemoryDevicesFactory(flaw, environment);
     }
 
     @Override
@@ -70,20 +85,27 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
             p.declare(config.keySet().toArray(new String[0]));
         }
         p.validate();
+        String visible = flaw == Flaw.IGNORES_VISIBLE_DEVICES ? null : environment.get(VISIBLE_DEVICES_ENV);
+        MemoryDriver driver;
         switch (flaw) {
             case BAD_KUBERNETES_NAME:
-                return new KubernetesDriver(countFile, max, flaw, "memory devices");
+                driver = new KubernetesDriver(countFile, max, flaw, "memory devices");
+                break;
             case UNDECLARED_YARN:
-                return new YarnDriver(countFile, max, flaw);
+                driver = new YarnDriver(countFile, max, flaw);
+                break;
             default:
-                return new KubernetesDriver(countFile, max, flaw, "example.com/memory-device");
+                driver = new KubernetesDriver(countFile, max, flaw, "example.com/memory-device");
         }
+        driver.visible = visible;
+        return driver;
     }
 
     static class MemoryDriver implements ExternalResourceDriver {
         final Path countFile;
         final long max;
         final Flaw flaw;
+        String visible;
 
         MemoryDriver(Path countFile, long max, Flaw flaw) {
             this.countFile = countFile;
@@ -97,18 +119,24 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
             if (amount <= 0 && flaw != Flaw.ACCEPTS_ZERO) {
                 throw new DeviceDriverException("amount must be at least 1 but is " + amount);
             }
-            int available = count();
+            java.util.List<Integer> indexes = new java.util.ArrayList<>();
+            for (int i = 0; i < count(); i++) {
+                if (visible == null || java.util.Arrays.asList(visible.split(",")).contains(Integer.toString(i))) {
+                    indexes.add(i);
+                }
+            }
+            int available = indexes.size();
             if (amount > available && flaw != Flaw.RETURNS_FEWER) {
                 throw new DeviceDriverException(
                         "asked for " + amount + " devices but the host has " + available);
             }
             long n = flaw == Flaw.RETURNS_ALL ? available : Math.min(amount, available);
             Set<ExternalResourceInfo> infos = new LinkedHashSet<>();
-            for (int i = 0; i < Math.max(0, n); i++) {
+            for (int i : indexes.subList(0, (int) Math.max(0, n))) {
                 GpuInfo info =
                         GpuInfo.builder("memory", i)
                                 .uuid("MEM-" + i)
-                                .visibleDevices("MEMORY_VISIBLE_DEVICES", Integer.toString(i))
+                                .visibleDevices(VISIBLE_DEVICES_ENV, Integer.toString(i))
                                 .build();
                 infos.add(flaw == Flaw.MUTABLE_KEYS ? new LeakyInfo(info) : info);
             }

@@ -2,7 +2,7 @@ package io.flinkdevices.testkit.example;
 
 import io.flinkdevices.example.acme.AcmeTensorStickDriverFactory;
 import io.flinkdevices.sdk.info.DeviceSelection;
-import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.sdk.info.AcceleratorInfo;
 import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
 import io.flinkdevices.testkit.cluster.ResourceProbe;
 import io.flinkdevices.testkit.cluster.SubtaskResources;
@@ -64,12 +64,12 @@ class AcmeDriverClusterITCase {
 
         assertThat(bySubtask).containsOnlyKeys(0, 1);
         for (SubtaskResources seen : bySubtask.values()) {
-            List<GpuInfo> sticks = seen.infos().stream().map(GpuInfo::from).toList();
+            List<AcceleratorInfo> sticks = seen.infos().stream().map(AcceleratorInfo::from).collect(java.util.stream.Collectors.toList());
             assertThat(sticks)
                     .as("the sticks subtask %d received (amount 2 of the 3 listed)", seen.subtaskIndex())
                     .extracting(s -> s.getUuid().orElse("?"))
                     .containsExactlyInAnyOrder(FakeAcmeSmi.uuid(0), FakeAcmeSmi.uuid(1));
-            assertThat(sticks).extracting(GpuInfo::getVendor).containsOnly("acme");
+            assertThat(sticks).extracting(AcceleratorInfo::getVendor).containsOnly("acme");
             assertThat(seen.createdByAnotherClassLoader())
                     .as("the infos come from the plugin's class loader, not the job's")
                     .isTrue();
@@ -84,8 +84,8 @@ class AcmeDriverClusterITCase {
 
     /** The stick job code on this subtask would use: one per subtask, as DeviceSelection picks. */
     private static String picked(SubtaskResources seen) {
-        return DeviceSelection.forSubtask(seen.infos(), seen.subtaskIndex(), GpuInfo::from)
-                .flatMap(GpuInfo::getUuid)
+        return DeviceSelection.forSubtask(seen.infos(), seen.subtaskIndex(), AcceleratorInfo::from)
+                .flatMap(AcceleratorInfo::getUuid)
                 .orElse("");
     }
 }
