@@ -27,6 +27,12 @@ class AmdDriverContractITCase extends DriverContractKit {
         return new AmdGpuDriverFactory(Map.of());
     }
 
+    /** The fake host's environment reaches the driver, ROCR_VISIBLE_DEVICES included. */
+    @Override
+    protected ExternalResourceDriverFactory factory(FakeHost host) {
+        return new AmdGpuDriverFactory(host.environment());
+    }
+
     @Override
     protected Map<String, String> paramsForHost(FakeHost host, int devices) {
         FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(FakeAmdHost.Model.MI300X, devices).installOn(host);
