@@ -4,6 +4,8 @@ import io.flinkdevices.amd.AmdGpuDriverFactory;
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.samples.fpga.FirJob;
 import io.flinkdevices.samples.fpga.OpenClDevices;
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.process.ExternalCommand;
 import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
 import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeHost;
@@ -19,6 +21,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -108,8 +111,9 @@ public final class DevicesJob {
 
     /** The GPU part: the NVIDIA driver, real or on a fake host; true when every subtask got a GPU. */
     static boolean runGpu(PrintStream out) throws Exception {
-        int amount = 2;
         Optional<Path> realSmi = onPath("nvidia-smi");
+        // Two GPUs, or every GPU of a real host that has fewer (a one-GPU host hands out its one).
+        int amount = realSmi.map(DevicesJob::gpuCount).filter(n -> n >= 1 && n < 2).orElse(2);
         String host =
                 realSmi.map(p -> "this host's GPUs (" + p + ")")
                         .orElse("a simulated host: no nvidia-smi on the PATH, so a fake one lists 4 H100 GPUs");
@@ -425,6 +429,28 @@ public final class DevicesJob {
                 }
                 return List.copyOf(bySubtask.values());
             }
+        }
+    }
+
+    /**
+     * How many GPUs {@code nvidia-smi} lists, or -1 when it cannot tell (then the job asks for two
+     * and the driver's own error says what is wrong).
+     */
+    static int gpuCount(Path nvidiaSmi) {
+        try {
+            ExternalCommand.Result r =
+                    ExternalCommand.of(
+                                    nvidiaSmi,
+                                    List.of("--query-gpu=uuid", "--format=csv,noheader"),
+                                    Duration.ofSeconds(10),
+                                    nvidiaSmi.toString())
+                            .run();
+            if (r.exitCode() != 0) {
+                return -1;
+            }
+            return (int) r.stdout().lines().filter(l -> l.trim().startsWith("GPU-")).count();
+        } catch (DeviceDriverException e) {
+            return -1;
         }
     }
 

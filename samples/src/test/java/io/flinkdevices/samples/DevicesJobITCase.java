@@ -91,13 +91,14 @@ class DevicesJobITCase {
         String report = buffer.toString(StandardCharsets.UTF_8);
         System.out.println(report);
         assertThat(ok).isTrue();
+        // PoCL names its CPU device by version ("pthread-<cpu>" in PoCL 3 to 5, "cpu-<arch>-<cpu>"
+        // in PoCL 6) and its platform number depends on what else is registered: match any.
         assertThat(report)
                 .contains("flink-devices OpenCL driver (device.types ACCELERATOR,CPU, platform.pattern Portable),"
-                        + " this host's OpenCL devices of those types: [Portable Computing Language / pthread-")
+                        + " this host's OpenCL devices of those types: [Portable Computing Language / ")
                 .doesNotContain("Oclgrind")
                 .contains("FirJob: 20000 samples")
-                .contains("OpenCL device #0 'pthread-")
-                .contains("of platform #1 'Portable Computing Language', kernel built from fir.cl")
+                .containsPattern("OpenCL device #0 '[^']+' of platform #\\d+ 'Portable Computing Language', kernel built from fir.cl")
                 .contains("OpenCL path: 2 subtask(s), 20000 samples")
                 .contains(" 0 beyond tolerance");
         assertThat(report.split("FirJob subtask 0: ", -1)).as("the subtask's line, printed once").hasSize(2);

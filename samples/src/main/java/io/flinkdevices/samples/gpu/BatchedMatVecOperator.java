@@ -20,7 +20,8 @@ import java.nio.FloatBuffer;
  *
  * <p>At open, the subtask takes its GPU with {@link DeviceSelection#forSubtask} from {@code
  * getExternalResourceInfos(resourceName)} and uses the GPU path only when that GPU is an NVIDIA one
- * and JCuda/cuBLAS start on it; otherwise it uses the CPU path and prints why. Accumulators
+ * and CUDA starts on it (cuBLAS, or the sample's own kernel where cuBLAS 12 is missing); otherwise it
+ * uses the CPU path and prints why. Accumulators
  * {@code records-gpu}, {@code records-cpu}, {@code nanos-gpu}, {@code nanos-cpu} (time inside the
  * batch calls, copies included) and {@code subtasks-gpu}, {@code subtasks-cpu} report the paths
  * taken.

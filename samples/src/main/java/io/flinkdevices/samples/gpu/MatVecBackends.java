@@ -20,7 +20,7 @@ final class MatVecBackends {
     }
 
     /**
-     * The GPU path when {@code gpu} is an NVIDIA GPU and JCuda/cuBLAS start on it; otherwise the
+     * A GPU path when {@code gpu} is an NVIDIA GPU and CUDA starts on it; otherwise the
      * CPU path with the reason. Never throws an {@link Error} from native loading.
      *
      * @param gpu the subtask's GPU, or null when its TaskManager received none
@@ -33,13 +33,31 @@ final class MatVecBackends {
             return cpu(
                     matrix,
                     batchSize,
-                    describe(gpu) + " is a '" + gpu.getVendor() + "' GPU, not an NVIDIA one (JCublas needs CUDA)");
+                    describe(gpu) + " is a '" + gpu.getVendor() + "' GPU, not an NVIDIA one (both GPU paths need CUDA)");
         }
-        CublasMatVec.Opened opened = CublasMatVec.open(gpu, matrix, batchSize);
+        GpuOpened opened = openGpu(gpu, matrix, batchSize);
         if (opened.backend != null) {
             return new Choice(opened.backend, null);
         }
         return cpu(matrix, batchSize, describe(gpu) + ": " + opened.reason);
+    }
+
+    /**
+     * The fastest GPU path that opens on {@code gpu}: cuBLAS where cuBLAS 12 is installed, else the
+     * sample's own CUDA kernel, which needs only the NVIDIA driver; when neither opens, both reasons.
+     */
+    static GpuOpened openGpu(GpuInfo gpu, Matrix matrix, int batchSize) {
+        GpuOpened cublas = CublasMatVec.open(gpu, matrix, batchSize);
+        if (cublas.backend != null) {
+            return cublas;
+        }
+        GpuOpened kernel = CudaKernelMatVec.open(gpu, matrix, batchSize);
+        if (kernel.backend != null) {
+            return kernel;
+        }
+        // Both fail the same way when CUDA itself does not start: say it once.
+        return GpuOpened.failed(
+                cublas.reason.equals(kernel.reason) ? cublas.reason : cublas.reason + "; " + kernel.reason);
     }
 
     private static Choice cpu(Matrix matrix, int batchSize, String reason) {

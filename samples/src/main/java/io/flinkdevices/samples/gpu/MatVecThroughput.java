@@ -84,11 +84,11 @@ public final class MatVecThroughput {
                 rows.add(measure(cpu, m, vectors, seconds));
             }
             if (gpuSkipped == null) {
-                CublasMatVec.Opened opened = CublasMatVec.open(GpuInfo.builder("nvidia", gpuIndex).build(), m, batch);
+                GpuOpened opened = MatVecBackends.openGpu(GpuInfo.builder("nvidia", gpuIndex).build(), m, batch);
                 if (opened.backend == null) {
                     gpuSkipped = opened.reason;
                 } else {
-                    try (CublasMatVec g = opened.backend) {
+                    try (MatVecBackend g = opened.backend) {
                         if (rows.stream().noneMatch(r -> r.path == MatVecBackend.Path.GPU)) {
                             out.println(g.describe());
                         }

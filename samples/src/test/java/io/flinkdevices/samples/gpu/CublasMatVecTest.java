@@ -19,20 +19,20 @@ class CublasMatVecTest {
         for (int i = 0; i < 16; i++) {
             b[i] = (byte) (0xf0 + i);
         }
-        assertThat(CublasMatVec.formatUuid(b)).isEqualTo("GPU-f0f1f2f3-f4f5-f6f7-f8f9-fafbfcfdfeff");
-        assertThat(CublasMatVec.formatUuid(new byte[3])).isNull();
+        assertThat(CudaDevices.formatUuid(b)).isEqualTo("GPU-f0f1f2f3-f4f5-f6f7-f8f9-fafbfcfdfeff");
+        assertThat(CudaDevices.formatUuid(new byte[3])).isNull();
     }
 
     @Test
     @DisplayName("on an NVIDIA GPU, one cublasSgemm per batch gives the products within float rounding")
     void gpuProductsMatchReference() {
         Matrix m = Matrix.generate(96, 80, 9);
-        CublasMatVec.Opened opened = CublasMatVec.open(GpuInfo.builder("nvidia", 0).build(), m, 64);
+        GpuOpened opened = CublasMatVec.open(GpuInfo.builder("nvidia", 0).build(), m, 64);
         if (opened.backend == null) {
             System.out.println("GPU path test skipped: " + opened.reason);
         }
         Assumptions.assumeTrue(opened.backend != null, () -> "no usable NVIDIA GPU: " + opened.reason);
-        try (CublasMatVec gpu = opened.backend) {
+        try (MatVecBackend gpu = opened.backend) {
             long id = 0;
             for (int count : new int[] {64, 17, 1}) {
                 float[][] xs = new float[count][];
