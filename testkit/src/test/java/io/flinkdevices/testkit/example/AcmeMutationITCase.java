@@ -1,0 +1,172 @@
+package io.flinkdevices.testkit.example;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import io.flinkdevices.example.mutants.AcmeFakeFallback;
+import io.flinkdevices.example.mutants.AcmeSmiByProcessBuilder;
+import io.flinkdevices.example.mutants.AcmeStickProperties;
+import io.flinkdevices.example.mutants.OpenAcmeFactory;
+import io.flinkdevices.testkit.arch.DriverArchitectureRules;
+
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The mutation run: the bugs real drivers have had, planted in the example driver one at a time,
+ * and what the kit (the contract kit and the architecture rules) says about each. A bug is caught
+ * when at least one case fails; the unmutated driver must pass every case, so a catch is never a
+ * broken environment. Writes the table to {@code target/mutation-run.md}; docs/driver-authors.md
+ * shows it.
+ */
+@DisplayName("The mutation run: the kit catches every bug planted in the example driver")
+class AcmeMutationITCase {
+
+    /** The system property the example's {@code Mutant} reads. */
+    private static final String PROPERTY = "flinkdevices.example.mutant";
+
+    /** Bugs planted through the property, with what each does. */
+    private static final Map<String, String> PLANTED = new LinkedHashMap<>();
+
+    static {
+        PLANTED.put("more-infos-than-asked", "returns amount + 1 infos");
+        PLANTED.put("fewer-than-asked", "returns fewer infos than asked instead of failing");
+        PLANTED.put("zero-amount-accepted", "accepts amount 0");
+        PLANTED.put("duplicates-accepted", "lists a device twice when the tool repeats it");
+        PLANTED.put("error-out-of-retrieval", "throws an AssertionError (an Error) on an odd tool line");
+        PLANTED.put("unknown-keys-accepted", "declares every configured key known, so typos pass");
+        PLANTED.put("vague-errors", "errors name the key without its external-resource.<name>.param. prefix");
+        PLANTED.put("keys-without-values", "an info key whose value is empty");
+        PLANTED.put("mutable-keys", "getKeys() hands out the info's own mutable set");
+        PLANTED.put("same-visible-value", "every info has the same visible-devices value");
+        PLANTED.put("visible-devices-ignored", "ignores the host's ACME_VISIBLE_DEVICES");
+        PLANTED.put("coordination-ignored", "never records devices: two TaskManagers share one");
+        PLANTED.put("coordination-leak", "takes devices one at a time: a failed allocation leaves some recorded");
+        PLANTED.put("timeout-ignored", "runs the tool with a one-hour timeout, whatever is configured");
+        PLANTED.put("short-timeout", "runs the tool with 0.5 s, whatever is configured");
+        PLANTED.put("process-builder-no-timeout", "runs the tool through ProcessBuilder with no timeout");
+        PLANTED.put("listing-cached", "keeps the tool's first answer for good");
+        PLANTED.put("bad-kubernetes-name", "a Kubernetes resource name Kubernetes refuses");
+        PLANTED.put("undeclared-yarn-decorator", "a Yarn decorator the kit was not told about");
+    }
+
+    /** Bugs planted as classes of their own: only the architecture rules can see them. */
+    private static final Map<Class<?>, String> PLANTED_CLASSES = new LinkedHashMap<>();
+
+    static {
+        PLANTED_CLASSES.put(AcmeStickProperties.class, "uses io.flinkdevices.sdk.internal classes");
+        PLANTED_CLASSES.put(AcmeSmiByProcessBuilder.class, "starts the tool with ProcessBuilder");
+        PLANTED_CLASSES.put(AcmeFakeFallback.class, "production code that uses the testkit's fake host");
+        PLANTED_CLASSES.put(OpenAcmeFactory.class, "a factory Flink's ServiceLoader cannot create");
+    }
+
+    private record Row(String bug, String what, int failed, String firstCase) {}
+
+    @Test
+    @DisplayName("every planted bug fails at least one case of the kit, and the correct driver fails none")
+    void everyBugIsCaught() throws IOException {
+        assertThat(PLANTED.keySet())
+                .as("the bugs Mutant can plant (every Mutant.on(...) in the example's sources)")
+                .containsExactlyInAnyOrderElementsOf(plantable());
+
+        Row control = runKit(null, "the correct driver");
+        assertThat(control.failed()).as("cases the unmutated driver fails: %s", control.firstCase()).isZero();
+
+        List<Row> rows = new ArrayList<>();
+        PLANTED.forEach((bug, what) -> rows.add(runKit(bug, what)));
+        PLANTED_CLASSES.forEach((type, what) -> rows.add(checkArchitecture(type, what)));
+
+        String table = table(rows);
+        System.out.println(table);
+        Files.createDirectories(Path.of("target"));
+        Files.writeString(Path.of("target/mutation-run.md"), table);
+        assertThat(rows).filteredOn(r -> r.failed() == 0).as("bugs the kit missed").isEmpty();
+    }
+
+    private static Row runKit(String bug, String what) {
+        if (bug == null) {
+            System.clearProperty(PROPERTY);
+        } else {
+            System.setProperty(PROPERTY, bug);
+        }
+        List<String> failed = new ArrayList<>();
+        try {
+            Launcher launcher = LauncherFactory.create();
+            launcher.execute(
+                    LauncherDiscoveryRequestBuilder.request().selectors(selectClass(AcmeDriverContractITCase.class)).build(),
+                    new TestExecutionListener() {
+                        @Override
+                        public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                            if (id.isTest() && result.getStatus() == TestExecutionResult.Status.FAILED) {
+                                failed.add(id.getDisplayName());
+                            }
+                        }
+                    });
+        } finally {
+            System.clearProperty(PROPERTY);
+        }
+        return new Row(bug == null ? "(none)" : bug, what, failed.size(), failed.isEmpty() ? "" : failed.get(0));
+    }
+
+    private static Row checkArchitecture(Class<?> type, String what) {
+        try {
+            DriverArchitectureRules.forRoot(type.getPackageName()).check(new ClassFileImporter().importClasses(type));
+            return new Row(type.getSimpleName(), what, 0, "");
+        } catch (AssertionError e) {
+            // ArchUnit's first line names the rule; the second, the first violation.
+            String violation = e.getMessage().lines().skip(1).findFirst().orElse(e.getMessage());
+            return new Row(type.getSimpleName(), what, 1, "architecture rule: " + shorten(violation));
+        }
+    }
+
+    private static String table(List<Row> rows) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format("%d bugs planted, %d caught%n%n", rows.size(), rows.stream().filter(r -> r.failed() > 0).count()));
+        sb.append("| planted bug | what it does | cases failed | first failing case |\n|---|---|---|---|\n");
+        for (Row r : rows) {
+            sb.append("| `").append(r.bug()).append("` | ").append(r.what()).append(" | ").append(r.failed())
+                    .append(" | ").append(shorten(r.firstCase())).append(" |\n");
+        }
+        return sb.toString();
+    }
+
+    private static String shorten(String s) {
+        String one = s.replace('|', '/').replace('\n', ' ');
+        return one.length() > 140 ? one.substring(0, 137) + "..." : one;
+    }
+
+    /** Every name the example's sources pass to {@code Mutant.on}. */
+    private static TreeSet<String> plantable() throws IOException {
+        TreeSet<String> names = new TreeSet<>();
+        Pattern on = Pattern.compile("\\bon\\(\"([a-z-]+)\"\\)");
+        try (Stream<Path> files = Files.list(Path.of("src/test/java/io/flinkdevices/example/acme"))) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Matcher m = on.matcher(Files.readString(f));
+                while (m.find()) {
+                    names.add(m.group(1));
+                }
+            }
+        }
+        return names;
+    }
+}
