@@ -94,7 +94,8 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         for (String id : chosen) {
             infos.add(info(units.get(id)));
         }
-        LOG.info("AMD GPU driver ({}): handing out {} {} {}", backend.describe(), amount, what, chosen);
+        // the line an operator looks for in the TaskManager's log
+        LOG.info("AMD GPU driver ({}) for {}: handing out {} {}: {}", backend.describe(), amountKey, amount, what, chosen);
         return Collections.unmodifiableSet(infos);
     }
 

@@ -98,6 +98,14 @@ final class OpenClFpgaDriver
         for (ClDevice d : chosen) {
             infos.add(info(d));
         }
+        // the line an operator looks for in the TaskManager's log
+        LOG.info(
+                "OpenCL driver (JOCL{}) for {}: handing out {} of {} candidates: {}",
+                coordinator == null ? "" : ", coordinated through " + coordinator.file(),
+                settings.amountKey,
+                chosen.size(),
+                candidates.size(),
+                chosen);
         return Collections.unmodifiableSet(new LinkedHashSet<>(infos));
     }
 

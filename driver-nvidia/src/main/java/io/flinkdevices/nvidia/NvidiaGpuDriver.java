@@ -8,6 +8,9 @@ import io.flinkdevices.sdk.info.GpuInfo;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -22,6 +25,8 @@ import java.util.Set;
  */
 final class NvidiaGpuDriver
         implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NvidiaGpuDriver.class);
 
     static final String KUBERNETES_GPU = "nvidia.com/gpu";
     static final String YARN_GPU = "yarn.io/gpu";
@@ -89,6 +94,15 @@ final class NvidiaGpuDriver
                 chosen.add(byId.get(id));
             }
         }
+        // the line an operator looks for in the TaskManager's log
+        LOG.info(
+                "NVIDIA GPU driver ({}{}) for {}: handing out {} of {} found: {}",
+                backend.describe(),
+                coordinator == null ? "" : ", coordinated through " + coordinator.file(),
+                amountKey,
+                chosen.size(),
+                devices.size(),
+                describe(chosen));
         return Collections.unmodifiableSet(new LinkedHashSet<>(chosen));
     }
 

@@ -80,7 +80,8 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
         for (String id : chosen) {
             infos.add(info(offered.get(id)));
         }
-        LOG.info("RDMA driver ({}, {}): handing out {}", sysfs.describe(), shared ? "shared" : "exclusive", chosen);
+        // the line an operator looks for in the TaskManager's log
+        LOG.info("RDMA driver ({}, {}) for {}: handing out {}", sysfs.describe(), shared ? "shared" : "exclusive", amountKey, chosen);
         return Collections.unmodifiableSet(infos);
     }
 

@@ -20,6 +20,7 @@ import org.apache.flink.core.plugin.PluginManager;
 import org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint;
 import org.apache.flink.runtime.taskexecutor.TaskExecutorResourceUtils;
 import org.apache.flink.runtime.taskexecutor.TaskManagerRunner;
+import org.apache.flink.runtime.util.EnvironmentInformation;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.io.IOException;
@@ -136,6 +137,33 @@ public final class LocalDeviceCluster implements AutoCloseable {
     }
 
     /**
+     * The Flink releases this cluster runs on, each tested (module {@code compat} runs the shipped
+     * plugins through it on each older release; everything else runs on the newest). It starts
+     * Flink's JobManager and TaskManagers through their internal entry points, so other releases
+     * are refused at {@link #start()}.
+     */
+    public static final List<String> TESTED_FLINK_RELEASES = List.of("1.20", "2.0", "2.1", "2.2", "2.3");
+
+    /**
+     * Refuses a Flink release this cluster was not tested on, naming it and the tested ones. An
+     * unknown version (a class path without Flink's version file) is let through.
+     *
+     * @throws IllegalStateException for a release outside {@link #TESTED_FLINK_RELEASES}
+     */
+    static void checkFlinkRelease(String version) {
+        Matcher m = Pattern.compile("(\\d+\\.\\d+)(\\..*)?").matcher(String.valueOf(version));
+        if (m.matches() && !TESTED_FLINK_RELEASES.contains(m.group(1))) {
+            throw new IllegalStateException(
+                    "LocalDeviceCluster runs on Flink "
+                            + String.join(", ", TESTED_FLINK_RELEASES)
+                            + " (it starts Flink through internal entry points: TaskManagerRunner,"
+                            + " StandaloneSessionClusterEntrypoint, the RPC system loader), but the class path holds Flink "
+                            + version
+                            + "; test with a listed release, or check the plugin jar alone with PluginCheck");
+        }
+    }
+
+    /**
      * Starts the JobManager and the configured TaskManagers and waits until every TaskManager has
      * registered, so that a job submitted next finds its slots.
      *
@@ -147,6 +175,7 @@ public final class LocalDeviceCluster implements AutoCloseable {
         if (state != State.CREATED) {
             throw new IllegalStateException("the cluster can be started once, but it is " + state);
         }
+        checkFlinkRelease(EnvironmentInformation.getVersion());
         state = State.RUNNING;
         try {
             prepareFolders();
@@ -625,9 +654,10 @@ public final class LocalDeviceCluster implements AutoCloseable {
             c.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.parse("16m"));
             c.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
             c.set(ClusterOptions.CLUSTER_IO_EXECUTOR_POOL_SIZE, 2);
-            c.set(
-                    JobManagerOptions.COMPLETED_APPLICATION_STORE_TYPE,
-                    JobManagerOptions.ArchivedApplicationStoreType.Memory);
+            // finished jobs kept in memory; by key, since the option's name changed in Flink 2.3
+            // (the older key is its fallback there) and older releases know only the older one
+            c.setString("completed-application-store.type", "Memory");
+            c.setString("jobstore.type", "Memory");
             // no JAAS/ZooKeeper/Hadoop modules: they would set JVM-wide system properties
             c.set(SecurityOptions.SECURITY_MODULE_FACTORY_CLASSES, Collections.emptyList());
             c.set(
