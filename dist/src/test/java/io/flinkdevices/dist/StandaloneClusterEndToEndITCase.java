@@ -109,6 +109,15 @@ class StandaloneClusterEndToEndITCase {
             Set<String> tm2Gpus = heldBy(held, tm2.pid());
             assertThat(tm1Gpus).as("GPUs of %s", tm1).hasSize(PER_TASK_MANAGER);
             assertThat(tm2Gpus).as("GPUs of %s", tm2).hasSize(PER_TASK_MANAGER);
+            // the lines docs/operators.md tells operators to look for in a TaskManager's log
+            for (FlinkProcess tm : List.of(tm1, tm2)) {
+                String log = Files.readString(tm.log);
+                assertThat(log)
+                        .as("%s's log", tm)
+                        .contains("Enabled external resources: [gpu]")
+                        .containsPattern("NVIDIA GPU driver \\(nvidia-smi \\(.*\\), coordinated through .*\\) for"
+                                + " external-resource\\.gpu\\.amount: handing out 2 of 4 found: \\[GPU \\d GPU-[0-9a-f-]+, GPU \\d GPU-[0-9a-f-]+\\]");
+            }
 
             JobClient job = submitJob(cluster, reports);
             List<Report> first = awaitReports(cluster, reports, r -> true, 2 * PER_TASK_MANAGER);
