@@ -489,7 +489,7 @@ public final class DiscoveryBenchmark {
         }
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    static void deleteTree(Path dir) throws IOException {
         try (var walk = Files.walk(dir)) {
             for (Path p : walk.sorted((a, b) -> b.getNameCount() - a.getNameCount()).collect(Collectors.toList())) {
                 Files.deleteIfExists(p);

@@ -1,0 +1,256 @@
+package io.flinkdevices.benchmarks;
+
+import io.flinkdevices.testkit.fake.FakeAmdHost;
+import io.flinkdevices.testkit.fake.FakeFileTree;
+import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeRdmaHost;
+import io.flinkdevices.testkit.host.HostLibraries;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.core.plugin.DefaultPluginManager;
+import org.apache.flink.core.plugin.DirectoryBasedPluginFinder;
+import org.apache.flink.core.plugin.PluginManager;
+import org.apache.flink.runtime.externalresource.ExternalResourceUtils;
+
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a driver plugin costs a TaskManager at start: the time from creating the plugin manager over
+ * {@code plugins/} to the resource infos being ready, the path {@code TaskManagerRunner} takes
+ * ({@code DefaultPluginManager} over {@code DirectoryBasedPluginFinder}, then {@code
+ * ExternalResourceUtils.createStaticExternalResourceInfoProviderFromConfig}). Each sample is one
+ * fresh JVM holding one plugin folder with one shipped plugin jar, as a TaskManager starts once per
+ * process: class loading of the plugin, the driver's discovery on a fake host and its parsing are
+ * all in. JVMs of the rows are interleaved, so load from other processes hits every row alike.
+ *
+ * <p>Rows: Flink 2.3.0's own GPU plugin (its {@code nvidia-gpu-discovery.sh} on a fake {@code
+ * nvidia-smi} with 8 GPUs, amount 2), flink-devices' NVIDIA plugin ({@code nvidia-smi} backend,
+ * the same fake), AMD ({@code sysfs} backend, 8 MI300X), RDMA (sysfs, 8 InfiniBand ports) and
+ * OpenCL (PoCL's CPU device, where PoCL is installed).
+ *
+ * <pre>
+ * ./mvnw -q -pl benchmarks -am package -DskipTests -Ptaskmanager-start-benchmark [-Dbench.jvms=15]
+ * </pre>
+ */
+public final class TaskManagerStartBenchmark {
+
+    private TaskManagerStartBenchmark() {}
+
+    /** The measured plugins, in table order. */
+    enum Row {
+        FLINK_GPU("Flink 2.3.0 GPU plugin (discovery script)", "flink-gpu", "org.apache.flink.externalresource.gpu.GPUDriverFactory", 2),
+        NVIDIA("flink-devices NVIDIA (nvidia-smi)", "nvidia", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory", 2),
+        AMD("flink-devices AMD (sysfs)", "amd", "io.flinkdevices.amd.AmdGpuDriverFactory", 2),
+        RDMA("flink-devices RDMA (sysfs)", "rdma", "io.flinkdevices.rdma.RdmaDriverFactory", 2),
+        OPENCL("flink-devices OpenCL (PoCL)", "fpga-opencl", "io.flinkdevices.fpga.OpenClFpgaDriverFactory", 1);
+
+        final String label;
+        final String plugin;
+        final String factory;
+        final int amount;
+
+        Row(String label, String plugin, String factory, int amount) {
+            this.label = label;
+            this.plugin = plugin;
+            this.factory = factory;
+            this.amount = amount;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> o = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            if (!args[i].startsWith("--")) {
+                throw new IllegalArgumentException("expected --key value pairs, got " + args[i]);
+            }
+            o.put(args[i].substring(2), args[i + 1]);
+        }
+        if (o.containsKey("child")) {
+            child(Row.valueOf(o.get("child")), Path.of(o.get("work")));
+        } else {
+            run(o, System.out);
+        }
+    }
+
+    /**
+     * Prepares the hosts and plugin folders, runs {@code jvms} child JVMs per row and prints the
+     * table; returns the start times in nanoseconds per row (empty for a row that was skipped).
+     *
+     * @param o {@code scripts}, {@code flink-jar}, {@code nvidia}, {@code amd}, {@code rdma},
+     *     {@code fpga-opencl} (the plugin jars), {@code jvms}
+     */
+    static Map<Row, List<Long>> run(Map<String, String> o, PrintStream out) throws Exception {
+        int jvms = Integer.parseInt(o.getOrDefault("jvms", "15"));
+        Path work = Files.createTempDirectory("flink-devices-tm-start-bench");
+        Map<Row, String> skipped = new EnumMap<>(Row.class);
+        try {
+            Path bin = Files.createDirectories(work.resolve("bin"));
+            DiscoveryBenchmark.writeFakeNvidiaSmi(bin.resolve("nvidia-smi"), 8);
+            Path scripts = Files.createDirectories(work.resolve("flink-scripts"));
+            for (String name : List.of("nvidia-gpu-discovery.sh", "gpu-discovery-common.sh")) {
+                Path copy = Files.copy(Path.of(o.get("scripts"), name), scripts.resolve(name));
+                Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rwxr-xr-x"));
+            }
+            FakeAmdHost.Installed amd =
+                    FakeAmdHost.builder().gpus(FakeAmdHost.Model.MI300X, 8, "SPX", "NPS1").installOn(FakeHost.create(work.resolve("amd")));
+            Files.writeString(work.resolve("amd.roots"), amd.sys().root() + "\n" + amd.dev().root() + "\n");
+            FakeRdmaHost.Builder rdma = FakeRdmaHost.builder();
+            for (int i = 0; i < 4; i++) {
+                rdma.infiniband("mlx5_" + i, 200, true, true);
+            }
+            FakeFileTree rdmaSys = rdma.installOn(FakeHost.create(work.resolve("rdma")));
+            Files.writeString(work.resolve("rdma.root"), rdmaSys.root().toString());
+            for (Row row : Row.values()) {
+                String jar = o.get(row == Row.FLINK_GPU ? "flink-jar" : row.plugin);
+                if (row == Row.OPENCL && !HostLibraries.present("libOpenCL.so.1")) {
+                    skipped.put(row, "no OpenCL loader (libOpenCL.so.1) on this host");
+                } else if (jar == null || !Files.isRegularFile(Path.of(jar))) {
+                    skipped.put(row, "no plugin jar at " + jar + " (build the module first)");
+                } else {
+                    Path folder = Files.createDirectories(work.resolve("plugins-" + row.name()).resolve(row.plugin));
+                    Files.copy(Path.of(jar), folder.resolve(Path.of(jar).getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+            Map<Row, List<Long>> times = new EnumMap<>(Row.class);
+            for (int round = 0; round < jvms; round++) {
+                for (Row row : Row.values()) {
+                    if (!skipped.containsKey(row)) {
+                        times.computeIfAbsent(row, r -> new ArrayList<>()).add(startChild(row, work, bin));
+                    }
+                }
+            }
+            print(times, skipped, jvms, out);
+            return times;
+        } finally {
+            DiscoveryBenchmark.deleteTree(work);
+        }
+    }
+
+    private static long startChild(Row row, Path work, Path bin) throws Exception {
+        List<String> cmd = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                TaskManagerStartBenchmark.class.getName(),
+                "--child", row.name(),
+                "--work", work.toString());
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("PATH", bin + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        Path jsig = Path.of(System.getProperty("java.home"), "lib", "libjsig.so");
+        if (row == Row.OPENCL && Files.exists(jsig)) {
+            pb.environment().put("LD_PRELOAD", jsig.toString());
+        }
+        Process p = pb.start();
+        String output;
+        try (InputStream in = p.getInputStream()) {
+            output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        if (!p.waitFor(2, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IllegalStateException(row.label + ": the measuring JVM failed; its output:\n" + output);
+        }
+        for (String line : output.split("\n")) {
+            if (line.startsWith("START-NANOS ")) {
+                return Long.parseLong(line.substring("START-NANOS ".length()).strip());
+            }
+        }
+        throw new IllegalStateException(row.label + ": no START-NANOS line in\n" + output);
+    }
+
+    /** In the child JVM: one TaskManager start's plugin loading and resource retrieval, timed. */
+    private static void child(Row row, Path work) throws Exception {
+        Configuration config = new Configuration();
+        String name = "dev";
+        config.setString("external-resources", name);
+        config.setString("external-resource." + name + ".amount", Integer.toString(row.amount));
+        config.setString("external-resource." + name + ".driver-factory.class", row.factory);
+        String param = "external-resource." + name + ".param.";
+        switch (row) {
+            case FLINK_GPU:
+                config.setString(param + "discovery-script.path", work.resolve("flink-scripts/nvidia-gpu-discovery.sh").toString());
+                break;
+            case NVIDIA:
+                config.setString(param + "backend", "nvidia-smi");
+                break;
+            case AMD:
+                List<String> roots = Files.readAllLines(work.resolve("amd.roots"));
+                config.setString(param + "backend", "sysfs");
+                config.setString(param + "sysfs.root", roots.get(0));
+                config.setString(param + "dev.root", roots.get(1));
+                break;
+            case RDMA:
+                config.setString(param + "sysfs.root", Files.readString(work.resolve("rdma.root")));
+                break;
+            case OPENCL:
+                config.setString(param + "device.types", "CPU");
+                config.setString(param + "platform.pattern", "Portable");
+                break;
+            default:
+                throw new IllegalStateException(row.name());
+        }
+        Path plugins = work.resolve("plugins-" + row.name());
+        long start = System.nanoTime();
+        PluginManager pm =
+                new DefaultPluginManager(
+                        new DirectoryBasedPluginFinder(plugins).findPlugins(),
+                        CoreOptions.getPluginParentFirstLoaderPatterns(config));
+        Set<ExternalResourceInfo> infos =
+                ExternalResourceUtils.createStaticExternalResourceInfoProviderFromConfig(config, pm)
+                        .getExternalResourceInfos(name);
+        long took = System.nanoTime() - start;
+        if (infos.size() != row.amount) {
+            System.out.println(row.label + " handed out " + infos.size() + " devices, expected " + row.amount);
+            System.exit(1);
+        }
+        System.out.println("START-NANOS " + took);
+    }
+
+    static void print(Map<Row, List<Long>> times, Map<Row, String> skipped, int jvms, PrintStream out) {
+        out.printf(Locale.ROOT, "%nTaskManager start cost of one plugin: plugin manager to resource infos ready, one fresh JVM"
+                + " per sample, %d JVMs per row (%d cores, Java %s)%n", jvms, Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"));
+        String format = "| %-44s | %9s | %9s | %9s |%n";
+        out.printf(Locale.ROOT, format, "plugin", "p50", "p90", "max");
+        out.printf(Locale.ROOT, format, "---", "---", "---", "---");
+        for (Row row : Row.values()) {
+            if (skipped.containsKey(row)) {
+                out.printf(Locale.ROOT, "| %-44s | skipped: %s |%n", row.label, skipped.get(row));
+                continue;
+            }
+            long[] t = times.get(row).stream().mapToLong(Long::longValue).sorted().toArray();
+            out.printf(Locale.ROOT, format, row.label, DiscoveryBenchmark.ms(pct(t, 0.5)), DiscoveryBenchmark.ms(pct(t, 0.9)),
+                    DiscoveryBenchmark.ms(t[t.length - 1]));
+        }
+    }
+
+    private static long pct(long[] sorted, double p) {
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
+    }
+
+    /** For tests: the arguments of a run with {@code jvms} JVMs per row. */
+    static Map<String, String> options(Path scripts, Path flinkJar, Map<String, Path> plugins, int jvms) {
+        Map<String, String> o = new LinkedHashMap<>();
+        o.put("scripts", scripts.toString());
+        o.put("flink-jar", flinkJar.toString());
+        plugins.forEach((k, v) -> o.put(k, v.toString()));
+        o.put("jvms", Integer.toString(jvms));
+        return o;
+    }
+}
