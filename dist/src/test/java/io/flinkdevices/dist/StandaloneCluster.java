@@ -270,6 +270,74 @@ final class StandaloneCluster implements AutoCloseable {
         process.destroyForcibly();
     }
 
+    /**
+     * The module openings the config.yaml of Flink's distribution sets in {@code env.java.opts.all}
+     * on Java 17, which {@code bin/flink} passes to the client: building a DataStream job graph
+     * reflects into JDK collections.
+     */
+    static final List<String> CLIENT_JVM_OPTIONS =
+            List.of(
+                    "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
+                    "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+                    "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
+                    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                    "--add-opens=java.base/java.net=ALL-UNNAMED",
+                    "--add-opens=java.base/java.io=ALL-UNNAMED",
+                    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+                    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+                    "--add-opens=java.base/java.text=ALL-UNNAMED",
+                    "--add-opens=java.base/java.time=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
+
+    /** What a {@code flink} command printed, and its exit status. */
+    static final class ClientRun {
+        final int exitCode;
+        final String output;
+
+        ClientRun(int exitCode, String output) {
+            this.exitCode = exitCode;
+            this.output = output;
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exitCode + ":\n" + output;
+        }
+    }
+
+    /**
+     * Runs {@code flink <args>} against this cluster as Flink's {@code bin/flink} does: Flink's
+     * {@code CliFrontend} in its own JVM on Flink's jars, {@code FLINK_CONF_DIR} the cluster's
+     * configuration (which names its REST address). Waits up to {@code timeout}.
+     */
+    ClientRun flink(List<String> args, Duration timeout) throws IOException, InterruptedException {
+        Path out = logDir.resolve("flink-client-" + System.nanoTime() + ".out");
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(CLIENT_JVM_OPTIONS);
+        command.add("-Djava.io.tmpdir=" + home.resolve("tmp"));
+        command.add("-Dlog.file=" + logDir.resolve("flink-client.log"));
+        command.add("-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri());
+        command.add("-cp");
+        command.add(classPath);
+        command.add("org.apache.flink.client.cli.CliFrontend");
+        command.addAll(args);
+        ProcessBuilder pb =
+                new ProcessBuilder(command).directory(home.toFile()).redirectErrorStream(true).redirectOutput(out.toFile());
+        pb.environment().put("FLINK_CONF_DIR", confDir.toString());
+        pb.environment().put("FLINK_HOME", home.toString());
+        Process process = pb.start();
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            killTree(process);
+            throw new IllegalStateException("flink " + args + " did not end within " + timeout + ":\n" + tail(out, 60));
+        }
+        return new ClientRun(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+    }
+
     private FlinkProcess start(String name, List<String> jvmOptions, String mainClass, List<String> dynamic)
             throws IOException {
         Path out = logDir.resolve(name + ".out");

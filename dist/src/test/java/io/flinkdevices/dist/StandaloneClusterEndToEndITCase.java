@@ -226,6 +226,67 @@ class StandaloneClusterEndToEndITCase {
         }
     }
 
+    @Test
+    @DisplayName("flink run submits the samples' job jar to a cluster with the archive's NVIDIA plugin: the report job, the GPU job, --help and a bad option")
+    void flinkRunSubmitsTheSampleJobs() throws Exception {
+        Path plugins = Distribution.unpacked().resolve("plugins");
+        Path jobJar = Path.of(System.getProperty("samples.job.jar"));
+        assertThat(jobJar).as("the samples' job jar (built before dist)").isRegularFile();
+        FakeHost host = FakeHost.create(temp.resolve("run-host"));
+        Path smi = FakeNvidiaHost.installH100s(host, 2);
+
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("taskmanager.numberOfTaskSlots", "2");
+        settings.put("parallelism.default", "2");
+        settings.put("external-resources", "gpu");
+        settings.put("external-resource.gpu.amount", "2");
+        settings.put("external-resource.gpu.driver-factory.class", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory");
+        settings.put("external-resource.gpu.param.backend", "nvidia-smi");
+        settings.put("external-resource.gpu.param.nvidia-smi.path", smi.toString());
+
+        try (StandaloneCluster cluster =
+                new StandaloneCluster(temp.resolve("flink-run"), plugins, Distribution.flinkClassPath(), settings)) {
+            cluster.startJobManager(START_TIMEOUT);
+            cluster.startTaskManager("taskmanager-run");
+            cluster.awaitTaskManagers(1, START_TIMEOUT);
+
+            StandaloneCluster.ClientRun report = cluster.flink(
+                    List.of("run", "-c", "io.flinkdevices.samples.DeviceReportJob", jobJar.toString()), CLIENT_TIMEOUT);
+            assertThat(report.exitCode).as("%s", report).isZero();
+            assertThat(report.output)
+                    .contains("external resource 'gpu', 2 subtask(s):")
+                    .contains("subtask 0: uses GPU #0 " + FakeNvidiaHost.gpuUuid(0))
+                    .contains("subtask 1: uses GPU #1 " + FakeNvidiaHost.gpuUuid(1))
+                    .contains("Every subtask received a device.");
+
+            // the fake host's GPUs are no CUDA device: the job runs on the CPU path and says so
+            StandaloneCluster.ClientRun matvec = cluster.flink(
+                    List.of("run", "-c", "io.flinkdevices.samples.gpu.MatrixVectorJob", jobJar.toString(),
+                            "--records", "2000", "--batch", "64", "--dims", "32"),
+                    CLIENT_TIMEOUT);
+            assertThat(matvec.exitCode).as("%s", matvec).isZero();
+            assertThat(matvec.output)
+                    .contains("MatrixVectorJob: 2000 records of 32 floats x 32x32 matrix, batch 64")
+                    .contains("CPU path: 2 subtask(s), 2000 records")
+                    .containsPattern("checked \\d+ products against the double-precision reference: 0 wrong")
+                    .contains("Every subtask ran on the CPU path");
+
+            StandaloneCluster.ClientRun help = cluster.flink(
+                    List.of("run", "-c", "io.flinkdevices.samples.gpu.MatrixVectorJob", jobJar.toString(), "--help"),
+                    CLIENT_TIMEOUT);
+            assertThat(help.exitCode).as("%s", help).isZero();
+            assertThat(help.output).contains("Usage: flink run -c io.flinkdevices.samples.gpu.MatrixVectorJob");
+
+            StandaloneCluster.ClientRun bad = cluster.flink(
+                    List.of("run", "-c", "io.flinkdevices.samples.DeviceReportJob", jobJar.toString(), "--resource"),
+                    CLIENT_TIMEOUT);
+            assertThat(bad.exitCode).as("%s", bad).isNotZero();
+            assertThat(bad.output).contains("DeviceReportJob: bad option '--resource' (see --help)");
+        }
+    }
+
+    private static final Duration CLIENT_TIMEOUT = Duration.ofMinutes(3);
+
     private static JobClient submitJob(StandaloneCluster cluster, Path reports) throws Exception {
         return submitJob(cluster, reports, 2 * PER_TASK_MANAGER);
     }

@@ -1,7 +1,6 @@
 package io.flinkdevices.samples.fpga;
 
 import io.flinkdevices.sdk.info.FpgaInfo;
-import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
 
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -13,21 +12,19 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
  * The FPGA sample job: a FIR low-pass filter over a stream of sensor samples, one OpenCL kernel
- * run per batch, on a local device cluster.
+ * run per batch, submitted with {@code flink run} ({@code FirLocal} in module {@code
+ * samples-local} runs it on a local device cluster).
  *
  * <pre>
- * FirJob [--devices driver|local|cpu] [--batch 4096] [--samples 2000000] [--sensors 16]
+ * flink run -c io.flinkdevices.samples.fpga.FirJob samples-job.jar [--devices driver|local|cpu] [--batch 4096] [--samples 2000000] [--sensors 16]
  *        [--taps 64] [--parallelism 2] [--bitstream PATH] [--device-types CPU]
  *        [--platform-pattern REGEX]
  * </pre>
@@ -299,21 +296,48 @@ public final class FirJob {
         }
     }
 
-    /** Runs the job; see the class comment for the arguments. */
+    /**
+     * Submits the job to the cluster {@code flink run} (or the environment) provides; see the class
+     * comment for the options. Prints the device each subtask used and the check, and says so when
+     * no subtask received a device; exits 1 when an output is wrong or missing, 2 on a bad option.
+     */
     public static void main(String[] args) throws Exception {
+        if (java.util.Arrays.asList(args).contains("--help") || java.util.Arrays.asList(args).contains("-h")) {
+            System.out.print(USAGE);
+            return;
+        }
         Options o;
         try {
             o = Options.parse(args);
         } catch (IllegalArgumentException e) {
-            System.err.println("FirJob: " + e.getMessage() + " (options: see FirJob's class comment)");
+            System.err.println("FirJob: " + e.getMessage() + " (see --help)");
             System.exit(2);
             return;
         }
-        Result r = run(o);
-        System.out.println();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(o.parallelism);
+        Result r = execute(env, o);
         System.out.println(r.summary());
+        boolean noDevice = o.devices == Devices.DRIVER && r.subtasksOpenCl == 0;
+        if (noDevice) {
+            System.out.println("No subtask received an OpenCL device from the TaskManagers' '" + RESOURCE + "' resource:"
+                    + " every subtask filtered on the CPU. Check external-resources and the driver's 'handing out' line"
+                    + " in the TaskManager log.");
+        }
         System.exit(r.mismatches == 0 && r.records() == o.samples ? 0 : 1);
     }
+
+    static final String USAGE =
+            "Usage: flink run -c io.flinkdevices.samples.fpga.FirJob samples-job.jar [options]\n"
+                    + "A FIR low-pass filter over generated sensor samples, one OpenCL kernel run per batch, on the\n"
+                    + "device each subtask receives from the TaskManager's 'fpga' resource; every 97th output is checked.\n"
+                    + "  --devices driver|local|cpu  where devices come from (default driver)\n"
+                    + "  --batch N, --samples N, --sensors N, --taps N, --parallelism N\n"
+                    + "  --bitstream PATH            a precompiled kernel instead of the OpenCL C source\n"
+                    + "  --device-types T, --platform-pattern REGEX   for --devices local\n"
+                    + "  --help                      this text\n"
+                    + "Exit status: 0 every output right (on a device or, where a subtask has none, the CPU);\n"
+                    + "1 a wrong or missing output; 2 a bad option.\n";
 
     /** What one run measured. */
     public static final class Result {
@@ -444,52 +468,20 @@ public final class FirJob {
         }
     }
 
-    /** Starts a local device cluster as {@code o.devices} says and runs the job on it. */
-    public static Result run(Options o) throws Exception {
-        Path work = Files.createTempDirectory("flink-devices-fir");
-        try {
-            LocalDeviceCluster.Builder builder =
-                    LocalDeviceCluster.builder()
-                            .pluginsDir(work.resolve("plugins"))
-                            .taskManagers(1)
-                            .slotsPerTaskManager(o.parallelism);
-            FirBatchOperator operator;
-            float[] taps = Fir.lowPass(o.taps);
-            switch (o.devices) {
-                case DRIVER:
-                    FpgaPlugin.install(work.resolve("plugins"));
-                    builder.resource(RESOURCE, FpgaPlugin.FACTORY, 1, driverParams(o, work));
-                    operator = FirBatchOperator.onResource(RESOURCE, taps, o.batch, o.bitstream);
-                    break;
-                case LOCAL:
-                    operator = FirBatchOperator.onDevice(localDevice(o), taps, o.batch, o.bitstream);
-                    break;
-                default:
-                    operator = FirBatchOperator.onResource(RESOURCE, taps, o.batch, o.bitstream);
-                    break;
-            }
-            try (LocalDeviceCluster cluster = builder.build().start()) {
-                StreamExecutionEnvironment env = cluster.createEnvironment();
-                env.setParallelism(o.parallelism);
-                filtered(env, o.samples, o.sensors, operator).map(new CheckSample(taps)).sinkTo(new DiscardingSink<>());
-                return new Result(env.execute("FirJob"), o);
-            }
-        } finally {
-            deleteRecursively(work);
-        }
-    }
-
     /**
-     * The driver's parameters for {@code o}: device types, platform pattern, and as {@code
-     * program.path} the bitstream or else {@code fir.cl} (written into {@code work}), so that the
-     * driver offers only devices on which the FIR kernel loads.
+     * Builds the job on {@code env} with the operator {@code o.devices} asks for ({@code driver}:
+     * the device the TaskManager's {@code fpga} resource hands each subtask; {@code local}: the
+     * device this process lists; {@code cpu}: none), runs it and returns what it measured. The
+     * parallelism is {@code env}'s.
      */
-    static Map<String, String> driverParams(Options o, Path work) throws java.io.IOException {
-        String program = o.bitstream;
-        if (program == null) {
-            program = Files.writeString(work.resolve(OpenClFir.SOURCE_RESOURCE), OpenClFir.kernelSource()).toString();
-        }
-        return Map.of("device.types", o.deviceTypes, "platform.pattern", o.platformPattern, "program.path", program);
+    public static Result execute(StreamExecutionEnvironment env, Options o) throws Exception {
+        float[] taps = Fir.lowPass(o.taps);
+        FirBatchOperator operator =
+                o.devices == Devices.LOCAL
+                        ? FirBatchOperator.onDevice(localDevice(o), taps, o.batch, o.bitstream)
+                        : FirBatchOperator.onResource(RESOURCE, taps, o.batch, o.bitstream);
+        filtered(env, o.samples, o.sensors, operator).map(new CheckSample(taps)).sinkTo(new DiscardingSink<>());
+        return new Result(env.execute("FirJob"), o);
     }
 
     /** The first listed device matching {@code o}'s platform pattern and device types. */
@@ -585,15 +577,6 @@ public final class FirJob {
                 }
             }
             return y;
-        }
-    }
-
-    private static void deleteRecursively(Path root) throws java.io.IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (var paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 }

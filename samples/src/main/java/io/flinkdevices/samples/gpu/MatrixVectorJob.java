@@ -1,9 +1,5 @@
 package io.flinkdevices.samples.gpu;
 
-import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
-import io.flinkdevices.testkit.simulated.SimulatedDevices;
-import io.flinkdevices.testkit.simulated.SimulatedGpuDriverFactory;
-
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -14,28 +10,23 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Locale;
-import java.util.Map;
 
 /**
- * The GPU sample job: batched matrix-vector multiplication on a local device cluster.
+ * The GPU sample job: batched matrix-vector multiplication on the GPUs a TaskManager's driver
+ * hands out, submitted with {@code flink run}:
  *
  * <pre>
- * MatrixVectorJob [batch size (256)] [records (200000)] [dims (256)] [parallelism (2)] [simulated | nvidia[=PATH]]
+ * flink run -c io.flinkdevices.samples.gpu.MatrixVectorJob samples-job.jar [--batch 256]
+ *     [--records 200000] [--dims 256] [--parallelism N] [--resource gpu]
  * </pre>
  *
  * A source generates {@code records} vectors of {@code dims} floats; {@link
- * BatchedMatVecOperator} multiplies each with one {@code dims x dims} matrix, {@code batch size}
- * vectors per device call; every 97th product is checked against {@link Matrix#multiplyExact}.
- * The TaskManager gets its GPUs from a plugin: by default the testkit's simulated GPU driver (the
- * subtasks take the CPU path and say why); with {@code nvidia} flink-devices' NVIDIA driver
- * ({@code io.flinkdevices.nvidia.NvidiaGpuDriverFactory}, nvidia-smi backend, {@code nvidia-smi}
- * from the {@code PATH} or {@code PATH} given), so on a GPU host the subtasks take the GPU path.
- * The job prints the path each subtask used and its throughput. Exits 1 when a checked product
- * is wrong or a record is missing.
+ * BatchedMatVecOperator} multiplies each with one {@code dims x dims} matrix, {@code batch}
+ * vectors per device call, on the subtask's GPU (cuBLAS, or the sample's own CUDA kernel) or on
+ * the CPU where the subtask has none; every 97th product is checked against {@link
+ * Matrix#multiplyExact}. {@code MatrixVectorLocal} (module {@code samples-local}) runs the same
+ * job on a local device cluster.
  */
 public final class MatrixVectorJob {
 
@@ -48,17 +39,45 @@ public final class MatrixVectorJob {
 
     private MatrixVectorJob() {}
 
-    /** Runs the job; see the class comment for the arguments. */
+    /**
+     * Submits the job to the cluster {@code flink run} (or the environment) provides; see {@link
+     * MatrixVectorJobArgs} for the arguments. Prints the paths the subtasks used, the throughput and
+     * the check, and says so when no subtask computed on a GPU; exits 1 when a checked product is
+     * wrong or records are missing, 2 on a bad argument.
+     */
     public static void main(String[] args) throws Exception {
-        int batch = args.length > 0 ? Integer.parseInt(args[0]) : 256;
-        long records = args.length > 1 ? Long.parseLong(args[1]) : 200_000L;
-        int dims = args.length > 2 ? Integer.parseInt(args[2]) : 256;
-        int parallelism = args.length > 3 ? Integer.parseInt(args[3]) : 2;
-        Devices devices = Devices.parse(args.length > 4 ? args[4] : "simulated");
-        Result r = run(batch, records, dims, parallelism, devices);
-        System.out.println();
+        MatrixVectorJobArgs a;
+        try {
+            a = MatrixVectorJobArgs.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("MatrixVectorJob: " + e.getMessage() + " (see --help)");
+            System.exit(2);
+            return;
+        }
+        if (a.help) {
+            System.out.print(MatrixVectorJobArgs.USAGE);
+            return;
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        if (a.parallelism > 0) {
+            env.setParallelism(a.parallelism);
+        }
+        Result r = execute(env, a.batch, a.records, a.dims, a.resource);
         System.out.println(r.summary());
-        System.exit(r.mismatches == 0 && r.records() == records ? 0 : 1);
+        if (r.subtasksGpu == 0) {
+            System.out.println("Every subtask ran on the CPU path: none received a GPU of resource '" + a.resource
+                    + "' that CUDA could open. Each subtask's reason is in its TaskManager's stdout ('MatrixVectorJob"
+                    + " subtask N: CPU path ..., because ...'); the driver's 'handing out' line in the TaskManager log"
+                    + " says what it handed out.");
+        }
+        System.exit(r.mismatches == 0 && r.records() == a.records ? 0 : 1);
+    }
+
+    /** Builds the job on {@code env} (parallelism as set there), runs it and returns what it measured. */
+    public static Result execute(StreamExecutionEnvironment env, int batch, long records, int dims, String resource)
+            throws Exception {
+        products(env, records, dims, batch, resource).map(new CheckSample(dims)).sinkTo(new DiscardingSink<>());
+        return new Result(env.execute("MatrixVectorJob"), batch, dims);
     }
 
     /** What one run measured. */
@@ -150,101 +169,20 @@ public final class MatrixVectorJob {
         }
     }
 
-    /** Where the TaskManager's GPUs come from. */
-    public static final class Devices {
-        final boolean nvidia;
-        final String nvidiaSmi;
-
-        private Devices(boolean nvidia, String nvidiaSmi) {
-            this.nvidia = nvidia;
-            this.nvidiaSmi = nvidiaSmi;
-        }
-
-        /** The testkit's simulated GPU driver: 4 GPUs of vendor {@code simulated}. */
-        public static Devices simulated() {
-            return new Devices(false, null);
-        }
-
-        /**
-         * flink-devices' NVIDIA driver with its nvidia-smi backend.
-         *
-         * @param nvidiaSmi the {@code nvidia-smi} to run, or null for the one on the {@code PATH}
-         */
-        public static Devices nvidia(String nvidiaSmi) {
-            return new Devices(true, nvidiaSmi);
-        }
-
-        static Devices parse(String arg) {
-            if (arg.equals("simulated")) {
-                return simulated();
-            }
-            if (arg.equals("nvidia")) {
-                return nvidia(null);
-            }
-            if (arg.startsWith("nvidia=")) {
-                return nvidia(arg.substring("nvidia=".length()));
-            }
-            throw new IllegalArgumentException(
-                    "devices must be 'simulated', 'nvidia' or 'nvidia=/path/to/nvidia-smi' but is '" + arg + "'");
-        }
-    }
-
-    /**
-     * Starts a local device cluster with one TaskManager holding {@code parallelism} GPUs of the
-     * simulated driver and runs the job.
-     */
-    public static Result run(int batch, long records, int dims, int parallelism) throws Exception {
-        return run(batch, records, dims, parallelism, Devices.simulated());
-    }
-
-    /**
-     * Starts a local device cluster with one TaskManager that takes {@code parallelism} GPUs from
-     * {@code devices} and runs the job.
-     */
-    public static Result run(int batch, long records, int dims, int parallelism, Devices devices)
-            throws Exception {
-        Path work = Files.createTempDirectory("flink-devices-matvec");
-        try {
-            Path plugins = work.resolve("plugins");
-            LocalDeviceCluster.Builder builder =
-                    LocalDeviceCluster.builder().pluginsDir(plugins).taskManagers(1).slotsPerTaskManager(parallelism);
-            if (devices.nvidia) {
-                NvidiaPlugin.install(plugins);
-                Map<String, String> params = new java.util.HashMap<>();
-                params.put("backend", "nvidia-smi");
-                if (devices.nvidiaSmi != null) {
-                    params.put("nvidia-smi.path", devices.nvidiaSmi);
-                }
-                builder.resource(RESOURCE, NvidiaPlugin.FACTORY, parallelism, params);
-            } else {
-                SimulatedDevices.installGpuPlugin(plugins);
-                builder.resource(
-                        RESOURCE,
-                        SimulatedGpuDriverFactory.class.getName(),
-                        parallelism,
-                        Map.of("count", Integer.toString(Math.max(4, parallelism))));
-            }
-            try (LocalDeviceCluster cluster = builder.build().start()) {
-                StreamExecutionEnvironment env = cluster.createEnvironment();
-                env.setParallelism(parallelism);
-                products(env, records, dims, batch)
-                        .map(new CheckSample(dims))
-                        .sinkTo(new DiscardingSink<>());
-                return new Result(env.execute("MatrixVectorJob"), batch, dims);
-            }
-        } finally {
-            deleteRecursively(work);
-        }
-    }
-
     /** The job's pipeline up to the products: generated vectors through the batched operator. */
     static DataStream<IdVector> products(StreamExecutionEnvironment env, long records, int dims, int batch) {
+        return products(env, records, dims, batch, RESOURCE);
+    }
+
+    /** The same, with the GPUs of external resource {@code resource}. */
+    static DataStream<IdVector> products(
+            StreamExecutionEnvironment env, long records, int dims, int batch, String resource) {
         return env.fromSequence(0, records - 1)
                 .map(new Generate(dims))
                 .transform(
                         "batched matrix x vector",
                         TypeInformation.of(IdVector.class),
-                        new BatchedMatVecOperator(RESOURCE, dims, dims, MATRIX_SEED, batch));
+                        new BatchedMatVecOperator(resource, dims, dims, MATRIX_SEED, batch));
     }
 
     /** Source side: the vector for an id. */
@@ -294,15 +232,6 @@ public final class MatrixVectorJob {
                 }
             }
             return product;
-        }
-    }
-
-    private static void deleteRecursively(Path root) throws java.io.IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (var paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 }

@@ -27,7 +27,7 @@ class MatrixVectorJobNvidiaITCase {
         Path smi = FakeNvidiaHost.installH100s(host, 2);
 
         MatrixVectorJob.Result r =
-                MatrixVectorJob.run(32, 700, 16, 2, MatrixVectorJob.Devices.nvidia(smi.toString()));
+                MatrixVectorLocal.run(32, 700, 16, 2, MatrixVectorLocal.Devices.nvidia(smi.toString()));
 
         assertThat(host.executable("nvidia-smi").invocations())
                 .as("the TaskManager's NVIDIA driver asked nvidia-smi")

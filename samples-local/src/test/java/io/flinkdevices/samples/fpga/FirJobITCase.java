@@ -183,7 +183,7 @@ class FirJobITCase {
     @DisplayName("without a device every subtask takes the CPU path, says why, and equals the reference")
     void cpuPath() throws Exception {
         FirJob.Result r =
-                FirJob.run(new FirJob.Options().devices(FirJob.Devices.CPU).samples(5000).sensors(5).taps(16).batch(64));
+                FirLocal.run(new FirJob.Options().devices(FirJob.Devices.CPU).samples(5000).sensors(5).taps(16).batch(64));
         assertThat(r.subtasksCpu).isEqualTo(2);
         assertThat(r.recordsCpu).isEqualTo(5000);
         assertThat(r.devices).allMatch(l -> l.contains("CPU path, because the TaskManager received no 'fpga' device"));
@@ -197,7 +197,7 @@ class FirJobITCase {
     void jobReportsSplit() throws Exception {
         OpenClAvailability.require(OpenClAvailability.POCL);
         FirJob.Result r =
-                FirJob.run(
+                FirLocal.run(
                         new FirJob.Options()
                                 .devices(FirJob.Devices.LOCAL)
                                 .deviceTypes("CPU")

@@ -47,7 +47,7 @@ class MatrixVectorJobITCase {
     @Test
     @DisplayName("the main job reports the path each subtask used, its throughput, and no wrong product")
     void mainJobReportsPathAndThroughput() throws Exception {
-        MatrixVectorJob.Result r = MatrixVectorJob.run(64, 5000, 32, 2);
+        MatrixVectorJob.Result r = MatrixVectorLocal.run(64, 5000, 32, 2);
 
         assertThat(r.subtasksCpu).isEqualTo(2);
         assertThat(r.subtasksGpu).isZero();

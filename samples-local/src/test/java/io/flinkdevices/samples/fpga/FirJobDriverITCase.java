@@ -13,7 +13,7 @@ class FirJobDriverITCase {
     void poclThroughTheDriver() throws Exception {
         OpenClAvailability.require(OpenClAvailability.POCL);
         FirJob.Result r =
-                FirJob.run(
+                FirLocal.run(
                         new FirJob.Options()
                                 .devices(FirJob.Devices.DRIVER)
                                 .deviceTypes("CPU")
@@ -34,7 +34,7 @@ class FirJobDriverITCase {
     void oclgrindThroughTheDriver() throws Exception {
         OpenClAvailability.require(OpenClAvailability.OCLGRIND);
         FirJob.Result r =
-                FirJob.run(
+                FirLocal.run(
                         new FirJob.Options()
                                 .devices(FirJob.Devices.DRIVER)
                                 .deviceTypes("ACCELERATOR")
@@ -53,7 +53,7 @@ class FirJobDriverITCase {
     void noMatchingDevice() throws Exception {
         OpenClAvailability.require(OpenClAvailability.POCL);
         FirJob.Result r =
-                FirJob.run(
+                FirLocal.run(
                         new FirJob.Options()
                                 .devices(FirJob.Devices.DRIVER)
                                 .deviceTypes("GPU")

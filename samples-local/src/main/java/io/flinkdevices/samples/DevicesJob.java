@@ -3,6 +3,7 @@ package io.flinkdevices.samples;
 import io.flinkdevices.amd.AmdGpuDriverFactory;
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.samples.fpga.FirJob;
+import io.flinkdevices.samples.fpga.FirLocal;
 import io.flinkdevices.samples.fpga.OpenClDevices;
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.process.ExternalCommand;
@@ -340,7 +341,7 @@ public final class DevicesJob {
             FirJob.Result r;
             Optional<String> cause;
             try (DriverWarnings warnings = DriverWarnings.capture()) {
-                r = FirJob.run(o);
+                r = FirLocal.run(o);
                 cause = warnings.causeFor(FirJob.RESOURCE);
             }
             out.println(r.summary());
