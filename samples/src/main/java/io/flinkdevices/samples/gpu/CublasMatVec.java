@@ -10,8 +10,6 @@ import jcuda.jcublas.cublasStatus;
 import jcuda.runtime.JCuda;
 import jcuda.runtime.cudaMemcpyKind;
 
-import java.nio.ByteOrder;
-import java.nio.FloatBuffer;
 
 /**
  * The GPU path: JCublas {@code cublasSgemm} on the device a subtask's {@link GpuInfo} names. The
@@ -23,30 +21,16 @@ import java.nio.FloatBuffer;
  * <p>Return codes are checked instead of relying on JCuda's exceptions (a JVM-wide switch other
  * code may have set either way); both are turned into {@link IllegalStateException}s.
  */
-final class CublasMatVec implements MatVecBackend {
+final class CublasMatVec extends GpuMatVec {
 
-    private final int device;
-    private final int rows;
-    private final int cols;
-    private final int batchSize;
-    private final String deviceName;
     private final cublasHandle handle = new cublasHandle();
     private final Pointer dA = new Pointer();
     private final Pointer dX = new Pointer();
     private final Pointer dY = new Pointer();
-    private final Pointer hX = new Pointer();
-    private final Pointer hY = new Pointer();
     private boolean handleCreated;
-    private FloatBuffer input;
-    private FloatBuffer output;
-    private boolean closed;
 
     private CublasMatVec(int device, Matrix matrix, int batchSize, String deviceName) {
-        this.device = device;
-        this.rows = matrix.rows();
-        this.cols = matrix.cols();
-        this.batchSize = batchSize;
-        this.deviceName = deviceName;
+        super(device, matrix, batchSize, deviceName);
     }
 
     /**
@@ -87,38 +71,17 @@ final class CublasMatVec implements MatVecBackend {
         checkBlas(JCublas2.cublasCreate(handle), "cublasCreate");
         handleCreated = true;
         long aBytes = (long) rows * cols * Float.BYTES;
-        long xBytes = (long) batchSize * cols * Float.BYTES;
-        long yBytes = (long) batchSize * rows * Float.BYTES;
+        long xBytes = inputBytes();
+        long yBytes = outputBytes();
         CudaDevices.check(JCuda.cudaMalloc(dA, aBytes), "cudaMalloc(matrix, " + aBytes + " bytes)");
         CudaDevices.check(JCuda.cudaMalloc(dX, xBytes), "cudaMalloc(batch in, " + xBytes + " bytes)");
         CudaDevices.check(JCuda.cudaMalloc(dY, yBytes), "cudaMalloc(batch out, " + yBytes + " bytes)");
         CudaDevices.check(JCuda.cudaHostAlloc(hX, xBytes, JCuda.cudaHostAllocDefault), "cudaHostAlloc(batch in)");
         CudaDevices.check(JCuda.cudaHostAlloc(hY, yBytes, JCuda.cudaHostAllocDefault), "cudaHostAlloc(batch out)");
-        input = hX.getByteBuffer(0, xBytes).order(ByteOrder.nativeOrder()).asFloatBuffer();
-        output = hY.getByteBuffer(0, yBytes).order(ByteOrder.nativeOrder()).asFloatBuffer();
+        mapHostBuffers();
         CudaDevices.check(
                 JCuda.cudaMemcpy(dA, Pointer.to(matrix.columnMajor()), aBytes, cudaMemcpyKind.cudaMemcpyHostToDevice),
                 "cudaMemcpy(matrix to device)");
-    }
-
-    @Override
-    public Path path() {
-        return Path.GPU;
-    }
-
-    @Override
-    public FloatBuffer input() {
-        return input;
-    }
-
-    @Override
-    public FloatBuffer output() {
-        return output;
-    }
-
-    @Override
-    public int batchSize() {
-        return batchSize;
     }
 
     @Override
@@ -161,26 +124,15 @@ final class CublasMatVec implements MatVecBackend {
     }
 
     @Override
-    public void close() {
-        if (closed) {
-            return;
+    void release() {
+        if (handleCreated) {
+            JCublas2.cublasDestroy(handle);
         }
-        closed = true;
-        try {
-            JCuda.cudaSetDevice(device);
-            if (handleCreated) {
-                JCublas2.cublasDestroy(handle);
-            }
-            JCuda.cudaFree(dA);
-            JCuda.cudaFree(dX);
-            JCuda.cudaFree(dY);
-            JCuda.cudaFreeHost(hX);
-            JCuda.cudaFreeHost(hY);
-        } catch (RuntimeException | LinkageError e) {
-            System.err.println("GPU path: releasing device memory failed: " + e);
-        }
-        input = null;
-        output = null;
+        JCuda.cudaFree(dA);
+        JCuda.cudaFree(dX);
+        JCuda.cudaFree(dY);
+        JCuda.cudaFreeHost(hX);
+        JCuda.cudaFreeHost(hY);
     }
 
     private static void checkBlas(int rc, String what) {

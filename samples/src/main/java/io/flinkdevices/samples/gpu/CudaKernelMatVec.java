@@ -13,8 +13,6 @@ import jcuda.runtime.JCuda;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteOrder;
-import java.nio.FloatBuffer;
 import java.util.Arrays;
 
 /**
@@ -24,7 +22,7 @@ import java.util.Arrays;
  * (product row, vector), one launch per batch; every product is summed in the CPU path's order
  * with separate multiply and add, so its products equal the CPU path's bit for bit.
  */
-final class CudaKernelMatVec implements MatVecBackend {
+final class CudaKernelMatVec extends GpuMatVec {
 
     /** The PTX on the class path, next to this class. */
     static final String PTX = "matvec.ptx";
@@ -33,29 +31,15 @@ final class CudaKernelMatVec implements MatVecBackend {
     /** CUDA's limit for a grid's y dimension: at most this many vectors per launch. */
     static final int MAX_BATCH = 65_535;
 
-    private final int device;
-    private final int rows;
-    private final int cols;
-    private final int batchSize;
-    private final String deviceName;
     private final CUmodule module = new CUmodule();
     private final CUfunction function = new CUfunction();
     private final CUdeviceptr dA = new CUdeviceptr();
     private final CUdeviceptr dX = new CUdeviceptr();
     private final CUdeviceptr dY = new CUdeviceptr();
-    private final Pointer hX = new Pointer();
-    private final Pointer hY = new Pointer();
     private boolean moduleLoaded;
-    private FloatBuffer input;
-    private FloatBuffer output;
-    private boolean closed;
 
     private CudaKernelMatVec(int device, Matrix matrix, int batchSize, String deviceName) {
-        this.device = device;
-        this.rows = matrix.rows();
-        this.cols = matrix.cols();
-        this.batchSize = batchSize;
-        this.deviceName = deviceName;
+        super(device, matrix, batchSize, deviceName);
     }
 
     /**
@@ -96,15 +80,14 @@ final class CudaKernelMatVec implements MatVecBackend {
         moduleLoaded = true;
         check(JCudaDriver.cuModuleGetFunction(function, module, "matvec"), "cuModuleGetFunction(matvec)");
         long aBytes = (long) rows * cols * Float.BYTES;
-        long xBytes = (long) batchSize * cols * Float.BYTES;
-        long yBytes = (long) batchSize * rows * Float.BYTES;
+        long xBytes = inputBytes();
+        long yBytes = outputBytes();
         check(JCudaDriver.cuMemAlloc(dA, aBytes), "cuMemAlloc(matrix, " + aBytes + " bytes)");
         check(JCudaDriver.cuMemAlloc(dX, xBytes), "cuMemAlloc(batch in, " + xBytes + " bytes)");
         check(JCudaDriver.cuMemAlloc(dY, yBytes), "cuMemAlloc(batch out, " + yBytes + " bytes)");
         check(JCudaDriver.cuMemAllocHost(hX, xBytes), "cuMemAllocHost(batch in)");
         check(JCudaDriver.cuMemAllocHost(hY, yBytes), "cuMemAllocHost(batch out)");
-        input = hX.getByteBuffer(0, xBytes).order(ByteOrder.nativeOrder()).asFloatBuffer();
-        output = hY.getByteBuffer(0, yBytes).order(ByteOrder.nativeOrder()).asFloatBuffer();
+        mapHostBuffers();
         check(JCudaDriver.cuMemcpyHtoD(dA, Pointer.to(matrix.columnMajor()), aBytes), "cuMemcpyHtoD(matrix)");
     }
 
@@ -119,26 +102,6 @@ final class CudaKernelMatVec implements MatVecBackend {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + PTX + " from the class path", e);
         }
-    }
-
-    @Override
-    public Path path() {
-        return Path.GPU;
-    }
-
-    @Override
-    public FloatBuffer input() {
-        return input;
-    }
-
-    @Override
-    public FloatBuffer output() {
-        return output;
-    }
-
-    @Override
-    public int batchSize() {
-        return batchSize;
     }
 
     @Override
@@ -173,26 +136,15 @@ final class CudaKernelMatVec implements MatVecBackend {
     }
 
     @Override
-    public void close() {
-        if (closed) {
-            return;
+    void release() {
+        JCudaDriver.cuMemFree(dA);
+        JCudaDriver.cuMemFree(dX);
+        JCudaDriver.cuMemFree(dY);
+        JCudaDriver.cuMemFreeHost(hX);
+        JCudaDriver.cuMemFreeHost(hY);
+        if (moduleLoaded) {
+            JCudaDriver.cuModuleUnload(module);
         }
-        closed = true;
-        try {
-            JCuda.cudaSetDevice(device);
-            JCudaDriver.cuMemFree(dA);
-            JCudaDriver.cuMemFree(dX);
-            JCudaDriver.cuMemFree(dY);
-            JCudaDriver.cuMemFreeHost(hX);
-            JCudaDriver.cuMemFreeHost(hY);
-            if (moduleLoaded) {
-                JCudaDriver.cuModuleUnload(module);
-            }
-        } catch (RuntimeException | LinkageError e) {
-            System.err.println("GPU path: releasing device memory failed: " + e);
-        }
-        input = null;
-        output = null;
     }
 
     private static void check(int rc, String what) {
