@@ -183,6 +183,7 @@ public final class DevicesJob {
         Path work = Files.createTempDirectory("flink-devices-rdma");
         Map<Integer, io.flinkdevices.testkit.cluster.SubtaskResources> bySubtask;
         Optional<String> cause;
+        io.flinkdevices.samples.rdma.EnrichmentJob.Result enrichment;
         try {
             Map<String, String> params = Map.of("link-layer", "ethernet");
             if (!real) {
@@ -210,6 +211,17 @@ public final class DevicesJob {
                                     .start()) {
                 bySubtask = io.flinkdevices.testkit.cluster.ResourceProbe.run(cluster.createEnvironment(), "rdma", 2);
                 cause = warnings.causeFor("rdma");
+                // the RDMA sample on the same TaskManager: enrichment from a table server in this JVM
+                try (io.flinkdevices.samples.rdma.TableServer server =
+                        io.flinkdevices.samples.rdma.TableServer.start(java.net.InetAddress.getLoopbackAddress(), 0, 100_000, 64)) {
+                    enrichment = io.flinkdevices.samples.rdma.EnrichmentJob.execute(
+                            cluster.createEnvironment(),
+                            io.flinkdevices.samples.rdma.EnrichmentJob.Options.server("127.0.0.1", server.port())
+                                    .keys(100_000)
+                                    .events(200_000)
+                                    .batch(256)
+                                    .parallelism(2));
+                }
             }
         } finally {
             deleteRecursively(work);
@@ -234,7 +246,8 @@ public final class DevicesJob {
                     + p.getNetdev().orElse("?") + ", " + (p.getRateGbps().isPresent() ? p.getRateGbps().getAsLong() : 0) + " Gb/s)");
         }
         out.println(all ? "Every subtask received a device." : "Some subtasks received no device: " + droppedBecause(cause));
-        return all;
+        out.println(enrichment.summary());
+        return all && enrichment.mismatches == 0 && enrichment.records == 200_000;
     }
 
     private static List<Path> listOrEmpty(Path dir) {
