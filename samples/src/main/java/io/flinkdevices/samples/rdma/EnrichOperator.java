@@ -72,7 +72,7 @@ public final class EnrichOperator extends BatchingOperator<Event, Event> {
         RdmaInfo rdma =
                 DeviceSelection.forSubtask(getRuntimeContext().getExternalResourceInfos(resourceName), subtask, RdmaInfo::from)
                         .orElse(null);
-        RdmaTransport.Opened opened = RdmaTransport.open(rdma, host, dim, timeout);
+        RdmaTransport.Opened opened = RdmaTransport.open(rdma, host, port, dim, batchSize, timeout);
         String reason = null;
         if (opened.client != null) {
             client = opened.client;

@@ -31,19 +31,36 @@ final class RdmaTransport {
         }
     }
 
-    static Opened open(RdmaInfo port, String host, int dim, Duration timeout) {
+    /**
+     * RDMA READs from the table server at {@code host:tcpPort}'s RDMA endpoint through {@code port},
+     * for batches of up to {@code maxBatch} keys; or why not. Never throws: a failure to connect
+     * the RDMA way is a reason, and the caller falls back to TCP.
+     */
+    static Opened open(RdmaInfo port, String host, int tcpPort, int dim, int maxBatch, Duration timeout) {
         if (port == null) {
             return new Opened(null, "this TaskManager received no RDMA port");
         }
-        String port_ = port.getDevice() + "/" + port.getPort();
+        String name = port.getDevice() + "/" + port.getPort();
         String disni = disniMissing();
         if (disni != null) {
-            return new Opened(null, "RDMA port " + port_ + " was handed out, but " + disni);
+            return new Opened(null, "RDMA port " + name + " was handed out, but " + disni);
         }
-        return new Opened(
-                null,
-                "RDMA port " + port_ + " was handed out and DiSNI loads, but the table server at " + host
-                        + " offers no RDMA endpoint (it serves TCP only)");
+        TableProtocol.RdmaEndpoint endpoint;
+        try (TcpLookupClient tcp = TcpLookupClient.connect(host, tcpPort, dim, timeout)) {
+            java.util.Optional<TableProtocol.RdmaEndpoint> e = tcp.rdmaEndpoint();
+            if (e.isEmpty()) {
+                return new Opened(null, "RDMA port " + name + " was handed out and DiSNI loads, but the table server at "
+                        + host + ":" + tcpPort + " offers no RDMA endpoint (start it with --rdma ADDRESS:PORT)");
+            }
+            endpoint = e.get();
+        } catch (java.io.IOException e) {
+            return new Opened(null, "asking for the RDMA endpoint failed: " + e.getMessage());
+        }
+        try {
+            return new Opened(RdmaLookupClient.connect(port, endpoint, dim, maxBatch, timeout), null);
+        } catch (java.io.IOException | RuntimeException | LinkageError e) {
+            return new Opened(null, "RDMA port " + name + ": " + e.getMessage());
+        }
     }
 
     /** Null when DiSNI's Java classes and {@code libdisni} load; else why not, with {@link #DISNI_HINT}. */

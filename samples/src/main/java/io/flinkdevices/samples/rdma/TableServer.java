@@ -20,11 +20,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * one-sidedly where DiSNI and an RDMA NIC exist ({@link RdmaTransport}).
  *
  * <pre>
- * java -cp samples-job.jar io.flinkdevices.samples.rdma.TableServer [--port 7711] [--keys 100000] [--dim 64] [--bind 0.0.0.0]
+ * java -cp samples-job.jar io.flinkdevices.samples.rdma.TableServer [--port 7711] [--keys 100000] [--dim 64]
+ *     [--bind 0.0.0.0] [--rdma ADDRESS:PORT]
  * </pre>
  *
  * It prints {@code table server listening on <host>:<port> (TCP), <keys> keys x <dim> floats} once
- * it accepts connections, and serves until killed.
+ * it accepts connections, and serves until killed. With {@code --rdma} it also registers the table
+ * for RDMA READs on the RDMA port that has {@code ADDRESS} (DiSNI and {@code libdisni} needed), or
+ * says why not and serves TCP only.
  */
 public final class TableServer implements AutoCloseable {
 
@@ -36,6 +39,7 @@ public final class TableServer implements AutoCloseable {
     private final byte[] wire;
     private final AtomicLong batches = new AtomicLong();
     private final Thread acceptor;
+    private volatile RdmaTableEndpoint rdma;
     private volatile boolean closed;
 
     private TableServer(ServerSocket socket, int keys, int dim) {
@@ -68,10 +72,11 @@ public final class TableServer implements AutoCloseable {
         int keys = 100_000;
         int dim = FeatureTable.DEFAULT_DIM;
         String bind = "0.0.0.0";
+        String rdma = null;
         for (int i = 0; i < args.length; i++) {
             String key = args[i];
             if (key.equals("--help") || key.equals("-h")) {
-                System.out.println("Usage: TableServer [--port 7711] [--keys 100000] [--dim 64] [--bind 0.0.0.0]");
+                System.out.println("Usage: TableServer [--port 7711] [--keys 100000] [--dim 64] [--bind 0.0.0.0] [--rdma ADDRESS:PORT]");
                 return;
             }
             String value = i + 1 < args.length ? args[++i] : "";
@@ -88,6 +93,12 @@ public final class TableServer implements AutoCloseable {
                         break;
                     case "--bind":
                         bind = value;
+                        break;
+                    case "--rdma":
+                        if (value.lastIndexOf(':') <= 0) {
+                            throw new IllegalArgumentException("expected ADDRESS:PORT");
+                        }
+                        rdma = value;
                         break;
                     default:
                         throw new IllegalArgumentException("unknown option");
@@ -106,6 +117,11 @@ public final class TableServer implements AutoCloseable {
                     server.port(),
                     keys,
                     dim);
+            if (rdma != null) {
+                int colon = rdma.lastIndexOf(':');
+                System.out.println(server.startRdma(
+                        new java.net.InetSocketAddress(rdma.substring(0, colon), Integer.parseInt(rdma.substring(colon + 1)))));
+            }
             System.out.flush();
             server.acceptor.join();
         }
@@ -124,6 +140,23 @@ public final class TableServer implements AutoCloseable {
     /** Floats per vector. */
     public int dim() {
         return dim;
+    }
+
+    /**
+     * Registers the table for RDMA READs on the RDMA port that has {@code address}; returns the line
+     * saying what came of it (DiSNI or the port missing is said, never thrown).
+     */
+    public String startRdma(java.net.InetSocketAddress address) {
+        String missing = RdmaTransport.disniMissing();
+        if (missing != null) {
+            return "no RDMA endpoint: " + missing + "; serving TCP only";
+        }
+        try {
+            rdma = RdmaTableEndpoint.start(address, wire, java.time.Duration.ofSeconds(5));
+            return "RDMA endpoint on " + address + ": the table is registered for READs";
+        } catch (IOException | RuntimeException | LinkageError e) {
+            return "no RDMA endpoint: " + e.getMessage() + "; serving TCP only";
+        }
     }
 
     /** Batches answered so far. */
@@ -166,7 +199,11 @@ public final class TableServer implements AutoCloseable {
                 } catch (EOFException e) {
                     return;
                 }
-                if (count < 1 || count > TableProtocol.MAX_BATCH) {
+                if (count == 0) {
+                    describeRdma(out);
+                    continue;
+                }
+                if (count < 0 || count > TableProtocol.MAX_BATCH) {
                     refuse(out, "a batch must hold 1 to " + TableProtocol.MAX_BATCH + " keys, not " + count);
                     return;
                 }
@@ -195,6 +232,22 @@ public final class TableServer implements AutoCloseable {
         }
     }
 
+    private void describeRdma(DataOutputStream out) throws IOException {
+        RdmaTableEndpoint endpoint = rdma;
+        out.writeInt(TableProtocol.OK);
+        if (endpoint == null) {
+            out.writeInt(0);
+        } else {
+            TableProtocol.RdmaEndpoint e = endpoint.describe();
+            out.writeInt(1);
+            out.writeUTF(e.host);
+            out.writeInt(e.port);
+            out.writeLong(e.addr);
+            out.writeInt(e.rkey);
+        }
+        out.flush();
+    }
+
     private static void refuse(DataOutputStream out, String message) throws IOException {
         out.writeInt(TableProtocol.ERROR);
         out.writeUTF(message);
@@ -204,6 +257,10 @@ public final class TableServer implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        RdmaTableEndpoint endpoint = rdma;
+        if (endpoint != null) {
+            endpoint.close();
+        }
         try {
             socket.close();
         } catch (IOException e) {

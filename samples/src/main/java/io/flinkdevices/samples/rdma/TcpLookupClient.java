@@ -128,6 +128,27 @@ final class TcpLookupClient implements LookupClient {
         }
     }
 
+    /** The server's RDMA endpoint, or empty when it has none ({@link TableProtocol}: a batch of 0 keys). */
+    java.util.Optional<TableProtocol.RdmaEndpoint> rdmaEndpoint() throws IOException {
+        DataInputStream data = new DataInputStream(in);
+        try {
+            out.write(new byte[4]);
+            out.flush();
+            if (data.readInt() != TableProtocol.OK) {
+                throw new IOException(server + " refused the question for its RDMA endpoint: " + data.readUTF());
+            }
+            if (data.readInt() == 0) {
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(
+                    new TableProtocol.RdmaEndpoint(data.readUTF(), data.readInt(), data.readLong(), data.readInt()));
+        } catch (SocketTimeoutException e) {
+            throw new IOException(server + " did not say within " + timeout.toMillis() + " ms whether it has an RDMA endpoint", e);
+        } catch (java.io.EOFException e) {
+            throw new IOException(server + " closed the connection while saying whether it has an RDMA endpoint", e);
+        }
+    }
+
     @Override
     public String describe() {
         return "TCP lookups from " + server;

@@ -118,21 +118,42 @@ class TcpLookupClientTest {
 
     @Test
     @DisplayName("RDMA is chosen only with a port, DiSNI and an RDMA endpoint; otherwise the reason names what is missing")
-    void rdmaReasons() {
-        assertThat(RdmaTransport.open(null, "localhost", 64, TIMEOUT).reason).isEqualTo("this TaskManager received no RDMA port");
+    void rdmaReasons() throws Exception {
+        assertThat(RdmaTransport.open(null, "localhost", 1, 64, 16, TIMEOUT).reason).isEqualTo("this TaskManager received no RDMA port");
         RdmaInfo port = RdmaInfo.builder("mlx5_0", 1).linkLayer("Ethernet").build();
-        RdmaTransport.Opened opened = RdmaTransport.open(port, "localhost", 64, TIMEOUT);
-        assertThat(opened.client).isNull();
-        String disni = RdmaTransport.disniMissing();
-        if (disni != null) {
-            System.out.println("no libdisni here: " + disni);
-            assertThat(opened.reason)
-                    .startsWith("RDMA port mlx5_0/1 was handed out, but libdisni could not be loaded (")
-                    .doesNotContain("Exception java.lang")
-                    .doesNotContain("[in thread")
-                    .endsWith(RdmaTransport.DISNI_HINT);
-        } else {
-            assertThat(opened.reason).contains("offers no RDMA endpoint");
+        try (TableServer server = TableServer.start(InetAddress.getLoopbackAddress(), 0, 10, 64)) {
+            RdmaTransport.Opened opened = RdmaTransport.open(port, "localhost", server.port(), 64, 16, TIMEOUT);
+            assertThat(opened.client).isNull();
+            String disni = RdmaTransport.disniMissing();
+            if (disni != null) {
+                System.out.println("no libdisni here: " + disni);
+                assertThat(opened.reason)
+                        .startsWith("RDMA port mlx5_0/1 was handed out, but libdisni could not be loaded (")
+                        .doesNotContain("Exception java.lang")
+                        .doesNotContain("[in thread")
+                        .endsWith(RdmaTransport.DISNI_HINT);
+            } else {
+                assertThat(opened.reason).contains("offers no RDMA endpoint (start it with --rdma ADDRESS:PORT)");
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("a server without an RDMA endpoint says so over TCP; asked for one where DiSNI is missing, it says why and serves TCP")
+    void serverWithoutRdma() throws Exception {
+        try (TableServer server = TableServer.start(InetAddress.getLoopbackAddress(), 0, 10, 4);
+                TcpLookupClient client = TcpLookupClient.connect("localhost", server.port(), 4, TIMEOUT)) {
+            assertThat(client.rdmaEndpoint()).isEmpty();
+            // the question leaves the connection usable for lookups
+            float[] out = new float[4];
+            client.lookup(new long[] {3}, 1, out);
+            assertThat(out).containsExactly(FeatureTable.vector(3, 4));
+            if (RdmaTransport.disniMissing() != null) {
+                assertThat(server.startRdma(new java.net.InetSocketAddress("127.0.0.1", 0)))
+                        .startsWith("no RDMA endpoint: libdisni could not be loaded (")
+                        .endsWith("; serving TCP only");
+                assertThat(client.rdmaEndpoint()).isEmpty();
+            }
         }
     }
 
