@@ -36,9 +36,11 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
     private final String amountKey;
     private final String kubernetesName;
     private final String yarnName;
+    private final VerbsProbe verbs;
 
+    /** @param verbs the verbs probe, or null when it is off */
     RdmaDriver(SysfsPorts sysfs, Selection selection, DeviceCoordinator coordinator, boolean shared,
-            String amountKey, String kubernetesName, String yarnName) {
+            String amountKey, String kubernetesName, String yarnName, VerbsProbe verbs) {
         this.sysfs = sysfs;
         this.selection = selection;
         this.coordinator = coordinator;
@@ -46,6 +48,7 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
         this.amountKey = amountKey;
         this.kubernetesName = kubernetesName;
         this.yarnName = yarnName;
+        this.verbs = verbs;
     }
 
     @Override
@@ -63,6 +66,13 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
             } else {
                 offered.put(p.id(), p);
             }
+        }
+        if (verbs != null) {
+            Map<String, String> failed = verbs.failures(new ArrayList<>(offered.values()));
+            failed.forEach((id, why) -> {
+                offered.remove(id);
+                notOffered.add(id + ": " + why);
+            });
         }
         if (!notOffered.isEmpty()) {
             LOG.info("RDMA ports not offered: {}", notOffered);

@@ -12,6 +12,7 @@ import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactor
 import org.apache.flink.configuration.Configuration;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -51,6 +52,10 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
     static final String DEVICE_IDS = "pci.device-ids";
     static final String GID_TYPE = "gid.type";
     static final String SHARING = "sharing";
+    /** Key of the optional verbs probe: open every offered port through DiSNI before handing it out. */
+    static final String VERBS_PROBE = "verbs-probe";
+    /** Key of how long the verbs probe's JVM may run. */
+    static final String VERBS_PROBE_TIMEOUT = "verbs-probe.timeout";
     static final String KUBERNETES_NAME = "kubernetes.resource-name";
     static final String YARN_NAME = "yarn.resource-name";
 
@@ -101,6 +106,8 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
         for (String problem : YarnResourceNames.validate(yarnName)) {
             params.problem(YARN_NAME, problem);
         }
+        boolean probe = params.bool(VERBS_PROBE, false);
+        Duration probeTimeout = params.duration(VERBS_PROBE_TIMEOUT, Duration.ofSeconds(30));
         CoordinationParams coordination = CoordinationParams.read(params, "rdma");
         if (sharing == Sharing.SHARED && coordination.enabled()) {
             params.problem(SHARING, "is shared but " + params.fullKey("coordination.enabled") + " is true: shared ports"
@@ -113,8 +120,9 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
         Selection selection = new Selection(pattern, linkLayer, minRate, netdevs, vendorIds, deviceIds, gidType);
         DeviceCoordinator coordinator = coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
         String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
+        VerbsProbe verbs = probe ? new VerbsProbe(params.fullKey(VERBS_PROBE), probeTimeout) : null;
         return new RdmaDriver(new SysfsPorts(sys, new GidChoice(gidType)), selection, coordinator,
-                sharing == Sharing.SHARED, amountKey, kubernetesName, yarnName);
+                sharing == Sharing.SHARED, amountKey, kubernetesName, yarnName, verbs);
     }
 
     private static List<String> pciIds(DriverParams params, String key) {

@@ -125,11 +125,36 @@ public final class KubernetesRender {
                             + MAIN_CONTAINER
                             + " resources into that file");
         }
-        return new Rendered(lines, removals, podTemplate(requests, nodeSelector), notes, problems);
+        List<String> rdma = new ArrayList<>();
+        for (ResourceNeeds n : needs) {
+            if (RDMA_FACTORY.equals(config.getString("external-resource." + n.resource() + ".driver-factory.class", null))) {
+                rdma.add(n.resource());
+            }
+        }
+        if (!rdma.isEmpty()) {
+            notes.add(
+                    String.join(", ", rdma)
+                            + ": RDMA registers memory, which needs the IPC_LOCK capability (or an unlimited memlock"
+                            + " limit) in the TaskManager container; the template adds it to "
+                            + MAIN_CONTAINER
+                            + "'s securityContext");
+        }
+        return new Rendered(lines, removals, podTemplate(requests, nodeSelector, !rdma.isEmpty()), notes, problems);
     }
 
-    /** A pod template Flink's {@code kubernetes.pod-template-file.taskmanager} accepts. */
+    /** The RDMA driver's factory: its TaskManagers register memory and so need {@code IPC_LOCK}. */
+    static final String RDMA_FACTORY = "io.flinkdevices.rdma.RdmaDriverFactory";
+
+    /** A pod template without extra capabilities. */
     static String podTemplate(Map<String, Long> requests, Map<String, String> nodeSelector) {
+        return podTemplate(requests, nodeSelector, false);
+    }
+
+    /**
+     * A pod template Flink's {@code kubernetes.pod-template-file.taskmanager} accepts; with {@code
+     * ipcLock} its main container may lock memory (RDMA).
+     */
+    static String podTemplate(Map<String, Long> requests, Map<String, String> nodeSelector, boolean ipcLock) {
         StringBuilder y = new StringBuilder();
         y.append("apiVersion: v1\n");
         y.append("kind: Pod\n");
@@ -149,6 +174,11 @@ public final class KubernetesRender {
         y.append("  containers:\n");
         y.append("    # Flink finds its container by this name; do not change it\n");
         y.append("    - name: ").append(MAIN_CONTAINER).append('\n');
+        if (ipcLock) {
+            y.append("      securityContext:\n");
+            y.append("        capabilities:\n");
+            y.append("          add: [\"IPC_LOCK\"]\n");
+        }
         if (!requests.isEmpty()) {
             y.append("      resources:\n");
             // extended resources cannot be overcommitted: limits must equal requests

@@ -54,6 +54,30 @@ class KubernetesRenderTest {
     }
 
     @Test
+    @DisplayName("a resource of the RDMA driver gets IPC_LOCK in the main container and a note saying why")
+    void rdmaNeedsIpcLock() {
+        Rendered r =
+                KubernetesRender.render(
+                        List.of(new ResourceNeeds("rdma", 1, Map.of("rdma/hca_shared_devices_a", 1L), Map.of(), true)),
+                        Configuration.fromMap(Map.of("external-resource.rdma.driver-factory.class", KubernetesRender.RDMA_FACTORY)),
+                        null,
+                        List.of());
+
+        assertThat(r.clusterFile())
+                .contains("    - name: flink-main-container\n      securityContext:\n        capabilities:\n          add: [\"IPC_LOCK\"]\n")
+                .contains("\"rdma/hca_shared_devices_a\": \"1\"");
+        assertThat(r.notes()).anySatisfy(n -> assertThat(n).startsWith("rdma: RDMA registers memory, which needs the IPC_LOCK capability"));
+
+        Rendered gpu =
+                KubernetesRender.render(
+                        List.of(new ResourceNeeds("gpu", 1, Map.of("nvidia.com/gpu", 1L), Map.of(), true)),
+                        new Configuration(),
+                        null,
+                        List.of());
+        assertThat(gpu.clusterFile()).doesNotContain("IPC_LOCK");
+    }
+
+    @Test
     @DisplayName("quotes names and values so any text reads back unchanged")
     void quoting() {
         assertThat(Yaml.quote("a\"b\\c: #d")).isEqualTo("\"a\\\"b\\\\c: #d\"");
