@@ -13,7 +13,9 @@ import java.time.Duration;
 
 /**
  * Enriches events with their key's vector from the table server, {@code batch} keys per lookup,
- * and emits each event with its {@link FeatureTable#score}. At open the subtask takes its RDMA port
+ * and emits each event with its {@link FeatureTable#score}. Two batches are in play: while the
+ * server answers one, the operator emits the other; before a watermark, a checkpoint barrier and at
+ * the end of input both are finished, so nothing is in flight across a checkpoint. At open the subtask takes its RDMA port
  * with {@link DeviceSelection#forSubtask} from {@code getExternalResourceInfos(resourceName)} and
  * reads the table by RDMA where it can ({@link RdmaTransport}); otherwise it looks up over TCP and
  * says once why. A lookup that fails (server unreachable, too slow, gone mid-batch) fails the task
@@ -35,10 +37,10 @@ public final class EnrichOperator extends BatchingOperator<Event, Event> {
     private final Duration timeout;
 
     private transient LookupClient client;
-    private transient Event[] pending;
-    private transient long[] keys;
-    private transient float[] vectors;
-    private transient int count;
+    /** Two batches: one filling (or just sent), the other sent and not yet received. */
+    private transient Batch[] batches;
+    private transient int filling;
+    private transient int inFlight;
     private transient LongCounter records;
     private transient LongCounter lookups;
     private transient LongCounter nanosLookup;
@@ -84,10 +86,9 @@ public final class EnrichOperator extends BatchingOperator<Event, Event> {
         }
         System.out.println("EnrichmentJob subtask " + subtask + ": " + client.describe()
                 + (reason == null ? "" : ", because " + reason) + "; batches of " + batchSize + " keys");
-        pending = new Event[batchSize];
-        keys = new long[batchSize];
-        vectors = new float[batchSize * dim];
-        count = 0;
+        batches = new Batch[] {new Batch(batchSize, dim), new Batch(batchSize, dim)};
+        filling = 0;
+        inFlight = -1;
         records = getRuntimeContext().getLongCounter("records");
         lookups = getRuntimeContext().getLongCounter("lookups");
         nanosLookup = getRuntimeContext().getLongCounter("nanos-lookup");
@@ -99,11 +100,12 @@ public final class EnrichOperator extends BatchingOperator<Event, Event> {
         long start = System.nanoTime();
         inElement = true;
         try {
+            Batch b = batches[filling];
             Event e = element.getValue();
-            pending[count] = e;
-            keys[count++] = e.key;
-            if (count == batchSize) {
-                flush();
+            b.pending[b.count] = e;
+            b.keys[b.count++] = e.key;
+            if (b.count == batchSize) {
+                sendFilling();
             }
         } finally {
             inElement = false;
@@ -111,31 +113,75 @@ public final class EnrichOperator extends BatchingOperator<Event, Event> {
         }
     }
 
-    @Override
-    protected void flush() {
-        if (count == 0) {
+    /**
+     * Sends the filling batch; then receives and emits the batch sent before it, so that the server
+     * answers one batch while the operator emits the other.
+     */
+    private void sendFilling() {
+        Batch b = batches[filling];
+        if (b.count == 0) {
             return;
         }
         long start = System.nanoTime();
         try {
-            client.lookup(keys, count, vectors);
+            client.send(b.keys, b.count);
         } catch (IOException e) {
             throw new UncheckedIOException(e.getMessage(), e);
         }
-        long looked = System.nanoTime();
-        nanosLookup.add(looked - start);
+        nanosLookup.add(System.nanoTime() - start);
         lookups.add(1);
-        records.add(count);
-        for (int k = 0; k < count; k++) {
-            Event e = pending[k];
-            e.score = FeatureTable.score(vectors, k * dim, dim, e.value);
-            output.collect(new StreamRecord<>(e));
-            pending[k] = null;
+        records.add(b.count);
+        if (inFlight >= 0) {
+            receiveAndEmit(inFlight);
         }
-        count = 0;
+        inFlight = filling;
+        filling = 1 - filling;
+    }
+
+    private void receiveAndEmit(int slot) {
+        Batch b = batches[slot];
+        long start = System.nanoTime();
+        try {
+            client.receive(b.count, b.vectors);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e.getMessage(), e);
+        }
+        nanosLookup.add(System.nanoTime() - start);
+        for (int k = 0; k < b.count; k++) {
+            Event e = b.pending[k];
+            e.score = FeatureTable.score(b.vectors, k * dim, dim, e.value);
+            output.collect(new StreamRecord<>(e));
+            b.pending[k] = null;
+        }
+        b.count = 0;
+    }
+
+    /** Sends the partial batch and receives both: nothing is in flight afterwards (watermark, barrier, end). */
+    @Override
+    protected void flush() {
+        long start = System.nanoTime();
+        sendFilling();
+        if (inFlight >= 0) {
+            receiveAndEmit(inFlight);
+            inFlight = -1;
+        }
         // a flush from processElement is inside that call's timing already
         if (!inElement) {
             nanosOperator.add(System.nanoTime() - start);
+        }
+    }
+
+    /** One batch's events, keys and the vectors that come back for them. */
+    private static final class Batch {
+        final Event[] pending;
+        final long[] keys;
+        final float[] vectors;
+        int count;
+
+        Batch(int size, int dim) {
+            pending = new Event[size];
+            keys = new long[size];
+            vectors = new float[size * dim];
         }
     }
 

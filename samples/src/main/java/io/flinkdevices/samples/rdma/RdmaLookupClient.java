@@ -92,8 +92,19 @@ final class RdmaLookupClient implements LookupClient {
         return all.stream().filter(a -> a.getAddress().length == 4).findFirst().orElse(all.isEmpty() ? null : all.get(0));
     }
 
+    private long[] sentKeys;
+    private int sentCount;
+
+    /** READs are posted at {@link #receive}: two batches would not fit the send queue together. */
     @Override
-    public void lookup(long[] keys, int count, float[] out) throws IOException {
+    public void send(long[] keys, int count) {
+        sentKeys = keys;
+        sentCount = count;
+    }
+
+    @Override
+    public void receive(int count, float[] out) throws IOException {
+        long[] keys = sentKeys;
         int bytes = dim * Float.BYTES;
         for (LinkedList<IbvSendWR> chunk :
                 RdmaReads.chunks(keys, count, bytes, mr.getAddr(), mr.getLkey(), table.addr, table.rkey, MAX_WR)) {
@@ -114,7 +125,7 @@ final class RdmaLookupClient implements LookupClient {
             }
         }
         buffer.clear();
-        buffer.asFloatBuffer().get(out, 0, count * dim);
+        buffer.asFloatBuffer().get(out, 0, sentCount * dim);
     }
 
     @Override

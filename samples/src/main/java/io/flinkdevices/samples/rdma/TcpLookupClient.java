@@ -12,7 +12,8 @@ import java.time.Duration;
 
 /**
  * Batched lookups over TCP ({@link TableProtocol}): one request and one response per batch, on one
- * connection. Every wait is bounded: connecting and every read time out after {@code timeout}, and
+ * connection; the server answers requests in order, so a second batch may be sent before the
+ * first is received. Every wait is bounded: connecting and every read time out after {@code timeout}, and
  * a response is read exactly to its announced length, so a slow, silent or vanishing server ends
  * in an {@link IOException} naming it, never in a hang.
  */
@@ -74,7 +75,7 @@ final class TcpLookupClient implements LookupClient {
     }
 
     @Override
-    public void lookup(long[] keys, int count, float[] vectors) throws IOException {
+    public void send(long[] keys, int count) throws IOException {
         int requestBytes = 4 + 8 * count;
         if (request.length < requestBytes) {
             request = new byte[requestBytes];
@@ -90,6 +91,10 @@ final class TcpLookupClient implements LookupClient {
         } catch (IOException e) {
             throw new IOException(server + " failed while sending a batch of " + count + " keys (" + e.getMessage() + ")", e);
         }
+    }
+
+    @Override
+    public void receive(int count, float[] vectors) throws IOException {
         readFully(4, count);
         int status = ByteBuffer.wrap(response, 0, 4).getInt();
         if (status != TableProtocol.OK) {
