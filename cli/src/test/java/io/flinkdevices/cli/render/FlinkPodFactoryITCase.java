@@ -1,0 +1,113 @@
+package io.flinkdevices.cli.render;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flinkdevices.amd.AmdGpuDriverFactory;
+import io.flinkdevices.cli.CliRun;
+import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
+import io.flinkdevices.rdma.RdmaDriverFactory;
+import io.flinkdevices.testkit.plugin.PluginFolder;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.kubernetes.kubeclient.FlinkKubeClient;
+import org.apache.flink.kubernetes.kubeclient.FlinkKubeClientFactory;
+import org.apache.flink.kubernetes.kubeclient.FlinkPod;
+import org.apache.flink.kubernetes.kubeclient.factory.KubernetesTaskManagerFactory;
+import org.apache.flink.kubernetes.kubeclient.parameters.KubernetesTaskManagerParameters;
+import org.apache.flink.kubernetes.shaded.io.fabric8.kubernetes.api.model.Container;
+import org.apache.flink.kubernetes.shaded.io.fabric8.kubernetes.api.model.Pod;
+import org.apache.flink.kubernetes.utils.KubernetesUtils;
+import org.apache.flink.runtime.clusterframework.ContaineredTaskManagerParameters;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
+import org.apache.flink.runtime.externalresource.ExternalResourceUtils;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What {@code render kubernetes} prints, fed to Flink 2.3.0's own TaskManager pod code (test scope
+ * only): the template loaded by {@code KubernetesUtils.loadPodFromTemplateFile}, the pod built by
+ * {@code KubernetesTaskManagerFactory} with the rendered {@code config-key}s. The pod Flink would
+ * create must request and limit every driver's extended resource with the amount, and keep what the
+ * template adds (RDMA's {@code IPC_LOCK}).
+ */
+class FlinkPodFactoryITCase {
+
+    @TempDir Path home;
+
+    @Test
+    @DisplayName("Flink's pod factory builds a TaskManager pod with the NVIDIA, AMD and RDMA resources and IPC_LOCK, nothing dropped")
+    void flinkBuildsThePod() throws Exception {
+        Path plugins = Files.createDirectories(home.resolve("plugins"));
+        PluginFolder.builder("nvidia").includePackageOf(NvidiaGpuDriverFactory.class).includeSdk().factory(NvidiaGpuDriverFactory.class).buildInto(plugins);
+        PluginFolder.builder("rdma").includePackageOf(RdmaDriverFactory.class).includeSdk().factory(RdmaDriverFactory.class).buildInto(plugins);
+        PluginFolder.builder("amd").includePackageOf(AmdGpuDriverFactory.class).includeSdk().factory(AmdGpuDriverFactory.class)
+                .includeJarOf(com.fasterxml.jackson.databind.ObjectMapper.class)
+                .includeJarOf(com.fasterxml.jackson.core.JsonParser.class)
+                .includeJarOf(com.fasterxml.jackson.annotation.JsonProperty.class)
+                .buildInto(plugins);
+        Path conf = Files.createDirectories(home.resolve("conf"));
+        String config = String.join("\n",
+                "external-resources: gpu;rdma;amd",
+                "external-resource.gpu.driver-factory.class: " + NvidiaGpuDriverFactory.class.getName(),
+                "external-resource.gpu.amount: 2",
+                "external-resource.rdma.driver-factory.class: " + RdmaDriverFactory.class.getName(),
+                "external-resource.rdma.amount: 1",
+                "external-resource.rdma.param.sharing: shared",
+                "external-resource.amd.driver-factory.class: " + AmdGpuDriverFactory.class.getName(),
+                "external-resource.amd.amount: 1",
+                "");
+        Files.writeString(conf.resolve("config.yaml"), config);
+        Path template = home.resolve("taskmanager-pod-template.yaml");
+
+        CliRun run = CliRun.run("render", "kubernetes", "--conf-dir", conf.toString(), "--plugins-dir", plugins.toString(),
+                "--pod-template", template.toString());
+        assertThat(run.exitCode()).as("%s\n%s", run.out(), run.err()).isZero();
+
+        // the TaskManager's configuration: the operator's plus the rendered lines
+        Path tmConf = Files.createDirectories(home.resolve("tm-conf"));
+        Files.writeString(tmConf.resolve("config.yaml"), config + run.out().split("(?m)^---$")[0]
+                + "\nkubernetes.cluster-id: flink-devices-test\ntaskmanager.memory.process.size: 1728m\n"
+                // fixed, as Flink's Kubernetes deployment sets it
+                + "taskmanager.rpc.port: 6122\n");
+        Configuration flink = GlobalConfiguration.loadConfiguration(tmConf.toString());
+        assertThat(flink.toMap()).containsEntry("kubernetes.pod-template-file.taskmanager", template.toString());
+
+        Pod pod;
+        try (FlinkKubeClient client = FlinkKubeClientFactory.getInstance().fromConfiguration(flink, "test")) {
+            FlinkPod fromTemplate = KubernetesUtils.loadPodFromTemplateFile(client, template.toFile(), "flink-main-container");
+            TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(flink);
+            KubernetesTaskManagerParameters params =
+                    new KubernetesTaskManagerParameters(
+                            flink,
+                            "flink-devices-test-taskmanager-1-1",
+                            "",
+                            "",
+                            ContaineredTaskManagerParameters.create(flink, spec),
+                            ExternalResourceUtils.getExternalResourceConfigurationKeys(flink, "kubernetes.config-key"),
+                            Set.of());
+            pod = KubernetesTaskManagerFactory.buildTaskManagerKubernetesPod(fromTemplate, params).getInternalResource();
+        }
+
+        Container main = pod.getSpec().getContainers().stream()
+                .filter(c -> c.getName().equals("flink-main-container")).findFirst().orElseThrow();
+        Map<String, String> limits = new LinkedHashMap<>();
+        main.getResources().getLimits().forEach((k, v) -> limits.put(k, v.toString()));
+        Map<String, String> requests = new LinkedHashMap<>();
+        main.getResources().getRequests().forEach((k, v) -> requests.put(k, v.toString()));
+        System.out.println("Flink's TaskManager pod: limits " + limits + ", requests " + requests
+                + ", securityContext " + main.getSecurityContext());
+        assertThat(limits).containsEntry("nvidia.com/gpu", "2").containsEntry("rdma/hca_shared_devices_a", "1").containsEntry("amd.com/gpu", "1");
+        assertThat(requests).containsEntry("nvidia.com/gpu", "2").containsEntry("rdma/hca_shared_devices_a", "1").containsEntry("amd.com/gpu", "1");
+        assertThat(main.getSecurityContext().getCapabilities().getAdd()).containsExactly("IPC_LOCK");
+    }
+}
