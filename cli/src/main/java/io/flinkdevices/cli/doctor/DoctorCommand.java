@@ -4,6 +4,7 @@ import io.flinkdevices.cli.common.CallTimeoutOption;
 import io.flinkdevices.cli.common.Environment;
 import io.flinkdevices.cli.common.FlinkDirsOptions;
 import io.flinkdevices.cli.flink.FlinkSetup;
+import io.flinkdevices.cli.flink.OffHost;
 import io.flinkdevices.cli.flink.PluginFactories;
 import io.flinkdevices.cli.flink.ResourceSetting;
 
@@ -74,7 +75,12 @@ public final class DoctorCommand implements Callable<Integer> {
         PluginFactories plugins = PluginFactories.load(setup.pluginsDir(), setup.configuration());
         Path home = setup.configFile().getParent().getParent();
         Doctor doctor = new Doctor(timeout.get(), !noDevices, home == null ? null : home.resolve("lib"));
-        List<Finding> findings = doctor.run(setup.configuration(), plugins);
+        // --no-devices: off the TaskManager host, its files are notes, not findings
+        List<Finding> findings =
+                noDevices
+                        ? OffHost.withoutHostPathChecks(() -> doctor.run(setup.configuration(), plugins))
+                        : doctor.run(setup.configuration(), plugins);
+        List<String> notes = noDevices ? OffHost.notes(setup.configuration()) : List.of();
         DoctorReport report =
                 new DoctorReport(
                         setup.configFile(),
@@ -84,7 +90,8 @@ public final class DoctorCommand implements Callable<Integer> {
                         ResourceSetting.readAll(setup.configuration()).stream()
                                 .map(ResourceSetting::name)
                                 .toList(),
-                        findings);
+                        findings,
+                        notes);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             DoctorRenderer.json(report, out);

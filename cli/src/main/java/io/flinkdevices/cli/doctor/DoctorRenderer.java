@@ -31,6 +31,12 @@ public final class DoctorRenderer {
                                 ? "none (external-resources is not set or is 'none')"
                                 : String.join(", ", report.resources())));
         out.println();
+        for (String note : report.notes()) {
+            out.println("note: " + note);
+        }
+        if (!report.notes().isEmpty()) {
+            out.println();
+        }
         List<Finding> findings = report.findings();
         if (findings.isEmpty()) {
             out.println("No problems found.");
@@ -72,7 +78,8 @@ public final class DoctorRenderer {
                             report.configFile().toString(),
                             report.pluginsDir().toString(),
                             report.resources(),
-                            report.findings()));
+                            report.findings(),
+                            report.notes()));
         } catch (IOException e) {
             throw new IllegalStateException("cannot write the report as JSON", e);
         }
@@ -89,5 +96,6 @@ public final class DoctorRenderer {
             String configFile,
             String pluginsDir,
             List<String> resources,
-            List<Finding> findings) {}
+            List<Finding> findings,
+            List<String> notes) {}
 }

@@ -12,6 +12,8 @@ import java.util.List;
  * @param pluginIds the plugin folders found
  * @param resources the resources listed in {@code external-resources}
  * @param findings every problem, in the order resources are listed
+ * @param notes what was not checked on this machine ({@code --no-devices}: files of the
+ *     TaskManager hosts), none otherwise
  */
 public record DoctorReport(
         Path configFile,
@@ -19,12 +21,14 @@ public record DoctorReport(
         String pluginsDirOrigin,
         List<String> pluginIds,
         List<String> resources,
-        List<Finding> findings) {
+        List<Finding> findings,
+        List<String> notes) {
 
     public DoctorReport {
         pluginIds = List.copyOf(pluginIds);
         resources = List.copyOf(resources);
         findings = List.copyOf(findings);
+        notes = List.copyOf(notes);
     }
 
     /** Whether nothing is wrong. */

@@ -123,13 +123,21 @@ public final class NeedsCollector {
             return validate(fromKey, deployment, configKey, problems);
         }
         if (requests.isEmpty()) {
+            if (fromKey.isPresent()) {
+                return validate(fromKey, deployment, configKey, problems);
+            }
+            String driverKey = setting.paramPrefix() + deployment.label().toLowerCase(java.util.Locale.ROOT) + ".resource-name";
             problems.add(
                     name
                             + ": the driver's "
                             + deployment.label()
-                            + " decorator requests nothing for "
+                            + " decorator names no resource for "
                             + amount
-                            + " devices");
+                            + " devices in this configuration; set "
+                            + driverKey
+                            + " (flink-devices drivers) or "
+                            + configKey
+                            + " to the name the cluster advertises the devices under");
             return Optional.empty();
         }
         return validate(

@@ -5,6 +5,7 @@ import io.flinkdevices.cli.common.Environment;
 import io.flinkdevices.cli.common.FlinkDirsOptions;
 import io.flinkdevices.cli.flink.Deployment;
 import io.flinkdevices.cli.flink.FlinkSetup;
+import io.flinkdevices.cli.flink.OffHost;
 import io.flinkdevices.cli.flink.PluginFactories;
 import io.flinkdevices.cli.flink.ResourceSetting;
 
@@ -80,8 +81,9 @@ public final class RenderCommand implements Callable<Integer> {
             configFile = setup.configFile();
             PluginFactories plugins = PluginFactories.load(setup.pluginsDir(), configuration);
             problems.addAll(plugins.problems());
-            return new NeedsCollector(timeout.get())
-                    .collect(configuration, plugins, deployment, problems);
+            // rendering happens off the TaskManager host: its files are notes, not failures
+            return OffHost.withoutHostPathChecks(
+                    () -> new NeedsCollector(timeout.get()).collect(configuration, plugins, deployment, problems));
         }
 
         int finish(Rendered rendered) {
@@ -107,8 +109,9 @@ public final class RenderCommand implements Callable<Integer> {
                     .forEach((k, why) -> out.println("# remove " + k + ": " + why));
         }
 
-        static void notes(Rendered rendered, PrintWriter out) {
+        void notes(Rendered rendered, PrintWriter out) {
             rendered.notes().forEach(n -> out.println("# " + n));
+            OffHost.notes(configuration).forEach(n -> out.println("# note: " + n));
         }
 
         static void write(Path file, String content) {

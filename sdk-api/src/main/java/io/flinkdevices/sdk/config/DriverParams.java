@@ -180,7 +180,23 @@ public final class DriverParams {
         }
     }
 
-    /** A file path, checked as {@code check} says; {@code defaultValue} when unset. */
+    /**
+     * The system property that turns off the checks of files on this machine when it is {@code
+     * false}: tools that render or check a TaskManager's configuration off the TaskManager host
+     * (flink-devices' CLI for {@code render} and {@code doctor --no-devices}) set it, so that a path
+     * that exists only on the TaskManagers is not a problem there. Drivers never set it.
+     */
+    public static final String HOST_PATHS_PROPERTY = "flinkdevices.check-host-paths";
+
+    /** Whether files on this machine are checked (see {@link #HOST_PATHS_PROPERTY}). */
+    public static boolean hostPathsChecked() {
+        return !"false".equals(System.getProperty(HOST_PATHS_PROPERTY));
+    }
+
+    /**
+     * A file path, checked as {@code check} says (unless {@link #HOST_PATHS_PROPERTY} is {@code
+     * false}); {@code defaultValue} when unset.
+     */
     public Path path(String key, Path defaultValue, PathCheck check) {
         known.add(key);
         String v = raw(key);
@@ -199,7 +215,9 @@ public final class DriverParams {
             problem(key, "is not a valid path: '" + v + "'");
             return defaultValue;
         }
-        fileProblem(p, check).ifPresent(why -> problem(key, why));
+        if (hostPathsChecked()) {
+            fileProblem(p, check).ifPresent(why -> problem(key, why));
+        }
         return p;
     }
 

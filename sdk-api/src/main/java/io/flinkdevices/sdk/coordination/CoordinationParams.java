@@ -129,6 +129,10 @@ public final class CoordinationParams {
             return;
         }
         Path parent = file.getParent();
+        if (!DriverParams.hostPathsChecked()) {
+            // checked off the TaskManager host: the file lives on the TaskManagers
+            return;
+        }
         if (parent == null || !Files.isDirectory(parent)) {
             params.problem(FILE, "folder " + parent + " does not exist");
         } else if (Files.isSymbolicLink(file)) {

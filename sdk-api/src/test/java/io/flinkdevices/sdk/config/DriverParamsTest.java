@@ -402,4 +402,27 @@ class DriverParamsTest {
                             "external-resource.<resource>.param.retries: expected a whole number but got 'x'");
         }
     }
+
+    @Test
+    @DisplayName("with check-host-paths false (a tool off the TaskManager host), a missing file is no problem; by default it is")
+    void hostPathsOffTheHost() {
+        DriverParams checked = params("nvidia-smi.path", "/nowhere/nvidia-smi");
+        checked.path("nvidia-smi.path", null, DriverParams.PathCheck.EXECUTABLE);
+        assertThat(checked.problems()).singleElement().asString().contains("no such file /nowhere/nvidia-smi");
+
+        String before = System.getProperty(DriverParams.HOST_PATHS_PROPERTY);
+        System.setProperty(DriverParams.HOST_PATHS_PROPERTY, "false");
+        try {
+            DriverParams offHost = params("nvidia-smi.path", "/nowhere/nvidia-smi", "empty", "");
+            assertThat(offHost.path("nvidia-smi.path", null, DriverParams.PathCheck.EXECUTABLE)).isEqualTo(java.nio.file.Path.of("/nowhere/nvidia-smi"));
+            offHost.path("empty", null, DriverParams.PathCheck.EXECUTABLE);
+            assertThat(offHost.problems()).as("an empty value is still wrong anywhere").singleElement().asString().contains("empty");
+        } finally {
+            if (before == null) {
+                System.clearProperty(DriverParams.HOST_PATHS_PROPERTY);
+            } else {
+                System.setProperty(DriverParams.HOST_PATHS_PROPERTY, before);
+            }
+        }
+    }
 }
