@@ -19,6 +19,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;
 import io.flinkdevices.cli.flink.ReadOnlyCoordination;
 import org.apache.flink.configuration.ExternalResourceOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.util.StringUtils;
 
 import java.io.IOException;
@@ -407,8 +408,41 @@ public final class Doctor {
                                             + ": 1"));
                     break;
                 case VALID:
+                    checkSlots(amount.value().orElseThrow());
+                    break;
                 default:
                     break;
+            }
+        }
+
+        /** One device per slot: more slots than devices put two subtasks of a TaskManager on one device. */
+        private void checkSlots(long amount) {
+            int slots = config.get(TaskManagerOptions.NUM_TASK_SLOTS);
+            if (slots > amount) {
+                out.add(
+                        Finding.warning(
+                                name,
+                                TaskManagerOptions.NUM_TASK_SLOTS.key(),
+                                slots
+                                        + " slots but "
+                                        + setting.amountKey()
+                                        + " is "
+                                        + amount
+                                        + ": a TaskManager runs up to "
+                                        + slots
+                                        + " subtasks on "
+                                        + amount
+                                        + " devices, and DeviceSelection.forSubtask gives some of"
+                                        + " them the same device",
+                                "set "
+                                        + TaskManagerOptions.NUM_TASK_SLOTS.key()
+                                        + " to "
+                                        + amount
+                                        + ", or "
+                                        + setting.amountKey()
+                                        + " to "
+                                        + slots
+                                        + " (unless the subtasks are meant to share devices)"));
             }
         }
 

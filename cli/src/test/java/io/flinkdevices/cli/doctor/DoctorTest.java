@@ -56,6 +56,33 @@ class DoctorTest {
     }
 
     @Test
+    @DisplayName("more slots than devices: a warning on taskmanager.numberOfTaskSlots with both ways out; as many is fine")
+    void moreSlotsThanDevices() {
+        List<Finding> findings =
+                doctor(
+                        "external-resource.dev.amount", "2",
+                        "external-resource.dev.param.return", "2",
+                        "taskmanager.numberOfTaskSlots", "4");
+
+        assertThat(findings)
+                .singleElement()
+                .satisfies(
+                        f -> {
+                            assertThat(f.severity()).isEqualTo(Severity.WARNING);
+                            assertThat(f.key()).isEqualTo("taskmanager.numberOfTaskSlots");
+                            assertThat(f.problem())
+                                    .isEqualTo("4 slots but external-resource.dev.amount is 2: a TaskManager runs up to 4 subtasks"
+                                            + " on 2 devices, and DeviceSelection.forSubtask gives some of them the same device");
+                            assertThat(f.fix())
+                                    .isEqualTo("set taskmanager.numberOfTaskSlots to 2, or external-resource.dev.amount to 4"
+                                            + " (unless the subtasks are meant to share devices)");
+                        });
+        assertThat(doctor("external-resource.dev.amount", "2", "external-resource.dev.param.return", "2",
+                        "taskmanager.numberOfTaskSlots", "2"))
+                .isEmpty();
+    }
+
+    @Test
     @DisplayName("a driver that finds nothing at all is reported on the resource with its message")
     void nothingFound() {
         List<Finding> findings =
