@@ -1,6 +1,7 @@
 package io.flinkdevices.cli;
 
 import io.flinkdevices.cli.common.Environment;
+import io.flinkdevices.cli.common.FlinkDirsOptions;
 import io.flinkdevices.cli.discover.DiscoverCommand;
 import io.flinkdevices.cli.doctor.DoctorCommand;
 import io.flinkdevices.cli.render.RenderCommand;
@@ -57,6 +58,16 @@ public final class FlinkDevicesCli implements Callable<Integer> {
         commandLine.addSubcommand("discover", new DiscoverCommand(env));
         commandLine.addSubcommand("doctor", new DoctorCommand(env));
         commandLine.addSubcommand("render", new RenderCommand(env));
+        // a broken configuration file is one line; other input mistakes keep picocli's usage text
+        CommandLine.IParameterExceptionHandler usage = commandLine.getParameterExceptionHandler();
+        commandLine.setParameterExceptionHandler(
+                (e, args) -> {
+                    if (e instanceof FlinkDirsOptions.ConfigFileException) {
+                        e.getCommandLine().getErr().println(e.getMessage());
+                        return e.getCommandLine().getCommandSpec().exitCodeOnInvalidInput();
+                    }
+                    return usage.handleParseException(e, args);
+                });
         commandLine.setExitCodeExceptionMapper(
                 e ->
                         e instanceof ParameterException

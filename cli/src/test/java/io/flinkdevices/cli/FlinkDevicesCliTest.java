@@ -63,6 +63,26 @@ class FlinkDevicesCliTest {
         }
 
         @Test
+        @DisplayName("a config.yaml that does not parse: one line naming the file, the line and column, and the problem; no usage text")
+        void brokenConfigFile() throws Exception {
+            Path conf = Files.createDirectories(home.resolve("conf"));
+            Files.writeString(conf.resolve("config.yaml"), "external-resources: gpu\nexternal-resource.gpu.amount: [2\n");
+
+            for (String command : new String[] {"discover", "doctor", "render"}) {
+                CliRun run = command.equals("render")
+                        ? CliRun.run("render", "kubernetes", "--conf-dir", conf.toString())
+                        : CliRun.run(command, "--conf-dir", conf.toString());
+
+                assertThat(run.exitCode()).as(command).isEqualTo(2);
+                assertThat(run.err().strip())
+                        .as(command)
+                        .isEqualTo("--conf-dir: Flink cannot load its configuration " + conf.resolve("config.yaml")
+                                + ": Error parsing YAML configuration: while parsing a flow sequence at line 2, column 31:"
+                                + " expected ',' or ']', but got <stream end> at line 3, column 1");
+            }
+        }
+
+        @Test
         @DisplayName("with only a legacy flink-conf.yaml says how to migrate it")
         void legacyConfigFile() throws Exception {
             Path conf = Files.createDirectories(home.resolve("conf"));

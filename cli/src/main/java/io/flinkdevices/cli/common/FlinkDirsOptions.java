@@ -53,17 +53,14 @@ public final class FlinkDirsOptions {
         try {
             configuration = GlobalConfiguration.loadConfiguration(conf.toString());
         } catch (RuntimeException e) {
-            String reason = e.getMessage();
-            if (e.getCause() != null && e.getCause().getMessage() != null) {
-                reason = reason + " " + e.getCause().getMessage();
-            }
+            String reason = oneLine(e);
             if (Files.exists(conf.resolve("flink-conf.yaml"))
                     && !Files.exists(conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME))) {
                 reason +=
                         " Flink 2.x reads config.yaml only; convert flink-conf.yaml with Flink's"
                                 + " bin/migrate-config-file.sh.";
             }
-            throw new ParameterException(
+            throw new ConfigFileException(
                     commandLine,
                     "--conf-dir: Flink cannot load its configuration "
                             + conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME)
@@ -92,5 +89,41 @@ public final class FlinkDirsOptions {
         Path home = conf.getParent() == null ? conf : conf.getParent();
         Path beside = home.resolve("plugins");
         return new FlinkSetup(configuration, configFile, beside, "<conf-dir>/../plugins");
+    }
+
+    /**
+     * A configuration file that cannot be read: a mistake in the input, answered with one line (no
+     * usage text, which says nothing about a broken file).
+     */
+    public static final class ConfigFileException extends ParameterException {
+        private static final long serialVersionUID = 1L;
+
+        ConfigFileException(CommandLine commandLine, String message, Throwable cause) {
+            super(commandLine, message, cause);
+        }
+    }
+
+    /**
+     * Flink's loader failure in one line: SnakeYAML's {@code in reader, line N, column M} lines
+     * become {@code at line N, column M} after the phrase they place.
+     */
+    static String oneLine(RuntimeException e) {
+        StringBuilder all = new StringBuilder(String.valueOf(e.getMessage()));
+        if (e.getCause() != null && e.getCause().getMessage() != null) {
+            all.append('\n').append(e.getCause().getMessage());
+        }
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        java.util.regex.Pattern at = java.util.regex.Pattern.compile("in [^,]*, line (\\d+), column (\\d+):?");
+        for (String line : all.toString().split("\\R")) {
+            String l = line.strip();
+            java.util.regex.Matcher m = at.matcher(l);
+            if (m.matches() && !parts.isEmpty()) {
+                int last = parts.size() - 1;
+                parts.set(last, parts.get(last) + " at line " + m.group(1) + ", column " + m.group(2));
+            } else if (!l.isEmpty() && !parts.contains(l)) {
+                parts.add(l.endsWith(".") ? l.substring(0, l.length() - 1) : l);
+            }
+        }
+        return String.join(": ", parts).replaceAll("\\s+", " ");
     }
 }
