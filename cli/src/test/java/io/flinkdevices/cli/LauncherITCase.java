@@ -107,4 +107,31 @@ class LauncherITCase {
                 .contains("line 2, column 29")
                 .doesNotContainPattern("(?m)^\\s+at [a-z]");
     }
+
+    @Test
+    @DisplayName("FLINK_HOME is the folder above --conf-dir, as Flink's scripts make it: a relative discovery-script.path resolves")
+    void flinkHomeFromConfDir() throws Exception {
+        Path plugins = home.resolve("plugins");
+        io.flinkdevices.testkit.plugin.PluginFolder.builder("nvidia")
+                .includePackageOf(io.flinkdevices.nvidia.NvidiaGpuDriverFactory.class)
+                .includeSdk()
+                .factory(io.flinkdevices.nvidia.NvidiaGpuDriverFactory.class)
+                .buildInto(plugins);
+        Path script = plugins.resolve("nvidia/discover.sh");
+        Files.writeString(script, "#!/bin/sh\necho 0,1\n");
+        script.toFile().setExecutable(true);
+        Files.writeString(conf.resolve("config.yaml"), String.join("\n",
+                "external-resources: gpu",
+                "external-resource.gpu.driver-factory.class: io.flinkdevices.nvidia.NvidiaGpuDriverFactory",
+                "external-resource.gpu.amount: 2",
+                "external-resource.gpu.param.backend: script",
+                "external-resource.gpu.param.discovery-script.path: plugins/nvidia/discover.sh",
+                ""));
+        assumeTrue(System.getenv("FLINK_HOME") == null, "this test's environment sets FLINK_HOME");
+
+        ExternalCommand.Result result = launch("doctor", "--conf-dir", conf.toString(), "--plugins-dir", plugins.toString());
+
+        assertThat(result.exitCode()).as(result.stdout() + result.stderrTail()).isZero();
+        assertThat(result.stdout()).contains("No problems found.");
+    }
 }
