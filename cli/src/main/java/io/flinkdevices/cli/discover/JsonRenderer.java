@@ -1,12 +1,6 @@
 package io.flinkdevices.cli.discover;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.util.DefaultIndenter;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import com.fasterxml.jackson.core.util.Separators;
-import com.fasterxml.jackson.core.util.Separators.Spacing;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectWriter;
+import io.flinkdevices.cli.common.JsonStyle;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -19,23 +13,12 @@ import java.util.List;
  */
 public final class JsonRenderer {
 
-    private static final ObjectWriter WRITER =
-            new ObjectMapper()
-                    .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
-                    .writer(
-                            new DefaultPrettyPrinter(
-                                            Separators.createDefaultInstance()
-                                                    .withObjectFieldValueSpacing(Spacing.AFTER)
-                                                    .withArrayEmptySeparator("")
-                                                    .withObjectEmptySeparator(""))
-                                    .withArrayIndenter(DefaultIndenter.SYSTEM_LINEFEED_INSTANCE));
-
     private JsonRenderer() {}
 
     /** Writes {@code report} and a final newline to {@code out}. */
     public static void render(DiscoveryReport report, PrintWriter out) {
         try {
-            WRITER.writeValue(out, new Document(report.resources()));
+            JsonStyle.WRITER.writeValue(out, new Document(report.resources()));
         } catch (IOException e) {
             throw new IllegalStateException("cannot write the report as JSON", e);
         }

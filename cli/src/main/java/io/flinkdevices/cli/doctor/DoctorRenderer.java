@@ -1,8 +1,7 @@
 package io.flinkdevices.cli.doctor;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import io.flinkdevices.cli.common.JsonStyle;
+
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -66,12 +65,8 @@ public final class DoctorRenderer {
 
     /** The report as {@code {"healthy": ..., "findings": [...]}}. */
     public static void json(DoctorReport report, PrintWriter out) {
-        ObjectMapper mapper =
-                new ObjectMapper()
-                        .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
-                        .enable(SerializationFeature.INDENT_OUTPUT);
         try {
-            mapper.writeValue(
+            JsonStyle.WRITER.writeValue(
                     out,
                     new Document(
                             report.healthy(),
