@@ -6,6 +6,7 @@ import io.flinkdevices.cli.common.FlinkDirsOptions;
 import io.flinkdevices.cli.flink.FlinkSetup;
 import io.flinkdevices.cli.flink.OffHost;
 import io.flinkdevices.cli.flink.PluginFactories;
+import io.flinkdevices.cli.flink.ReadOnlyCoordination;
 import io.flinkdevices.cli.flink.ResourceSetting;
 
 import picocli.CommandLine.Command;
@@ -80,7 +81,11 @@ public final class DoctorCommand implements Callable<Integer> {
                 noDevices
                         ? OffHost.withoutHostPathChecks(() -> doctor.run(setup.configuration(), plugins))
                         : doctor.run(setup.configuration(), plugins);
-        List<String> notes = noDevices ? OffHost.notes(setup.configuration()) : List.of();
+        // on the host: devices that running TaskManagers hold are said, never counted as missing
+        List<String> notes =
+                noDevices
+                        ? OffHost.notes(setup.configuration())
+                        : ReadOnlyCoordination.heldNotes(setup.configuration());
         DoctorReport report =
                 new DoctorReport(
                         setup.configFile(),

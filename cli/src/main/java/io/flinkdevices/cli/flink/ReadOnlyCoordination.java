@@ -110,4 +110,24 @@ public final class ReadOnlyCoordination {
         }
         return notes;
     }
+
+    /**
+     * One note per resource whose devices running TaskManagers of this host hold: {@code
+     * external-resource.gpu: held by running TaskManagers of this host (coordination): GPU-a by
+     * pid 4242, ...}. Empty where coordination is off or nothing is held.
+     */
+    public static List<String> heldNotes(Configuration config) {
+        List<String> notes = new ArrayList<>();
+        for (ResourceSetting r : ResourceSetting.readAll(config)) {
+            Map<String, Long> holders = liveHolders(config, r.paramPrefix());
+            if (holders.isEmpty()) {
+                continue;
+            }
+            List<String> held = new ArrayList<>();
+            holders.forEach((id, pid) -> held.add(id + " by pid " + pid));
+            notes.add("external-resource." + r.name() + ": held by running TaskManagers of this host (coordination): "
+                    + String.join(", ", held) + "; they are theirs until those processes end, not missing");
+        }
+        return notes;
+    }
 }

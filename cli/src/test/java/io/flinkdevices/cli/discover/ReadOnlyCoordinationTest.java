@@ -49,6 +49,26 @@ class ReadOnlyCoordinationTest {
     }
 
     @Test
+    @DisplayName("doctor's notes name the devices live TaskManagers hold, with their pids; none where coordination is off")
+    void doctorNotesHeldDevices() throws Exception {
+        holder = new ProcessBuilder("sleep", "60").start();
+        Path file = dir.resolve("gpu.coordination");
+        Files.writeString(file, "0 " + holder.pid() + "\n1 " + holder.pid() + "\n");
+        Configuration config = new Configuration();
+        config.setString("external-resources", "gpu");
+        config.setString("external-resource.gpu.driver-factory.class", FACTORY);
+        config.setString("external-resource.gpu.amount", "2");
+        config.setString("external-resource.gpu.param.coordination.enabled", "true");
+        config.setString("external-resource.gpu.param.coordination.file", file.toString());
+
+        assertThat(io.flinkdevices.cli.flink.ReadOnlyCoordination.heldNotes(config))
+                .containsExactly("external-resource.gpu: held by running TaskManagers of this host (coordination): 0 by pid "
+                        + holder.pid() + ", 1 by pid " + holder.pid() + "; they are theirs until those processes end, not missing");
+        config.setString("external-resource.gpu.param.coordination.enabled", "false");
+        assertThat(io.flinkdevices.cli.flink.ReadOnlyCoordination.heldNotes(config)).isEmpty();
+    }
+
+    @Test
     @DisplayName("every device held by a live TaskManager: ok, each device 'in use by pid N', the file untouched")
     void allDevicesInUse() throws Exception {
         holder = new ProcessBuilder("sleep", "60").start();
