@@ -107,20 +107,36 @@ public final class TableRenderer {
         out.flush();
     }
 
+    /** The infos' keys as columns; memory in GiB, for a person (JSON keeps the bytes). */
     private static List<List<String>> deviceRows(List<Map<String, String>> infos) {
         Set<String> keys = new LinkedHashSet<>();
         infos.forEach(info -> keys.addAll(info.keySet()));
         List<List<String>> rows = new ArrayList<>();
-        rows.add(new ArrayList<>(keys));
+        List<String> header = new ArrayList<>();
+        keys.forEach(k -> header.add(k.equals(MEMORY_BYTES) ? "memory" : k));
+        rows.add(header);
         for (Map<String, String> info : infos) {
             List<String> row = new ArrayList<>();
             for (String key : keys) {
                 String value = info.get(key);
-                row.add(value == null || value.isEmpty() ? NONE : value);
+                row.add(value == null || value.isEmpty() ? NONE : key.equals(MEMORY_BYTES) ? gib(value) : value);
             }
             rows.add(row);
         }
         return rows;
+    }
+
+    private static final String MEMORY_BYTES = "memory-bytes";
+
+    /** {@code 17179869184} as {@code 16 GiB}, {@code 85899345920} as {@code 80 GiB}, odd sizes with one decimal. */
+    static String gib(String bytes) {
+        try {
+            double g = Long.parseLong(bytes) / (double) (1L << 30);
+            return (g == Math.rint(g) ? String.format(java.util.Locale.ROOT, "%.0f", g) : String.format(java.util.Locale.ROOT, "%.1f", g))
+                    + " GiB";
+        } catch (NumberFormatException e) {
+            return bytes;
+        }
     }
 
     /** Left-aligned columns two spaces apart, without trailing blanks. */

@@ -93,4 +93,15 @@ class TableRendererTest {
 
         assertThat(render(Reports.of(List.of(), r))).contains("  gpu   1      -\n");
     }
+
+    @Test
+    @DisplayName("memory is shown in GiB in the table (the JSON keeps the bytes)")
+    void memoryInGib() {
+        assertThat(TableRenderer.gib("17179869184")).isEqualTo("16 GiB");
+        assertThat(TableRenderer.gib("85520809984")).isEqualTo("79.6 GiB");
+        assertThat(TableRenderer.gib("not a number")).isEqualTo("not a number");
+        ResourceReport r = new ResourceReport("gpu", "com.example.GpuFactory", 1L, ResourceStatus.OK, List.of(),
+                List.of(java.util.Map.of("index", "0", "memory-bytes", "17179869184")));
+        assertThat(render(Reports.of(List.of(), r))).containsPattern("memory +index|index +memory").containsPattern("16 GiB");
+    }
 }
