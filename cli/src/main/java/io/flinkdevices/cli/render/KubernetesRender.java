@@ -139,22 +139,45 @@ public final class KubernetesRender {
                             + MAIN_CONTAINER
                             + "'s securityContext");
         }
-        return new Rendered(lines, removals, podTemplate(requests, nodeSelector, !rdma.isEmpty()), notes, problems);
+        List<String> openCl = new ArrayList<>();
+        for (ResourceNeeds n : needs) {
+            if (OPENCL_FACTORY.equals(config.getString("external-resource." + n.resource() + ".driver-factory.class", null))) {
+                openCl.add(n.resource());
+            }
+        }
+        if (!openCl.isEmpty()) {
+            notes.add(
+                    String.join(", ", openCl)
+                            + ": OpenCL runtimes built on LLVM replace the JVM's signal handlers, so the template preloads"
+                            + " the JDK's signal-chaining library, LD_PRELOAD="
+                            + JSIG_IN_FLINK_IMAGE
+                            + " (the JDK of Flink's official images); change it for an image whose JDK lies elsewhere");
+        }
+        return new Rendered(
+                lines, removals, podTemplate(requests, nodeSelector, !rdma.isEmpty(), !openCl.isEmpty()), notes, problems);
     }
+
+    /** The OpenCL driver's factory: its TaskManagers need the JDK's libjsig preloaded. */
+    static final String OPENCL_FACTORY = "io.flinkdevices.fpga.OpenClFpgaDriverFactory";
+
+    /** libjsig of the JDK in Flink's official images (eclipse-temurin). */
+    static final String JSIG_IN_FLINK_IMAGE = "/opt/java/openjdk/lib/libjsig.so";
 
     /** The RDMA driver's factory: its TaskManagers register memory and so need {@code IPC_LOCK}. */
     static final String RDMA_FACTORY = "io.flinkdevices.rdma.RdmaDriverFactory";
 
     /** A pod template without extra capabilities. */
     static String podTemplate(Map<String, Long> requests, Map<String, String> nodeSelector) {
-        return podTemplate(requests, nodeSelector, false);
+        return podTemplate(requests, nodeSelector, false, false);
     }
 
     /**
      * A pod template Flink's {@code kubernetes.pod-template-file.taskmanager} accepts; with {@code
-     * ipcLock} its main container may lock memory (RDMA).
+     * ipcLock} its main container may lock memory (RDMA), with {@code jsig} it preloads the JDK's
+     * signal-chaining library (OpenCL).
      */
-    static String podTemplate(Map<String, Long> requests, Map<String, String> nodeSelector, boolean ipcLock) {
+    static String podTemplate(
+            Map<String, Long> requests, Map<String, String> nodeSelector, boolean ipcLock, boolean jsig) {
         StringBuilder y = new StringBuilder();
         y.append("apiVersion: v1\n");
         y.append("kind: Pod\n");
@@ -174,6 +197,11 @@ public final class KubernetesRender {
         y.append("  containers:\n");
         y.append("    # Flink finds its container by this name; do not change it\n");
         y.append("    - name: ").append(MAIN_CONTAINER).append('\n');
+        if (jsig) {
+            y.append("      env:\n");
+            y.append("        - name: LD_PRELOAD\n");
+            y.append("          value: ").append(Yaml.quote(JSIG_IN_FLINK_IMAGE)).append('\n');
+        }
         if (ipcLock) {
             y.append("      securityContext:\n");
             y.append("        capabilities:\n");

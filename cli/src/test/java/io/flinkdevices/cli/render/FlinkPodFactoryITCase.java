@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flinkdevices.amd.AmdGpuDriverFactory;
 import io.flinkdevices.cli.CliRun;
+import io.flinkdevices.fpga.OpenClFpgaDriverFactory;
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.rdma.RdmaDriverFactory;
 import io.flinkdevices.testkit.plugin.PluginFolder;
@@ -45,7 +46,7 @@ class FlinkPodFactoryITCase {
     @TempDir Path home;
 
     @Test
-    @DisplayName("Flink's pod factory builds a TaskManager pod with the NVIDIA, AMD and RDMA resources and IPC_LOCK, nothing dropped")
+    @DisplayName("Flink's pod factory builds a TaskManager pod with the NVIDIA, AMD, RDMA and OpenCL resources, IPC_LOCK and LD_PRELOAD, nothing dropped")
     void flinkBuildsThePod() throws Exception {
         Path plugins = Files.createDirectories(home.resolve("plugins"));
         PluginFolder.builder("nvidia").includePackageOf(NvidiaGpuDriverFactory.class).includeSdk().factory(NvidiaGpuDriverFactory.class).buildInto(plugins);
@@ -55,9 +56,11 @@ class FlinkPodFactoryITCase {
                 .includeJarOf(com.fasterxml.jackson.core.JsonParser.class)
                 .includeJarOf(com.fasterxml.jackson.annotation.JsonProperty.class)
                 .buildInto(plugins);
+        PluginFolder.builder("fpga-opencl").includePackageOf(OpenClFpgaDriverFactory.class).includeSdk()
+                .factory(OpenClFpgaDriverFactory.class).includeJarOf(org.jocl.CL.class).buildInto(plugins);
         Path conf = Files.createDirectories(home.resolve("conf"));
         String config = String.join("\n",
-                "external-resources: gpu;rdma;amd",
+                "external-resources: gpu;rdma;amd;fpga",
                 "external-resource.gpu.driver-factory.class: " + NvidiaGpuDriverFactory.class.getName(),
                 "external-resource.gpu.amount: 2",
                 "external-resource.rdma.driver-factory.class: " + RdmaDriverFactory.class.getName(),
@@ -65,6 +68,9 @@ class FlinkPodFactoryITCase {
                 "external-resource.rdma.param.sharing: shared",
                 "external-resource.amd.driver-factory.class: " + AmdGpuDriverFactory.class.getName(),
                 "external-resource.amd.amount: 1",
+                "external-resource.fpga.driver-factory.class: " + OpenClFpgaDriverFactory.class.getName(),
+                "external-resource.fpga.amount: 1",
+                "external-resource.fpga.param.kubernetes.resource-name: fpga.intel.com/arria10.dcp1.2-nlb0",
                 "");
         Files.writeString(conf.resolve("config.yaml"), config);
         Path template = home.resolve("taskmanager-pod-template.yaml");
@@ -106,8 +112,15 @@ class FlinkPodFactoryITCase {
         main.getResources().getRequests().forEach((k, v) -> requests.put(k, v.toString()));
         System.out.println("Flink's TaskManager pod: limits " + limits + ", requests " + requests
                 + ", securityContext " + main.getSecurityContext());
-        assertThat(limits).containsEntry("nvidia.com/gpu", "2").containsEntry("rdma/hca_shared_devices_a", "1").containsEntry("amd.com/gpu", "1");
+        assertThat(limits).containsEntry("nvidia.com/gpu", "2").containsEntry("rdma/hca_shared_devices_a", "1").containsEntry("amd.com/gpu", "1")
+                .containsEntry("fpga.intel.com/arria10.dcp1.2-nlb0", "1");
         assertThat(requests).containsEntry("nvidia.com/gpu", "2").containsEntry("rdma/hca_shared_devices_a", "1").containsEntry("amd.com/gpu", "1");
         assertThat(main.getSecurityContext().getCapabilities().getAdd()).containsExactly("IPC_LOCK");
+        assertThat(main.getEnv())
+                .as("the template's LD_PRELOAD for OpenCL survives beside the variables Flink adds")
+                .anySatisfy(e -> {
+                    assertThat(e.getName()).isEqualTo("LD_PRELOAD");
+                    assertThat(e.getValue()).isEqualTo("/opt/java/openjdk/lib/libjsig.so");
+                });
     }
 }
