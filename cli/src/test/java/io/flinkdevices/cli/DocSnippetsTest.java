@@ -7,13 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.flinkdevices.fpga.OpenClFpgaDriverFactory;
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
-import io.flinkdevices.amd.AmdGpuDriverFactory;
-import io.flinkdevices.rdma.RdmaDriverFactory;
-import io.flinkdevices.testkit.plugin.PluginFolder;
 import io.flinkdevices.testkit.simulated.SimulatedDevices;
 
-import jcuda.driver.JCudaDriver;
-import org.jocl.CL;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
@@ -108,31 +103,7 @@ class DocSnippetsTest {
     @BeforeAll
     static void pluginFolders() throws IOException {
         plugins = Files.createDirectories(work.resolve("plugins"));
-        PluginFolder.builder("nvidia")
-                .includePackageOf(NvidiaGpuDriverFactory.class)
-                .includeSdk()
-                .factory(NvidiaGpuDriverFactory.class)
-                .includeJarOf(JCudaDriver.class)
-                .buildInto(plugins);
-        PluginFolder.builder("fpga-opencl")
-                .includePackageOf(OpenClFpgaDriverFactory.class)
-                .includeSdk()
-                .factory(OpenClFpgaDriverFactory.class)
-                .includeJarOf(CL.class)
-                .buildInto(plugins);
-        PluginFolder.builder("amd")
-                .includePackageOf(AmdGpuDriverFactory.class)
-                .includeSdk()
-                .factory(AmdGpuDriverFactory.class)
-                .includeJarOf(com.fasterxml.jackson.databind.ObjectMapper.class)
-                .includeJarOf(com.fasterxml.jackson.core.JsonParser.class)
-                .includeJarOf(com.fasterxml.jackson.annotation.JsonProperty.class)
-                .buildInto(plugins);
-        PluginFolder.builder("rdma")
-                .includePackageOf(RdmaDriverFactory.class)
-                .includeSdk()
-                .factory(RdmaDriverFactory.class)
-                .buildInto(plugins);
+        TestPlugins.realDrivers(plugins);
         SimulatedDevices.installGpuPlugin(plugins);
     }
 

@@ -34,4 +34,36 @@ public final class TestPlugins {
                 .factory(TestDriverFactory.class)
                 .buildInto(plugins);
     }
+
+    /**
+     * The project's four drivers in {@code plugins/nvidia}, {@code fpga-opencl}, {@code amd} and
+     * {@code rdma}, built from the class path as their shaded jars hold them.
+     */
+    public static void realDrivers(Path plugins) throws IOException {
+        PluginFolder.builder("nvidia")
+                .includePackageOf(io.flinkdevices.nvidia.NvidiaGpuDriverFactory.class)
+                .includeSdk()
+                .factory(io.flinkdevices.nvidia.NvidiaGpuDriverFactory.class)
+                .includeJarOf(jcuda.driver.JCudaDriver.class)
+                .buildInto(plugins);
+        PluginFolder.builder("fpga-opencl")
+                .includePackageOf(io.flinkdevices.fpga.OpenClFpgaDriverFactory.class)
+                .includeSdk()
+                .factory(io.flinkdevices.fpga.OpenClFpgaDriverFactory.class)
+                .includeJarOf(org.jocl.CL.class)
+                .buildInto(plugins);
+        PluginFolder.builder("amd")
+                .includePackageOf(io.flinkdevices.amd.AmdGpuDriverFactory.class)
+                .includeSdk()
+                .factory(io.flinkdevices.amd.AmdGpuDriverFactory.class)
+                .includeJarOf(com.fasterxml.jackson.databind.ObjectMapper.class)
+                .includeJarOf(com.fasterxml.jackson.core.JsonParser.class)
+                .includeJarOf(com.fasterxml.jackson.annotation.JsonProperty.class)
+                .buildInto(plugins);
+        PluginFolder.builder("rdma")
+                .includePackageOf(io.flinkdevices.rdma.RdmaDriverFactory.class)
+                .includeSdk()
+                .factory(io.flinkdevices.rdma.RdmaDriverFactory.class)
+                .buildInto(plugins);
+    }
 }

@@ -24,7 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -162,7 +161,7 @@ public final class DevicesJob {
                 cause = warnings.causeFor(RESOURCE);
             }
         } finally {
-            deleteRecursively(work);
+            LocalFiles.deleteRecursively(work);
         }
         out.println();
         out.println("flink-devices AMD driver, unit partition, "
@@ -195,18 +194,14 @@ public final class DevicesJob {
                 params = Map.of("link-layer", "ethernet", "sysfs.root", sys.root().toString());
             }
             Path plugins = work.resolve("plugins");
-            PluginFolder.builder("rdma")
-                    .includePackageOf(io.flinkdevices.rdma.RdmaDriverFactory.class)
-                    .includeSdk()
-                    .factory(io.flinkdevices.rdma.RdmaDriverFactory.class)
-                    .buildInto(plugins);
+            io.flinkdevices.samples.rdma.RdmaPlugin.install(plugins);
             try (DriverWarnings warnings = DriverWarnings.capture();
                     LocalDeviceCluster cluster =
                             LocalDeviceCluster.builder()
                                     .pluginsDir(plugins)
                                     .taskManagers(1)
                                     .slotsPerTaskManager(2)
-                                    .resource("rdma", io.flinkdevices.rdma.RdmaDriverFactory.class.getName(), 1, params)
+                                    .resource("rdma", io.flinkdevices.samples.rdma.RdmaPlugin.FACTORY, 1, params)
                                     .build()
                                     .start()) {
                 bySubtask = io.flinkdevices.testkit.cluster.ResourceProbe.run(cluster.createEnvironment(), "rdma", 2);
@@ -224,7 +219,7 @@ public final class DevicesJob {
                 }
             }
         } finally {
-            deleteRecursively(work);
+            LocalFiles.deleteRecursively(work);
         }
         out.println();
         out.println("flink-devices RDMA driver, link-layer ethernet (RoCE), "
@@ -404,7 +399,7 @@ public final class DevicesJob {
             }
             return run(plugins, NvidiaGpuDriverFactory.class.getName(), params, amount);
         } finally {
-            deleteRecursively(work);
+            LocalFiles.deleteRecursively(work);
         }
     }
 
@@ -482,14 +477,5 @@ public final class DevicesJob {
             }
         }
         return Optional.empty();
-    }
-
-    private static void deleteRecursively(Path root) throws java.io.IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (var paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 }

@@ -1,6 +1,7 @@
 package io.flinkdevices.cli.render;
 
 import io.flinkdevices.cli.flink.Deployment;
+import io.flinkdevices.cli.flink.ResourceSetting;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.util.StringUtils;
@@ -125,12 +126,7 @@ public final class KubernetesRender {
                             + MAIN_CONTAINER
                             + " resources into that file");
         }
-        List<String> rdma = new ArrayList<>();
-        for (ResourceNeeds n : needs) {
-            if (RDMA_FACTORY.equals(config.getString("external-resource." + n.resource() + ".driver-factory.class", null))) {
-                rdma.add(n.resource());
-            }
-        }
+        List<String> rdma = resourcesOf(RDMA_FACTORY, needs, config);
         if (!rdma.isEmpty()) {
             notes.add(
                     String.join(", ", rdma)
@@ -139,12 +135,7 @@ public final class KubernetesRender {
                             + MAIN_CONTAINER
                             + "'s securityContext");
         }
-        List<String> openCl = new ArrayList<>();
-        for (ResourceNeeds n : needs) {
-            if (OPENCL_FACTORY.equals(config.getString("external-resource." + n.resource() + ".driver-factory.class", null))) {
-                openCl.add(n.resource());
-            }
-        }
+        List<String> openCl = resourcesOf(OPENCL_FACTORY, needs, config);
         if (!openCl.isEmpty()) {
             notes.add(
                     String.join(", ", openCl)
@@ -162,6 +153,17 @@ public final class KubernetesRender {
 
     /** libjsig of the JDK in Flink's official images (eclipse-temurin). */
     static final String JSIG_IN_FLINK_IMAGE = "/opt/java/openjdk/lib/libjsig.so";
+
+    /** The resources of {@code needs} whose driver is {@code factory}. */
+    private static List<String> resourcesOf(String factory, List<ResourceNeeds> needs, Configuration config) {
+        List<String> names = new ArrayList<>();
+        for (ResourceNeeds n : needs) {
+            if (factory.equals(ResourceSetting.read(config, n.resource()).factoryClass().orElse(null))) {
+                names.add(n.resource());
+            }
+        }
+        return names;
+    }
 
     /** The RDMA driver's factory: its TaskManagers register memory and so need {@code IPC_LOCK}. */
     static final String RDMA_FACTORY = "io.flinkdevices.rdma.RdmaDriverFactory";

@@ -6,7 +6,6 @@ import io.flinkdevices.cli.CliRun;
 import io.flinkdevices.fpga.OpenClFpgaDriverFactory;
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.sdk.config.DriverParams;
-import io.flinkdevices.testkit.plugin.PluginFolder;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -31,9 +30,7 @@ class OffHostTest {
     void setUp() throws Exception {
         conf = Files.createDirectories(home.resolve("conf"));
         plugins = Files.createDirectories(home.resolve("plugins"));
-        PluginFolder.builder("nvidia").includePackageOf(NvidiaGpuDriverFactory.class).includeSdk().factory(NvidiaGpuDriverFactory.class).buildInto(plugins);
-        PluginFolder.builder("fpga-opencl").includePackageOf(OpenClFpgaDriverFactory.class).includeSdk().factory(OpenClFpgaDriverFactory.class)
-                .includeJarOf(org.jocl.CL.class).buildInto(plugins);
+        io.flinkdevices.cli.TestPlugins.realDrivers(plugins);
     }
 
     private void gpuConfig(String... more) throws Exception {

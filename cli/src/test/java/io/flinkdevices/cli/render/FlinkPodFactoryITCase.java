@@ -7,7 +7,6 @@ import io.flinkdevices.cli.CliRun;
 import io.flinkdevices.fpga.OpenClFpgaDriverFactory;
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.rdma.RdmaDriverFactory;
-import io.flinkdevices.testkit.plugin.PluginFolder;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
@@ -49,15 +48,7 @@ class FlinkPodFactoryITCase {
     @DisplayName("Flink's pod factory builds a TaskManager pod with the NVIDIA, AMD, RDMA and OpenCL resources, IPC_LOCK and LD_PRELOAD, nothing dropped")
     void flinkBuildsThePod() throws Exception {
         Path plugins = Files.createDirectories(home.resolve("plugins"));
-        PluginFolder.builder("nvidia").includePackageOf(NvidiaGpuDriverFactory.class).includeSdk().factory(NvidiaGpuDriverFactory.class).buildInto(plugins);
-        PluginFolder.builder("rdma").includePackageOf(RdmaDriverFactory.class).includeSdk().factory(RdmaDriverFactory.class).buildInto(plugins);
-        PluginFolder.builder("amd").includePackageOf(AmdGpuDriverFactory.class).includeSdk().factory(AmdGpuDriverFactory.class)
-                .includeJarOf(com.fasterxml.jackson.databind.ObjectMapper.class)
-                .includeJarOf(com.fasterxml.jackson.core.JsonParser.class)
-                .includeJarOf(com.fasterxml.jackson.annotation.JsonProperty.class)
-                .buildInto(plugins);
-        PluginFolder.builder("fpga-opencl").includePackageOf(OpenClFpgaDriverFactory.class).includeSdk()
-                .factory(OpenClFpgaDriverFactory.class).includeJarOf(org.jocl.CL.class).buildInto(plugins);
+        io.flinkdevices.cli.TestPlugins.realDrivers(plugins);
         Path conf = Files.createDirectories(home.resolve("conf"));
         String config = String.join("\n",
                 "external-resources: gpu;rdma;amd;fpga",

@@ -1,12 +1,12 @@
 package io.flinkdevices.samples.fpga;
 
+import io.flinkdevices.samples.LocalFiles;
 import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Map;
 
 /**
@@ -55,7 +55,7 @@ public final class FirLocal {
                 return FirJob.execute(env, o);
             }
         } finally {
-            deleteRecursively(work);
+            LocalFiles.deleteRecursively(work);
         }
     }
 
@@ -70,14 +70,5 @@ public final class FirLocal {
             program = Files.writeString(work.resolve(OpenClFir.SOURCE_RESOURCE), OpenClFir.kernelSource()).toString();
         }
         return Map.of("device.types", o.deviceTypes, "platform.pattern", o.platformPattern, "program.path", program);
-    }
-
-    private static void deleteRecursively(Path root) throws java.io.IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (var paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 }

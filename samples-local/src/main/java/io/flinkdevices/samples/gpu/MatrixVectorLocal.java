@@ -1,5 +1,6 @@
 package io.flinkdevices.samples.gpu;
 
+import io.flinkdevices.samples.LocalFiles;
 import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
 import io.flinkdevices.testkit.simulated.SimulatedDevices;
 import io.flinkdevices.testkit.simulated.SimulatedGpuDriverFactory;
@@ -8,7 +9,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Map;
 
 /**
@@ -121,16 +121,7 @@ public final class MatrixVectorLocal {
                 return MatrixVectorJob.execute(env, batch, records, dims, MatrixVectorJob.RESOURCE);
             }
         } finally {
-            deleteRecursively(work);
-        }
-    }
-
-    private static void deleteRecursively(Path root) throws java.io.IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (var paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            LocalFiles.deleteRecursively(work);
         }
     }
 }

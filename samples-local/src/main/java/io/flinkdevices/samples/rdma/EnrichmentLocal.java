@@ -1,15 +1,13 @@
 package io.flinkdevices.samples.rdma;
 
-import io.flinkdevices.rdma.RdmaDriverFactory;
+import io.flinkdevices.samples.LocalFiles;
 import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
 import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeRdmaHost;
-import io.flinkdevices.testkit.plugin.PluginFolder;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,25 +37,19 @@ public final class EnrichmentLocal {
                 params.put("sysfs.root", sys.root().toString());
             }
             Path plugins = work.resolve("plugins");
-            PluginFolder.builder("rdma")
-                    .includePackageOf(RdmaDriverFactory.class)
-                    .includeSdk()
-                    .factory(RdmaDriverFactory.class)
-                    .buildInto(plugins);
+            RdmaPlugin.install(plugins);
             LocalDeviceCluster.Builder builder =
                     LocalDeviceCluster.builder()
                             .pluginsDir(plugins)
                             .taskManagers(1)
                             .slotsPerTaskManager(slots)
-                            .resource("rdma", RdmaDriverFactory.class.getName(), 1, params);
+                            .resource("rdma", RdmaPlugin.FACTORY, 1, params);
             settings.forEach(builder::set);
             try (LocalDeviceCluster cluster = builder.build().start()) {
                 return EnrichmentJob.execute(cluster.createEnvironment(), o);
             }
         } finally {
-            try (var paths = Files.walk(work)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            LocalFiles.deleteRecursively(work);
         }
     }
 
