@@ -50,7 +50,7 @@ public final class ExternalCommand {
 
     private static final int STDERR_TAIL = 2048;
     private static final Duration DRAIN_GRACE = Duration.ofMillis(500);
-    private static final Duration EXEC_GRACE = Duration.ofMillis(500);
+    private static final Duration EXEC_GRACE = Duration.ofSeconds(2);
     private static final Duration KILL_GRACE = Duration.ofSeconds(1);
     private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
@@ -415,7 +415,7 @@ public final class ExternalCommand {
                 continue;
             }
             byte[] env = environ(pid);
-            if (env != null && env.length == 0 && !isKernelThread(pid)) {
+            if (env != null && env.length == 0 && !withoutEnvironmentForGood(pid)) {
                 unreadable.add(pid);
             } else if (env != null && contains(env, needle)) {
                 ProcessHandle.of(pid).ifPresent(found::add);
@@ -423,7 +423,8 @@ public final class ExternalCommand {
         }
         // A process in the middle of exec() shows an empty environment for a moment; a child
         // that the program started just before it exited is often exactly there.
-        // Under load a process can stay there for tens of milliseconds.
+        // Under load (a 2-core host running a test suite) the half second once allowed here fell
+        // short; only such processes are waited for, so the grace is generous.
         long deadline = System.nanoTime() + EXEC_GRACE.toNanos();
         for (long pause = 1; !unreadable.isEmpty() && System.nanoTime() < deadline; ) {
             pause = Math.min(pause * 2, 20);
@@ -441,6 +442,8 @@ public final class ExternalCommand {
                     if (env != null && contains(env, needle)) {
                         ProcessHandle.of(pid).ifPresent(found::add);
                     }
+                } else if (withoutEnvironmentForGood(pid)) {
+                    it.remove(); // it exited meanwhile
                 }
             }
         }
@@ -456,12 +459,17 @@ public final class ExternalCommand {
         }
     }
 
-    /** Kernel threads have no environment ever; they are children of kthreadd (pid 2). */
-    private static boolean isKernelThread(long pid) {
+    /**
+     * Whether {@code pid} shows an empty environment for good rather than for the moment of an
+     * exec(): a kernel thread (a child of kthreadd, pid 2) never has one, a zombie no longer has
+     * one. Neither can be a program's live leftover, and waiting on them would only delay the run.
+     */
+    private static boolean withoutEnvironmentForGood(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return pid == 2 || "2".equals(fields[1]);
+            char state = fields[0].charAt(0);
+            return pid == 2 || "2".equals(fields[1]) || state == 'Z' || state == 'X';
         } catch (IOException | RuntimeException e) {
             return true;
         }
