@@ -17,6 +17,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -45,6 +46,26 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
     private final String kubernetesName;
     private final Map<String, String> nodeSelector;
     private final String yarnName;
+    private final Dra dra;
+
+    /**
+     * What a DRA claim for this driver's units asks for: the DeviceClass ({@code gpu.amd.com}
+     * unless set), the {@code productName} attribute and the least {@code memory} capacity (each
+     * null when not asked for), and the full key of the partition profile for messages.
+     */
+    static final class Dra {
+        final String deviceClass;
+        final String productName;
+        final String minMemory;
+        final String profileKey;
+
+        Dra(String deviceClass, String productName, String minMemory, String profileKey) {
+            this.deviceClass = deviceClass;
+            this.productName = productName;
+            this.minMemory = minMemory;
+            this.profileKey = profileKey;
+        }
+    }
 
     AmdGpuDriver(
             Backend backend,
@@ -55,7 +76,9 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
             String amountKey,
             String kubernetesName,
             Map<String, String> nodeSelector,
-            String yarnName) {
+            String yarnName,
+            Dra dra) {
+        this.dra = dra;
         this.backend = backend;
         this.unit = unit;
         this.partitionProfile = partitionProfile;
@@ -184,5 +207,55 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
     @Override
     public Map<String, Long> yarnResources(long amount) {
         return Map.of(yarnName, amount);
+    }
+
+    @Override
+    public String draDeviceClass() {
+        return dra.deviceClass;
+    }
+
+    @Override
+    public String draAttributeDomain() {
+        return AmdGpuDriverFactory.DRA_CLASS;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>AMD's DRA driver types whole GPUs {@code amdgpu} and partitions {@code amdgpu-partition}
+     * and names a partition's profile by compute and memory mode ({@code cpx_nps4}); a profile
+     * given by its compute mode alone cannot be matched, and says which key to complete.
+     */
+    @Override
+    public Map<String, String> draAttributes() {
+        Map<String, String> attributes = new LinkedHashMap<>();
+        if (dra.productName != null) {
+            attributes.put("productName", dra.productName);
+        }
+        if (unit == Unit.PARTITION) {
+            attributes.put("type", "amdgpu-partition");
+            if (partitionProfile != null) {
+                if (!partitionProfile.contains("/")) {
+                    throw new IllegalStateException(dra.profileKey + ": is '" + partitionProfile
+                            + "', a compute mode without a memory mode; AMD's DRA driver names partitions by"
+                            + " both (partitionProfile " + partitionProfile.toLowerCase(Locale.ROOT) + "_nps4),"
+                            + " so set it to " + partitionProfile + "/NPS1, " + partitionProfile + "/NPS4, ...");
+                }
+                attributes.put("partitionProfile", partitionProfile.toLowerCase(Locale.ROOT).replace('/', '_'));
+            }
+        } else {
+            attributes.put("type", "amdgpu");
+        }
+        return attributes;
+    }
+
+    @Override
+    public Map<String, String> draMinimumCapacity() {
+        return dra.minMemory == null ? Map.of() : Map.of("memory", dra.minMemory);
+    }
+
+    @Override
+    public boolean draPublishesPcieRoot() {
+        return true;
     }
 }

@@ -3,6 +3,7 @@ package io.flinkdevices.amd;
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.DraParams;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.deploy.YarnResourceNames;
 import io.flinkdevices.sdk.host.Sysfs;
@@ -41,6 +42,9 @@ import java.util.regex.Pattern;
  * external-resource.gpu.param.kubernetes.device-id: 74a1                       # node selector
  * external-resource.gpu.param.yarn.resource-name: yarn.io/gpu
  * external-resource.gpu.param.coordination.enabled: false
+ * external-resource.gpu.param.kubernetes.dra.device-class: gpu.amd.com      # default
+ * external-resource.gpu.param.kubernetes.dra.product-name: AMD Instinct MI300X  # DRA selector
+ * external-resource.gpu.param.kubernetes.dra.min-memory: 192Gi                  # DRA selector
  * }</pre>
  *
  * <p>Host paths are looked at when devices are retrieved, not when the driver is created, so
@@ -63,6 +67,9 @@ public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory 
     static final String KUBERNETES_PRODUCT = "kubernetes.product-name";
     static final String KUBERNETES_DEVICE_ID = "kubernetes.device-id";
     static final String YARN_NAME = "yarn.resource-name";
+
+    /** The DeviceClass of AMD's DRA driver, which is also its attribute domain. */
+    static final String DRA_CLASS = "gpu.amd.com";
 
     /** AMD's Kubernetes device plugin (single strategy: whole GPUs and partitions alike). */
     static final String KUBERNETES_GPU = "amd.com/gpu";
@@ -128,6 +135,8 @@ public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory 
             params.problem(YARN_NAME, problem);
         }
         CoordinationParams coordination = CoordinationParams.read(params, "amd-gpu");
+        AmdGpuDriver.Dra dra = new AmdGpuDriver.Dra(DraParams.deviceClass(params, DRA_CLASS),
+                DraParams.productName(params), DraParams.minMemory(params), params.fullKey(PARTITION_PROFILE));
         params.validate();
 
         Backend sysfs = new SysfsBackend(Sysfs.at(sysRoot, params.fullKey(SYSFS_ROOT)), devRoot, params.fullKey(DEV_ROOT));
@@ -149,7 +158,7 @@ public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory 
         }
         DeviceCoordinator coordinator = coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
         String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
-        return new AmdGpuDriver(backend, unit, profile, environment, coordinator, amountKey, kubernetesName, selector, yarnName);
+        return new AmdGpuDriver(backend, unit, profile, environment, coordinator, amountKey, kubernetesName, selector, yarnName, dra);
     }
 
     /** A path parameter that must be absolute (a bare default name is looked up on the PATH). */

@@ -42,6 +42,7 @@ final class OpenClFpgaDriver
         String typeNames;
         ProgramFile program;
         String kubernetesResource;
+        String draDeviceClass = "";
         String amountKey;
         String patternKey;
         String typesKey;
@@ -270,5 +271,10 @@ final class OpenClFpgaDriver
     @Override
     public Map<String, Long> yarnResources(long amount) {
         return Map.of(YARN_FPGA, amount);
+    }
+
+    @Override
+    public String draDeviceClass() {
+        return settings.draDeviceClass;
     }
 }

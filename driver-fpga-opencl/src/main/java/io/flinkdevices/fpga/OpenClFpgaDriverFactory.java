@@ -4,6 +4,7 @@ import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.config.DriverParams.PathCheck;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.DraParams;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -32,6 +33,7 @@ import java.util.regex.PatternSyntaxException;
  * external-resource.fpga.param.program.build-options: -DN=16          # optional, for clBuildProgram
  * external-resource.fpga.param.kubernetes.resource-name: fpga.intel.com/arria10.dcp1.2-nlb0
  * external-resource.fpga.param.coordination.enabled: false
+ * external-resource.fpga.param.kubernetes.dra.device-class: fpga.example.com  # for DRA; no default
  * }</pre>
  *
  * <p>Devices are matched by type bit: {@code ACCELERATOR} offers a device that reports {@code
@@ -123,6 +125,8 @@ public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFact
         }
 
         CoordinationParams coordination = CoordinationParams.read(params, DEVICE_CLASS);
+        // no FPGA vendor publishes a DRA driver with a known DeviceClass: the operator names it
+        s.draDeviceClass = DraParams.deviceClass(params, "");
         params.validate();
 
         s.amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");

@@ -35,13 +35,37 @@ final class NvidiaGpuDriver
     private final DeviceCoordinator coordinator;
     private final String amountKey;
     private final String migProfile;
+    private final Dra dra;
+
+    /**
+     * What a DRA claim for this driver's units asks for: the DeviceClass ({@code gpu.nvidia.com}
+     * or {@code mig.nvidia.com} unless set), the {@code productName} attribute and the least {@code
+     * memory} capacity (each null when not asked for).
+     */
+    static final class Dra {
+        final String deviceClass;
+        final String productName;
+        final String minMemory;
+
+        Dra(String deviceClass, String productName, String minMemory) {
+            this.deviceClass = deviceClass;
+            this.productName = productName;
+            this.minMemory = minMemory;
+        }
+    }
 
     /**
      * @param coordinator null when coordination is off
      * @param migProfile null unless MIG devices of this profile are the units
+     * @param dra what a DRA claim asks for
      */
     NvidiaGpuDriver(
-            Backend backend, DeviceCoordinator coordinator, String amountKey, String migProfile) {
+            Backend backend,
+            DeviceCoordinator coordinator,
+            String amountKey,
+            String migProfile,
+            Dra dra) {
+        this.dra = dra;
         this.backend = backend;
         this.coordinator = coordinator;
         this.amountKey = amountKey;
@@ -127,5 +151,41 @@ final class NvidiaGpuDriver
     @Override
     public Map<String, Long> yarnResources(long amount) {
         return Map.of(YARN_GPU, amount);
+    }
+
+    /** The attribute domain of NVIDIA's DRA driver, for GPUs and MIG devices alike. */
+    static final String DRA_DOMAIN = "gpu.nvidia.com";
+
+    @Override
+    public String draDeviceClass() {
+        return dra.deviceClass;
+    }
+
+    @Override
+    public String draAttributeDomain() {
+        return DRA_DOMAIN;
+    }
+
+    @Override
+    public Map<String, String> draAttributes() {
+        Map<String, String> attributes = new LinkedHashMap<>();
+        if (dra.productName != null) {
+            attributes.put("productName", dra.productName);
+        }
+        if (migProfile != null) {
+            // MIG devices publish their profile as "profile" (for example 1g.10gb)
+            attributes.put("profile", migProfile);
+        }
+        return attributes;
+    }
+
+    @Override
+    public Map<String, String> draMinimumCapacity() {
+        return dra.minMemory == null ? Map.of() : Map.of("memory", dra.minMemory);
+    }
+
+    @Override
+    public boolean draPublishesPcieRoot() {
+        return true;
     }
 }

@@ -4,6 +4,7 @@ import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.config.DriverParams.PathCheck;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.DraParams;
 import io.flinkdevices.sdk.process.DiscoveryScript;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -34,6 +35,9 @@ import java.util.regex.Pattern;
  * external-resource.gpu.param.discovery-script.path: ... # Flink's keys, for backend script
  * external-resource.gpu.param.discovery-script.args: ...
  * external-resource.gpu.param.coordination.enabled: false
+ * external-resource.gpu.param.kubernetes.dra.device-class: gpu.nvidia.com   # default; mig.nvidia.com with mig
+ * external-resource.gpu.param.kubernetes.dra.product-name: NVIDIA A100-SXM4-40GB  # DRA selector
+ * external-resource.gpu.param.kubernetes.dra.min-memory: 40Gi                     # DRA selector
  * }</pre>
  *
  * <p>{@code auto} uses the discovery script when {@code discovery-script.path} or {@code
@@ -52,6 +56,11 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
     static final String SCRIPT_ARGS = "discovery-script.args";
     static final String MIG = "mig";
     static final String MIG_PROFILE = "mig.profile";
+
+    /** The DeviceClasses of NVIDIA's DRA driver for GPUs: whole GPUs and MIG devices. */
+    static final String DRA_GPU_CLASS = "gpu.nvidia.com";
+
+    static final String DRA_MIG_CLASS = "mig.nvidia.com";
 
     /** Flink's default script, relative to {@code FLINK_HOME}, as its GPU plugin resolves it. */
     static final String FLINK_DEFAULT_SCRIPT = "plugins/external-resource-gpu/nvidia-gpu-discovery.sh";
@@ -122,6 +131,11 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
                     + " asks for a discovery script; remove them or set mig to false");
         }
         CoordinationParams coordination = CoordinationParams.read(params, "nvidia-gpu");
+        NvidiaGpuDriver.Dra dra =
+                new NvidiaGpuDriver.Dra(
+                        DraParams.deviceClass(params, mig ? DRA_MIG_CLASS : DRA_GPU_CLASS),
+                        DraParams.productName(params),
+                        DraParams.minMemory(params));
         params.validate();
 
         String unitProfile = mig ? migProfile : null;
@@ -150,7 +164,7 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
         DeviceCoordinator coordinator =
                 coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
         String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
-        return new NvidiaGpuDriver(backend, coordinator, amountKey, unitProfile);
+        return new NvidiaGpuDriver(backend, coordinator, amountKey, unitProfile, dra);
     }
 
     private Backend script(

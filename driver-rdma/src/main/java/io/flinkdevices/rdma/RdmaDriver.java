@@ -37,10 +37,15 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
     private final String kubernetesName;
     private final String yarnName;
     private final VerbsProbe verbs;
+    private final String draDeviceClass;
 
-    /** @param verbs the verbs probe, or null when it is off */
+    /**
+     * @param verbs the verbs probe, or null when it is off
+     * @param draDeviceClass the DRA DeviceClass of the NICs, empty when not configured
+     */
     RdmaDriver(SysfsPorts sysfs, Selection selection, DeviceCoordinator coordinator, boolean shared,
-            String amountKey, String kubernetesName, String yarnName, VerbsProbe verbs) {
+            String amountKey, String kubernetesName, String yarnName, VerbsProbe verbs, String draDeviceClass) {
+        this.draDeviceClass = draDeviceClass;
         this.sysfs = sysfs;
         this.selection = selection;
         this.coordinator = coordinator;
@@ -134,5 +139,29 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
     @Override
     public Map<String, Long> yarnResources(long amount) {
         return Map.of(yarnName, amount);
+    }
+
+    /** The name of DraNet, the Kubernetes network DRA driver, and so its attribute domain. */
+    static final String DRANET = "dra.net";
+
+    @Override
+    public String draDeviceClass() {
+        return draDeviceClass;
+    }
+
+    @Override
+    public String draAttributeDomain() {
+        return DRANET;
+    }
+
+    @Override
+    public Map<String, Boolean> draBooleanAttributes() {
+        // DraNet: true when the interface has an RDMA device (RoCE or InfiniBand)
+        return Map.of("rdma", true);
+    }
+
+    @Override
+    public boolean draPublishesPcieRoot() {
+        return true;
     }
 }

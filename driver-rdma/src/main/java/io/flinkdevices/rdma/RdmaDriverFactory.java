@@ -3,6 +3,7 @@ package io.flinkdevices.rdma;
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.DraParams;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.deploy.YarnResourceNames;
 import io.flinkdevices.sdk.host.Sysfs;
@@ -36,7 +37,12 @@ import java.util.regex.PatternSyntaxException;
  * external-resource.rdma.param.coordination.enabled: true # with exclusive: one TaskManager a port
  * external-resource.rdma.param.kubernetes.resource-name: rdma/hca_shared_devices_a
  * external-resource.rdma.param.yarn.resource-name: rdma
+ * external-resource.rdma.param.kubernetes.dra.device-class: dranet.net   # for DRA; no default
  * }</pre>
+ *
+ * <p>For DRA the claim asks for RDMA-capable NICs of DraNet ({@code dra.net}, the Kubernetes
+ * network DRA driver: attribute {@code rdma}); DraNet installs no DeviceClass, the cluster's
+ * administrator creates one, so its name is a parameter.
  *
  * <p>Its class name is configuration: it stays public, final, outside internal packages, and is
  * never renamed.
@@ -114,6 +120,7 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
                     + " go to every TaskManager of the host, so there is nothing to coordinate; set sharing to exclusive"
                     + " or turn coordination off");
         }
+        String draClass = DraParams.deviceClass(params, "");
         params.validate();
 
         Sysfs sys = Sysfs.at(Path.of(rootRaw), params.fullKey(SYSFS_ROOT));
@@ -122,7 +129,7 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
         String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
         VerbsProbe verbs = probe ? new VerbsProbe(params.fullKey(VERBS_PROBE), probeTimeout) : null;
         return new RdmaDriver(new SysfsPorts(sys, new GidChoice(gidType)), selection, coordinator,
-                sharing == Sharing.SHARED, amountKey, kubernetesName, yarnName, verbs);
+                sharing == Sharing.SHARED, amountKey, kubernetesName, yarnName, verbs, draClass);
     }
 
     private static List<String> pciIds(DriverParams params, String key) {

@@ -43,6 +43,90 @@ public final class DriverDecorators {
      */
     public record KubernetesNeeds(Map<String, Long> resources, Map<String, String> nodeSelector) {}
 
+    /**
+     * What a driver says about its devices under Kubernetes Dynamic Resource Allocation.
+     *
+     * @param deviceClass the DRA DeviceClass; empty when the driver knows none
+     * @param domain the domain of the devices' attributes and capacities, never empty
+     * @param attributes string attributes a device must have
+     * @param booleanAttributes boolean attributes a device must have
+     * @param minimumCapacity capacities a device must have at least, as Kubernetes quantities
+     * @param pcieRoot whether the devices publish {@code resource.kubernetes.io/pcieRoot}
+     */
+    public record DraDevices(
+            String deviceClass,
+            String domain,
+            Map<String, String> attributes,
+            Map<String, Boolean> booleanAttributes,
+            Map<String, String> minimumCapacity,
+            boolean pcieRoot) {}
+
+    /**
+     * The driver's DRA answers; empty when it does not implement the Kubernetes decorator. A
+     * plugin built against an sdk-api without the DRA methods answers as if it knew no device
+     * class.
+     */
+    public static Optional<DraDevices> kubernetesDra(Object driver) throws DecoratorException {
+        Optional<Class<?>> decorator = find(driver.getClass(), KUBERNETES_DECORATOR);
+        if (decorator.isEmpty()) {
+            return Optional.empty();
+        }
+        Class<?> d = decorator.get();
+        String deviceClass = string(optional(driver, d, "draDeviceClass", ""), "draDeviceClass()");
+        String domain = string(optional(driver, d, "draAttributeDomain", ""), "draAttributeDomain()");
+        Map<String, String> attributes =
+                strings(optional(driver, d, "draAttributes", Map.of()), "draAttributes()");
+        Map<String, Boolean> flags = new TreeMap<>();
+        for (Map.Entry<?, ?> e :
+                map(optional(driver, d, "draBooleanAttributes", Map.of()), "draBooleanAttributes()")
+                        .entrySet()) {
+            if (!(e.getKey() instanceof String) || !(e.getValue() instanceof Boolean)) {
+                throw new DecoratorException(
+                        "draBooleanAttributes() returned the entry "
+                                + e
+                                + ", expected a name and true or false",
+                        null);
+            }
+            flags.put((String) e.getKey(), (Boolean) e.getValue());
+        }
+        Map<String, String> capacity =
+                strings(
+                        optional(driver, d, "draMinimumCapacity", Map.of()),
+                        "draMinimumCapacity()");
+        Object pcieRoot = optional(driver, d, "draPublishesPcieRoot", Boolean.FALSE);
+        return Optional.of(
+                new DraDevices(
+                        deviceClass.strip(),
+                        domain.isBlank() ? deviceClass.strip() : domain.strip(),
+                        attributes,
+                        Collections.unmodifiableMap(new LinkedHashMap<>(flags)),
+                        capacity,
+                        Boolean.TRUE.equals(pcieRoot)));
+    }
+
+    /** Calls a no-argument decorator method that an older sdk-api may not have. */
+    private static Object optional(Object driver, Class<?> decorator, String method, Object absent)
+            throws DecoratorException {
+        try {
+            decorator.getMethod(method);
+        } catch (NoSuchMethodException e) {
+            return absent;
+        }
+        return invoke(driver, decorator, method, null);
+    }
+
+    private static String string(Object value, String call) throws DecoratorException {
+        if (!(value instanceof String)) {
+            throw new DecoratorException(
+                    call
+                            + " returned "
+                            + (value == null ? "null" : value.getClass().getName())
+                            + " instead of a string",
+                    null);
+        }
+        return (String) value;
+    }
+
     /** A decorator method that failed or returned something unusable. */
     public static final class DecoratorException extends Exception {
         private static final long serialVersionUID = 1L;

@@ -126,7 +126,17 @@ public final class KubernetesRender {
                             + MAIN_CONTAINER
                             + " resources into that file");
         }
-        List<String> rdma = resourcesOf(RDMA_FACTORY, needs, config);
+        List<String> names = needs.stream().map(ResourceNeeds::resource).toList();
+        List<String> rdma = resourcesOf(RDMA_FACTORY, names, config);
+        List<String> openCl = resourcesOf(OPENCL_FACTORY, names, config);
+        notes.addAll(containerNotes(rdma, openCl));
+        return new Rendered(
+                lines, removals, podTemplate(requests, nodeSelector, !rdma.isEmpty(), !openCl.isEmpty(), Map.of()), notes, problems);
+    }
+
+    /** What the template adds to the main container for RDMA and OpenCL resources, and why. */
+    static List<String> containerNotes(List<String> rdma, List<String> openCl) {
+        List<String> notes = new ArrayList<>();
         if (!rdma.isEmpty()) {
             notes.add(
                     String.join(", ", rdma)
@@ -135,7 +145,6 @@ public final class KubernetesRender {
                             + MAIN_CONTAINER
                             + "'s securityContext");
         }
-        List<String> openCl = resourcesOf(OPENCL_FACTORY, needs, config);
         if (!openCl.isEmpty()) {
             notes.add(
                     String.join(", ", openCl)
@@ -144,8 +153,7 @@ public final class KubernetesRender {
                             + JSIG_IN_FLINK_IMAGE
                             + " (the JDK of Flink's official images); change it for an image whose JDK lies elsewhere");
         }
-        return new Rendered(
-                lines, removals, podTemplate(requests, nodeSelector, !rdma.isEmpty(), !openCl.isEmpty()), notes, problems);
+        return notes;
     }
 
     /** The OpenCL driver's factory: its TaskManagers need the JDK's libjsig preloaded. */
@@ -154,12 +162,12 @@ public final class KubernetesRender {
     /** libjsig of the JDK in Flink's official images (eclipse-temurin). */
     static final String JSIG_IN_FLINK_IMAGE = "/opt/java/openjdk/lib/libjsig.so";
 
-    /** The resources of {@code needs} whose driver is {@code factory}. */
-    private static List<String> resourcesOf(String factory, List<ResourceNeeds> needs, Configuration config) {
+    /** The resources among {@code resources} whose driver is {@code factory}. */
+    static List<String> resourcesOf(String factory, List<String> resources, Configuration config) {
         List<String> names = new ArrayList<>();
-        for (ResourceNeeds n : needs) {
-            if (factory.equals(ResourceSetting.read(config, n.resource()).factoryClass().orElse(null))) {
-                names.add(n.resource());
+        for (String r : resources) {
+            if (factory.equals(ResourceSetting.read(config, r).factoryClass().orElse(null))) {
+                names.add(r);
             }
         }
         return names;
@@ -170,16 +178,22 @@ public final class KubernetesRender {
 
     /** A pod template without extra capabilities. */
     static String podTemplate(Map<String, Long> requests, Map<String, String> nodeSelector) {
-        return podTemplate(requests, nodeSelector, false, false);
+        return podTemplate(requests, nodeSelector, false, false, Map.of());
     }
 
     /**
      * A pod template Flink's {@code kubernetes.pod-template-file.taskmanager} accepts; with {@code
      * ipcLock} its main container may lock memory (RDMA), with {@code jsig} it preloads the JDK's
-     * signal-chaining library (OpenCL).
+     * signal-chaining library (OpenCL); {@code claims} (the pod's claim name to its
+     * ResourceClaimTemplate) go into {@code spec.resourceClaims} and the main container's {@code
+     * resources.claims}.
      */
     static String podTemplate(
-            Map<String, Long> requests, Map<String, String> nodeSelector, boolean ipcLock, boolean jsig) {
+            Map<String, Long> requests,
+            Map<String, String> nodeSelector,
+            boolean ipcLock,
+            boolean jsig,
+            Map<String, String> claims) {
         StringBuilder y = new StringBuilder();
         y.append("apiVersion: v1\n");
         y.append("kind: Pod\n");
@@ -196,6 +210,16 @@ public final class KubernetesRender {
                                     .append(Yaml.quote(v))
                                     .append('\n'));
         }
+        if (!claims.isEmpty()) {
+            y.append("  resourceClaims:\n");
+            claims.forEach(
+                    (claim, template) ->
+                            y.append("    - name: ")
+                                    .append(Yaml.quote(claim))
+                                    .append("\n      resourceClaimTemplateName: ")
+                                    .append(Yaml.quote(template))
+                                    .append('\n'));
+        }
         y.append("  containers:\n");
         y.append("    # Flink finds its container by this name; do not change it\n");
         y.append("    - name: ").append(MAIN_CONTAINER).append('\n');
@@ -209,8 +233,15 @@ public final class KubernetesRender {
             y.append("        capabilities:\n");
             y.append("          add: [\"IPC_LOCK\"]\n");
         }
-        if (!requests.isEmpty()) {
+        if (!requests.isEmpty() || !claims.isEmpty()) {
             y.append("      resources:\n");
+        }
+        if (!claims.isEmpty()) {
+            y.append("        claims:\n");
+            claims.keySet()
+                    .forEach(claim -> y.append("          - name: ").append(Yaml.quote(claim)).append('\n'));
+        }
+        if (!requests.isEmpty()) {
             // extended resources cannot be overcommitted: limits must equal requests
             for (String section : List.of("requests", "limits")) {
                 y.append("        ").append(section).append(":\n");

@@ -64,15 +64,7 @@ public final class NeedsCollector {
             Deployment deployment,
             List<String> problems) {
         String name = setting.name();
-        if (setting.amount().state() != AmountState.VALID) {
-            problems.add(
-                    name
-                            + ": "
-                            + setting.amountKey()
-                            + " is "
-                            + setting.amount().raw().map(r -> "'" + r + "'").orElse("not set")
-                            + ", not a positive whole number, so there is nothing to request"
-                            + " (flink-devices doctor explains)");
+        if (!amountValid(setting, problems)) {
             return Optional.empty();
         }
         long amount = setting.amount().value().orElseThrow();
@@ -149,6 +141,22 @@ public final class NeedsCollector {
                 problems);
     }
 
+    /** Whether the amount is usable; why not is added to {@code problems}. */
+    static boolean amountValid(ResourceSetting setting, List<String> problems) {
+        if (setting.amount().state() == AmountState.VALID) {
+            return true;
+        }
+        problems.add(
+                setting.name()
+                        + ": "
+                        + setting.amountKey()
+                        + " is "
+                        + setting.amount().raw().map(r -> "'" + r + "'").orElse("not set")
+                        + ", not a positive whole number, so there is nothing to request"
+                        + " (flink-devices doctor explains)");
+        return false;
+    }
+
     private static Optional<ResourceNeeds> validate(
             Optional<ResourceNeeds> needs,
             Deployment deployment,
@@ -185,7 +193,8 @@ public final class NeedsCollector {
         return needs;
     }
 
-    private ExternalResourceDriver createDriver(
+    /** The resource's driver, created as Flink creates it; null when it cannot be (why: in problems). */
+    ExternalResourceDriver createDriver(
             ResourceSetting setting,
             Configuration config,
             PluginFactories plugins,

@@ -75,15 +75,21 @@ public final class RenderCommand implements Callable<Integer> {
         Path configFile;
 
         List<ResourceNeeds> collect(Deployment deployment, List<String> problems) {
+            PluginFactories plugins = load(problems);
+            // rendering happens off the TaskManager host: its files are notes, not failures
+            return OffHost.withoutHostPathChecks(
+                    () -> new NeedsCollector(timeout.get()).collect(configuration, plugins, deployment, problems));
+        }
+
+        /** Reads the Flink configuration and the plugin folders. */
+        PluginFactories load(List<String> problems) {
             Environment env = parent == null ? Environment.system() : parent.env;
             FlinkSetup setup = dirs.resolve(env, spec.commandLine());
             configuration = setup.configuration();
             configFile = setup.configFile();
             PluginFactories plugins = PluginFactories.load(setup.pluginsDir(), configuration);
             problems.addAll(plugins.problems());
-            // rendering happens off the TaskManager host: its files are notes, not failures
-            return OffHost.withoutHostPathChecks(
-                    () -> new NeedsCollector(timeout.get()).collect(configuration, plugins, deployment, problems));
+            return plugins;
         }
 
         int finish(Rendered rendered) {
@@ -139,7 +145,13 @@ public final class RenderCommand implements Callable<Integer> {
                         + " (flink-main-container) with limits equal to requests for every"
                         + " extended resource the drivers need, and their node selectors. The"
                         + " output is a YAML stream: the config lines, then '---' and the"
-                        + " template (or the template goes to --pod-template FILE)."
+                        + " template (or the template goes to --pod-template FILE).",
+                "With --dra the devices come from Kubernetes Dynamic Resource Allocation instead:"
+                        + " one resource.k8s.io/v1 ResourceClaimTemplate per resource (its"
+                        + " driver's DeviceClass, amount devices, CEL selectors from the driver's"
+                        + " kubernetes.dra.* params), referenced by the pod template's"
+                        + " resourceClaims and the main container's resources.claims, printed"
+                        + " after the template as further YAML documents."
             },
             footerHeading = "%nExit codes:%n",
             footer = {
@@ -158,8 +170,33 @@ public final class RenderCommand implements Callable<Integer> {
                                 + " kubernetes.pod-template-file.taskmanager set to FILE.")
         Path podTemplate;
 
+        @Option(
+                names = "--dra",
+                description =
+                        "Request the devices through Kubernetes Dynamic Resource Allocation: print"
+                                + " a ResourceClaimTemplate per resource and reference them from the"
+                                + " pod template, instead of extended resources.")
+        boolean dra;
+
+        @Option(
+                names = "--dra-same-pcie-root",
+                paramLabel = "RESOURCE,RESOURCE",
+                split = ",",
+                description =
+                        "With --dra: put these resources (a GPU and an RDMA NIC, say) into one claim"
+                                + " whose devices all share the standard attribute"
+                                + " resource.kubernetes.io/pcieRoot.")
+        List<String> sameRoot = new ArrayList<>();
+
         @Override
         public Integer call() {
+            if (!sameRoot.isEmpty() && !dra) {
+                throw new ParameterException(
+                        spec.commandLine(), "--dra-same-pcie-root needs --dra");
+            }
+            if (dra) {
+                return callDra();
+            }
             List<String> problems = new ArrayList<>();
             List<ResourceNeeds> needs = collect(Deployment.KUBERNETES, problems);
             Path file = podTemplate == null ? null : podTemplate.toAbsolutePath().normalize();
@@ -178,6 +215,41 @@ public final class RenderCommand implements Callable<Integer> {
                 out.print(rendered.clusterFile());
             } else {
                 write(file, rendered.clusterFile());
+            }
+            return finish(rendered);
+        }
+
+        private int callDra() {
+            List<String> problems = new ArrayList<>();
+            PluginFactories plugins = load(problems);
+            List<DraNeeds> needs =
+                    OffHost.withoutHostPathChecks(
+                            () -> new DraCollector(timeout.get()).collect(configuration, plugins, problems));
+            Path file = podTemplate == null ? null : podTemplate.toAbsolutePath().normalize();
+            DraRender.Output output =
+                    DraRender.render(
+                            needs,
+                            sameRoot,
+                            configuration,
+                            file == null ? null : file.toString(),
+                            problems);
+            Rendered rendered = output.rendered();
+            PrintWriter out = spec.commandLine().getOut();
+            configSection(rendered, out);
+            notes(rendered, out);
+            if (file == null) {
+                out.println("---");
+                out.println(
+                        "# TaskManager pod template: save it as a file and set "
+                                + KubernetesRender.POD_TEMPLATE_OPTION
+                                + " to its path");
+                out.print(rendered.clusterFile());
+            } else {
+                write(file, rendered.clusterFile());
+            }
+            for (String template : output.claimTemplates()) {
+                out.println("---");
+                out.print(template);
             }
             return finish(rendered);
         }

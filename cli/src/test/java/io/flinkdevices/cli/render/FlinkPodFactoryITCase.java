@@ -8,20 +8,8 @@ import io.flinkdevices.fpga.OpenClFpgaDriverFactory;
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.rdma.RdmaDriverFactory;
 
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.GlobalConfiguration;
-import org.apache.flink.kubernetes.kubeclient.FlinkKubeClient;
-import org.apache.flink.kubernetes.kubeclient.FlinkKubeClientFactory;
-import org.apache.flink.kubernetes.kubeclient.FlinkPod;
-import org.apache.flink.kubernetes.kubeclient.factory.KubernetesTaskManagerFactory;
-import org.apache.flink.kubernetes.kubeclient.parameters.KubernetesTaskManagerParameters;
 import org.apache.flink.kubernetes.shaded.io.fabric8.kubernetes.api.model.Container;
 import org.apache.flink.kubernetes.shaded.io.fabric8.kubernetes.api.model.Pod;
-import org.apache.flink.kubernetes.utils.KubernetesUtils;
-import org.apache.flink.runtime.clusterframework.ContaineredTaskManagerParameters;
-import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
-import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
-import org.apache.flink.runtime.externalresource.ExternalResourceUtils;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -31,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What {@code render kubernetes} prints, fed to Flink 2.3.0's own TaskManager pod code (test scope
@@ -70,33 +57,8 @@ class FlinkPodFactoryITCase {
                 "--pod-template", template.toString());
         assertThat(run.exitCode()).as("%s\n%s", run.out(), run.err()).isZero();
 
-        // the TaskManager's configuration: the operator's plus the rendered lines
-        Path tmConf = Files.createDirectories(home.resolve("tm-conf"));
-        Files.writeString(tmConf.resolve("config.yaml"), config + run.out().split("(?m)^---$")[0]
-                + "\nkubernetes.cluster-id: flink-devices-test\ntaskmanager.memory.process.size: 1728m\n"
-                // fixed, as Flink's Kubernetes deployment sets it
-                + "taskmanager.rpc.port: 6122\n");
-        Configuration flink = GlobalConfiguration.loadConfiguration(tmConf.toString());
-        assertThat(flink.toMap()).containsEntry("kubernetes.pod-template-file.taskmanager", template.toString());
-
-        Pod pod;
-        try (FlinkKubeClient client = FlinkKubeClientFactory.getInstance().fromConfiguration(flink, "test")) {
-            FlinkPod fromTemplate = KubernetesUtils.loadPodFromTemplateFile(client, template.toFile(), "flink-main-container");
-            TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(flink);
-            KubernetesTaskManagerParameters params =
-                    new KubernetesTaskManagerParameters(
-                            flink,
-                            "flink-devices-test-taskmanager-1-1",
-                            "",
-                            "",
-                            ContaineredTaskManagerParameters.create(flink, spec),
-                            ExternalResourceUtils.getExternalResourceConfigurationKeys(flink, "kubernetes.config-key"),
-                            Set.of());
-            pod = KubernetesTaskManagerFactory.buildTaskManagerKubernetesPod(fromTemplate, params).getInternalResource();
-        }
-
-        Container main = pod.getSpec().getContainers().stream()
-                .filter(c -> c.getName().equals("flink-main-container")).findFirst().orElseThrow();
+        Pod pod = FlinkTaskManagerPod.build(config, run.out(), template, home);
+        Container main = FlinkTaskManagerPod.main(pod);
         Map<String, String> limits = new LinkedHashMap<>();
         main.getResources().getLimits().forEach((k, v) -> limits.put(k, v.toString()));
         Map<String, String> requests = new LinkedHashMap<>();

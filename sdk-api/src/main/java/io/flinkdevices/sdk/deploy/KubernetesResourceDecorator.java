@@ -27,4 +27,53 @@ public interface KubernetesResourceDecorator {
     default Map<String, String> kubernetesNodeSelector() {
         return Map.of();
     }
+
+    /*
+     * Kubernetes Dynamic Resource Allocation (resource.k8s.io/v1). The CLI builds a
+     * ResourceClaimTemplate from these answers: one request of draDeviceClass() for the amount,
+     * one CEL selector per attribute and capacity below, all evaluated in the domain
+     * draAttributeDomain(). Names are CEL identifiers (letters, digits, '_', not starting with a
+     * digit); values are plain strings; capacities are Kubernetes quantities ("40Gi").
+     */
+
+    /**
+     * The DRA {@code DeviceClass} whose devices are this driver's units (for example {@code
+     * gpu.nvidia.com}); empty when the driver knows none, which the CLI reports naming {@link
+     * DraParams#DEVICE_CLASS}.
+     */
+    default String draDeviceClass() {
+        return "";
+    }
+
+    /**
+     * The domain the devices' attributes and capacities are published under, usually the DRA
+     * driver's name ({@code device.attributes["gpu.nvidia.com"]}); empty means the device class's
+     * name.
+     */
+    default String draAttributeDomain() {
+        return "";
+    }
+
+    /** String attributes a device must have, name to value ({@code productName}, {@code profile}). */
+    default Map<String, String> draAttributes() {
+        return Map.of();
+    }
+
+    /** Boolean attributes a device must have, name to value ({@code rdma: true}). */
+    default Map<String, Boolean> draBooleanAttributes() {
+        return Map.of();
+    }
+
+    /** Capacities a device must have at least, name to quantity ({@code memory: 40Gi}). */
+    default Map<String, String> draMinimumCapacity() {
+        return Map.of();
+    }
+
+    /**
+     * Whether the devices publish the standard attribute {@link DraParams#PCIE_ROOT_ATTRIBUTE}, so
+     * that a claim can ask for them under the same PCIe root as another resource's devices.
+     */
+    default boolean draPublishesPcieRoot() {
+        return false;
+    }
 }

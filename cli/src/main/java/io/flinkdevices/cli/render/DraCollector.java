@@ -1,0 +1,151 @@
+package io.flinkdevices.cli.render;
+
+import io.flinkdevices.cli.flink.DriverDecorators;
+import io.flinkdevices.cli.flink.DriverDecorators.DecoratorException;
+import io.flinkdevices.cli.flink.DriverDecorators.DraDevices;
+import io.flinkdevices.cli.flink.PluginFactories;
+import io.flinkdevices.cli.flink.ResourceSetting;
+import io.flinkdevices.sdk.deploy.DraParams;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+import org.apache.flink.configuration.Configuration;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Asks every driver of a configuration which DRA devices a TaskManager needs. Drivers are created
+ * as {@link NeedsCollector} creates them; none is asked for devices.
+ */
+public final class DraCollector {
+
+    /** Kubernetes' rule for DRA attribute and capacity names: C identifiers of at most 32. */
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,31}");
+
+    private static final Pattern DNS_SUBDOMAIN =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+    private final NeedsCollector drivers;
+
+    /**
+     * @param timeout how long one factory or decorator call may take
+     */
+    public DraCollector(Duration timeout) {
+        this.drivers = new NeedsCollector(timeout);
+    }
+
+    /**
+     * The DRA needs of every resource that can be rendered; why the others cannot is added to
+     * {@code problems}, one line each, naming the key to fix.
+     */
+    public List<DraNeeds> collect(
+            Configuration config, PluginFactories plugins, List<String> problems) {
+        List<DraNeeds> all = new ArrayList<>();
+        for (ResourceSetting setting : ResourceSetting.readAll(config)) {
+            needs(setting, config, plugins, problems).ifPresent(all::add);
+        }
+        return all;
+    }
+
+    private Optional<DraNeeds> needs(
+            ResourceSetting setting,
+            Configuration config,
+            PluginFactories plugins,
+            List<String> problems) {
+        String name = setting.name();
+        if (!NeedsCollector.amountValid(setting, problems)) {
+            return Optional.empty();
+        }
+        ExternalResourceDriver driver = drivers.createDriver(setting, config, plugins, problems);
+        if (driver == null) {
+            return Optional.empty();
+        }
+        Optional<DraDevices> devices;
+        try {
+            devices = DriverDecorators.kubernetesDra(driver);
+        } catch (DecoratorException e) {
+            // a driver that cannot express its settings in a claim says why, naming its key
+            problems.add(
+                    name
+                            + ": "
+                            + (e.getCause() instanceof IllegalStateException
+                                    ? e.getCause().getMessage()
+                                    : e.getMessage()));
+            return Optional.empty();
+        }
+        String factory = setting.factoryClass().orElseThrow();
+        if (devices.isEmpty()) {
+            problems.add(
+                    name
+                            + ": the driver of factory "
+                            + factory
+                            + " does not implement sdk-api's KubernetesResourceDecorator, so it"
+                            + " cannot say which DRA devices it needs; render it without --dra");
+            return Optional.empty();
+        }
+        DraDevices d = devices.get();
+        if (d.deviceClass().isEmpty()) {
+            problems.add(
+                    name
+                            + ": the driver of factory "
+                            + factory
+                            + " knows no DRA DeviceClass for its devices; set "
+                            + setting.paramPrefix()
+                            + DraParams.DEVICE_CLASS
+                            + " to the DeviceClass your cluster's DRA driver for these devices"
+                            + " offers (kubectl get deviceclasses)");
+            return Optional.empty();
+        }
+        List<String> invalid = invalid(d);
+        if (!invalid.isEmpty()) {
+            problems.add(
+                    name
+                            + ": "
+                            + setting.factoryKey()
+                            + " (the driver's DRA answers): "
+                            + String.join("; ", invalid));
+            return Optional.empty();
+        }
+        return Optional.of(new DraNeeds(name, setting.amount().value().orElseThrow(), d));
+    }
+
+    /** Every reason the driver's answers cannot go into a claim; empty when they can. */
+    static List<String> invalid(DraDevices d) {
+        List<String> problems = new ArrayList<>();
+        if (d.deviceClass().length() > 253 || !DNS_SUBDOMAIN.matcher(d.deviceClass()).matches()) {
+            problems.add(
+                    "the device class '" + d.deviceClass() + "' is not a DNS subdomain");
+        }
+        if (d.domain().length() > 63 || !DNS_SUBDOMAIN.matcher(d.domain()).matches()) {
+            problems.add("the attribute domain '" + d.domain() + "' is not a DNS subdomain");
+        }
+        List<String> names = new ArrayList<>(d.attributes().keySet());
+        names.addAll(d.booleanAttributes().keySet());
+        names.addAll(d.minimumCapacity().keySet());
+        for (String n : names) {
+            if (!IDENTIFIER.matcher(n).matches()) {
+                problems.add(
+                        "'"
+                                + n
+                                + "' is not a DRA attribute or capacity name (a C identifier of at"
+                                + " most 32 characters)");
+            }
+        }
+        d.minimumCapacity()
+                .forEach(
+                        (n, q) -> {
+                            if (!DraParams.validQuantity(q)) {
+                                problems.add(
+                                        "the capacity "
+                                                + n
+                                                + " must be a positive Kubernetes quantity but is '"
+                                                + q
+                                                + "'");
+                            }
+                        });
+        return problems;
+    }
+}

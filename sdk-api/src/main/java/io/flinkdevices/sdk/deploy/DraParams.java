@@ -1,0 +1,104 @@
+package io.flinkdevices.sdk.deploy;
+
+import io.flinkdevices.sdk.config.DriverParams;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.util.regex.Pattern;
+
+/**
+ * The driver parameters every driver reads the same way for Kubernetes Dynamic Resource Allocation,
+ * with their checks. A driver reads only the ones it can honour, so the others stay unknown keys
+ * that {@link DriverParams#validate()} reports.
+ *
+ * <pre>{@code
+ * external-resource.gpu.param.kubernetes.dra.device-class: gpu.nvidia.com
+ * external-resource.gpu.param.kubernetes.dra.product-name: NVIDIA A100-SXM4-40GB
+ * external-resource.gpu.param.kubernetes.dra.min-memory: 40Gi
+ * }</pre>
+ */
+@PublicEvolving
+public final class DraParams {
+
+    /** The DRA {@code DeviceClass} the claim requests devices of. */
+    public static final String DEVICE_CLASS = "kubernetes.dra.device-class";
+
+    /** The product name a device must have (its {@code productName} attribute). */
+    public static final String PRODUCT_NAME = "kubernetes.dra.product-name";
+
+    /** The memory a device must have at least (its {@code memory} capacity). */
+    public static final String MIN_MEMORY = "kubernetes.dra.min-memory";
+
+    /**
+     * Kubernetes' standard attribute for the PCIe root complex of a device ({@code
+     * pci<domain>:<bus>}), published by DRA drivers through the {@code deviceattribute} helpers.
+     */
+    public static final String PCIE_ROOT_ATTRIBUTE = "resource.kubernetes.io/pcieRoot";
+
+    private static final Pattern DNS_SUBDOMAIN =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+    /** Binary and decimal suffixes of a Kubernetes quantity; memory needs no exponent form. */
+    private static final Pattern MEMORY =
+            Pattern.compile("(\\d+)(\\.\\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?");
+
+    private DraParams() {}
+
+    /**
+     * The device class: the parameter when set (checked to be a DNS subdomain, as Kubernetes
+     * requires of object names), else {@code defaultClass}; empty when neither names one.
+     */
+    public static String deviceClass(DriverParams params, String defaultClass) {
+        String v = params.string(DEVICE_CLASS, null);
+        if (v == null || !params.isSet(DEVICE_CLASS)) {
+            return defaultClass == null ? "" : defaultClass;
+        }
+        if (v.isEmpty() || v.length() > 253 || !DNS_SUBDOMAIN.matcher(v).matches()) {
+            params.problem(
+                    DEVICE_CLASS,
+                    "expected the name of a DRA DeviceClass (a DNS subdomain: lower-case letters,"
+                            + " digits, '-' and '.', such as gpu.nvidia.com) but got '"
+                            + v
+                            + "'");
+            return defaultClass == null ? "" : defaultClass;
+        }
+        return v;
+    }
+
+    /** The product name a device must have; {@code null} when unset. */
+    public static String productName(DriverParams params) {
+        String v = params.string(PRODUCT_NAME, null);
+        if (v != null && v.isEmpty()) {
+            params.problem(
+                    PRODUCT_NAME,
+                    "is empty; expected the product name the DRA driver publishes, such as NVIDIA"
+                            + " A100-SXM4-40GB, or remove the key");
+            return null;
+        }
+        return v;
+    }
+
+    /** The memory a device must have at least, as a Kubernetes quantity; {@code null} when unset. */
+    public static String minMemory(DriverParams params) {
+        String v = params.string(MIN_MEMORY, null);
+        if (v == null) {
+            return null;
+        }
+        if (!validQuantity(v)) {
+            params.problem(
+                    MIN_MEMORY,
+                    "expected a positive Kubernetes quantity of memory such as 40Gi, 80G or"
+                            + " 81920Mi but got '"
+                            + v
+                            + "'");
+            return null;
+        }
+        return v;
+    }
+
+    /** Whether {@code v} is a positive Kubernetes quantity in plain or suffixed form ({@code 40Gi}, {@code 80G}). */
+    public static boolean validQuantity(String v) {
+        java.util.regex.Matcher m = MEMORY.matcher(v);
+        return m.matches() && (!m.group(1).matches("0+") || (m.group(2) != null && !m.group(2).matches("\\.0+")));
+    }
+}
