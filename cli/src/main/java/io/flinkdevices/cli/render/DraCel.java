@@ -44,14 +44,17 @@ final class DraCel {
         return "has(" + field + ") && " + field + test;
     }
 
-    /** A CEL string literal that reads back as {@code s}. */
+    /**
+     * A CEL string literal that reads back as {@code s}, single-quoted so that the YAML around it
+     * needs no escapes.
+     */
     static String literal(String s) {
-        StringBuilder b = new StringBuilder("\"");
+        StringBuilder b = new StringBuilder("'");
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             switch (c) {
-                case '"':
-                    b.append("\\\"");
+                case '\'':
+                    b.append("\\'");
                     break;
                 case '\\':
                     b.append("\\\\");
@@ -73,6 +76,6 @@ final class DraCel {
                     }
             }
         }
-        return b.append('"').toString();
+        return b.append('\'').toString();
     }
 }

@@ -75,7 +75,7 @@ class DraClaimTemplatesTest {
                 "external-resources: gpu;mig;rdma;amd;fpga",
                 "external-resource.gpu.driver-factory.class: " + NvidiaGpuDriverFactory.class.getName(),
                 "external-resource.gpu.amount: 2",
-                "external-resource.gpu.param.kubernetes.dra.product-name: NVIDIA \"H100\" 80GB HBM3",
+                "external-resource.gpu.param.kubernetes.dra.product-name: NVIDIA 'H100' \"80GB\" HBM3",
                 "external-resource.gpu.param.kubernetes.dra.min-memory: 80Gi",
                 "external-resource.mig.driver-factory.class: " + NvidiaGpuDriverFactory.class.getName(),
                 "external-resource.mig.amount: 1",
@@ -158,7 +158,7 @@ class DraClaimTemplatesTest {
     @Test
     @DisplayName("the CEL environment refuses what Kubernetes would: a syntax slip, an unknown function")
     void theCompilerCanFail() {
-        assertThat(CEL.compile("has(device.attributes[\"gpu.nvidia.com\"].productName) &&").hasError()).isTrue();
-        assertThat(CEL.compile("device.capacity[\"gpu.nvidia.com\"].memory.compareTo(quantty(\"40Gi\")) >= 0").hasError()).isTrue();
+        assertThat(CEL.compile("has(device.attributes['gpu.nvidia.com'].productName) &&").hasError()).isTrue();
+        assertThat(CEL.compile("device.capacity['gpu.nvidia.com'].memory.compareTo(quantty('40Gi')) >= 0").hasError()).isTrue();
     }
 }

@@ -136,6 +136,6 @@ class DraRenderCommandTest {
     @Test
     @DisplayName("CEL string literals escape quotes, backslashes and control characters")
     void celLiterals() {
-        assertThat(DraCel.literal("a\"b\\c\nd")).isEqualTo("\"a\\\"b\\\\c\\nd\"");
+        assertThat(DraCel.literal("a'b\\c\nd\"")).isEqualTo("'a\\'b\\\\c\\nd\"'");
     }
 }

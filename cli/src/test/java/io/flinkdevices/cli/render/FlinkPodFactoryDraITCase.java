@@ -100,13 +100,13 @@ class FlinkPodFactoryDraITCase {
         assertThat(r.templates.keySet()).containsExactly(
                 "flink-devices-gpu", "flink-devices-rdma", "flink-devices-amd", "flink-devices-fpga");
         assertRequest(r.templates.get("flink-devices-gpu"), 0, "gpu", "gpu.nvidia.com", 2,
-                "has(device.attributes[\"gpu.nvidia.com\"].productName) && device.attributes[\"gpu.nvidia.com\"].productName == \"NVIDIA A100-SXM4-40GB\"",
-                "has(device.capacity[\"gpu.nvidia.com\"].memory) && device.capacity[\"gpu.nvidia.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0");
+                "has(device.attributes['gpu.nvidia.com'].productName) && device.attributes['gpu.nvidia.com'].productName == 'NVIDIA A100-SXM4-40GB'",
+                "has(device.capacity['gpu.nvidia.com'].memory) && device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0");
         assertRequest(r.templates.get("flink-devices-rdma"), 0, "rdma", "dranet.net", 1,
-                "has(device.attributes[\"dra.net\"].rdma) && device.attributes[\"dra.net\"].rdma == true");
+                "has(device.attributes['dra.net'].rdma) && device.attributes['dra.net'].rdma == true");
         assertRequest(r.templates.get("flink-devices-amd"), 0, "amd", "gpu.amd.com", 1,
-                "has(device.attributes[\"gpu.amd.com\"].partitionProfile) && device.attributes[\"gpu.amd.com\"].partitionProfile == \"cpx_nps4\"",
-                "has(device.attributes[\"gpu.amd.com\"].type) && device.attributes[\"gpu.amd.com\"].type == \"amdgpu-partition\"");
+                "has(device.attributes['gpu.amd.com'].partitionProfile) && device.attributes['gpu.amd.com'].partitionProfile == 'cpx_nps4'",
+                "has(device.attributes['gpu.amd.com'].type) && device.attributes['gpu.amd.com'].type == 'amdgpu-partition'");
         assertRequest(r.templates.get("flink-devices-fpga"), 0, "fpga", "fpga.example.com", 1);
         r.templates.values().forEach(t -> assertThat(t.at("/spec/spec/devices/constraints").isMissingNode()).isTrue());
     }
@@ -132,9 +132,9 @@ class FlinkPodFactoryDraITCase {
                 .containsExactly("gpu-rdma");
         JsonNode claim = r.templates.get("flink-devices-gpu-rdma");
         assertRequest(claim, 0, "gpu", "mig.nvidia.com", 1,
-                "has(device.attributes[\"gpu.nvidia.com\"].profile) && device.attributes[\"gpu.nvidia.com\"].profile == \"3g.40gb\"");
+                "has(device.attributes['gpu.nvidia.com'].profile) && device.attributes['gpu.nvidia.com'].profile == '3g.40gb'");
         assertRequest(claim, 1, "rdma", "dranet.net", 1,
-                "has(device.attributes[\"dra.net\"].rdma) && device.attributes[\"dra.net\"].rdma == true");
+                "has(device.attributes['dra.net'].rdma) && device.attributes['dra.net'].rdma == true");
         JsonNode constraint = claim.at("/spec/spec/devices/constraints/0");
         assertThat(constraint.get("matchAttribute").asText()).isEqualTo("resource.kubernetes.io/pcieRoot");
         assertThat(YAML.convertValue(constraint.get("requests"), List.class)).containsExactly("gpu", "rdma");
