@@ -25,9 +25,6 @@ public final class DraCollector {
     /** Kubernetes' rule for DRA attribute and capacity names: C identifiers of at most 32. */
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,31}");
 
-    private static final Pattern DNS_SUBDOMAIN =
-            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-
     private final NeedsCollector drivers;
 
     /**
@@ -115,11 +112,11 @@ public final class DraCollector {
     /** Every reason the driver's answers cannot go into a claim; empty when they can. */
     static List<String> invalid(DraDevices d) {
         List<String> problems = new ArrayList<>();
-        if (d.deviceClass().length() > 253 || !DNS_SUBDOMAIN.matcher(d.deviceClass()).matches()) {
+        if (!DraParams.validDeviceClass(d.deviceClass())) {
             problems.add(
                     "the device class '" + d.deviceClass() + "' is not a DNS subdomain");
         }
-        if (d.domain().length() > 63 || !DNS_SUBDOMAIN.matcher(d.domain()).matches()) {
+        if (d.domain().length() > 63 || !DraParams.validDeviceClass(d.domain())) {
             problems.add("the attribute domain '" + d.domain() + "' is not a DNS subdomain");
         }
         List<String> names = new ArrayList<>(d.attributes().keySet());

@@ -53,7 +53,7 @@ public final class DraParams {
         if (v == null || !params.isSet(DEVICE_CLASS)) {
             return defaultClass == null ? "" : defaultClass;
         }
-        if (v.isEmpty() || v.length() > 253 || !DNS_SUBDOMAIN.matcher(v).matches()) {
+        if (!validDeviceClass(v)) {
             params.problem(
                     DEVICE_CLASS,
                     "expected the name of a DRA DeviceClass (a DNS subdomain: lower-case letters,"
@@ -94,6 +94,14 @@ public final class DraParams {
             return null;
         }
         return v;
+    }
+
+    /**
+     * Whether {@code name} can name a DeviceClass: a DNS subdomain of at most 253 characters, as
+     * Kubernetes requires of object names.
+     */
+    public static boolean validDeviceClass(String name) {
+        return !name.isEmpty() && name.length() <= 253 && DNS_SUBDOMAIN.matcher(name).matches();
     }
 
     /** Whether {@code v} is a positive Kubernetes quantity in plain or suffixed form ({@code 40Gi}, {@code 80G}). */
