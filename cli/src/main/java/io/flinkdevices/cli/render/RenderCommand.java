@@ -166,7 +166,8 @@ public final class RenderCommand implements Callable<Integer> {
                 names = "--pod-template",
                 paramLabel = "FILE",
                 description =
-                        "Write the pod template to FILE and print only the config lines, with"
+                        "Write the pod template to FILE and print only the config lines (with"
+                                + " --dra, and the claim templates), with"
                                 + " kubernetes.pod-template-file.taskmanager set to FILE.")
         Path podTemplate;
 
@@ -180,7 +181,7 @@ public final class RenderCommand implements Callable<Integer> {
 
         @Option(
                 names = "--dra-same-pcie-root",
-                paramLabel = "RESOURCE,RESOURCE",
+                paramLabel = "RESOURCE",
                 split = ",",
                 description =
                         "With --dra: put these resources (a GPU and an RDMA NIC, say) into one claim"
