@@ -296,6 +296,6 @@ class RenderCommandTest {
         CliRun run = CliRun.run("render");
 
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains("Missing deployment: kubernetes or yarn");
+        assertThat(run.err()).contains("Missing deployment: kubernetes, flink-operator or yarn");
     }
 }
