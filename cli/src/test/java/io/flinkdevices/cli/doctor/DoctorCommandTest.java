@@ -245,6 +245,26 @@ class DoctorCommandTest {
     }
 
     @Test
+    @DisplayName("every fix is concrete: a key, a value, a class, a folder or a file; never 'as the problem says'")
+    void everyFixIsConcrete() throws Exception {
+        Files.writeString(conf.resolve("config.yaml"), EVERY_PROBLEM);
+
+        CliRun run = CliRun.run("doctor", "--conf-dir", conf.toString(), "--json");
+
+        List<JsonNode> f = findings(JSON.readTree(run.out()));
+        assertThat(f).hasSizeGreaterThan(15);
+        assertThat(f)
+                .allSatisfy(
+                        n ->
+                                assertThat(n.get("fix").asText())
+                                        .as(n.toString())
+                                        .doesNotContain("as the problem says")
+                                        .doesNotContain("check your")
+                                        .doesNotContain("fix what")
+                                        .containsPattern("external-resource|taskmanager\\.|/|[a-z]\\.[A-Z]|to \\d|merge resources \\w+ and"));
+    }
+
+    @Test
     @DisplayName("lists each problem with its key and fix for a person, and counts them")
     void readableList() throws Exception {
         Files.writeString(
