@@ -265,6 +265,26 @@ class DoctorCommandTest {
     }
 
     @Test
+    @DisplayName("a plugin whose service file names a missing class: the problem names the folder, the fix the jar or the line")
+    void brokenPlugin() throws Exception {
+        io.flinkdevices.testkit.plugin.PluginFolder.builder("broken")
+                .factory("com.vendor.MissingFactory")
+                .buildInto(plugins);
+        Files.writeString(conf.resolve("config.yaml"), "external-resources: none\n");
+
+        CliRun run = CliRun.run("doctor", "--conf-dir", conf.toString(), "--json");
+
+        JsonNode broken = only(findings(JSON.readTree(run.out())), plugins.toString());
+        assertThat(broken.get("problem").asText())
+                .contains("com.vendor.MissingFactory")
+                .endsWith("(plugin folder " + plugins.resolve("broken") + ")");
+        assertThat(broken.get("fix").asText())
+                .isEqualTo("in that plugin folder, add the jar that holds the class, or remove the class's line from"
+                        + " META-INF/services/org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory"
+                        + " in its jar");
+    }
+
+    @Test
     @DisplayName("lists each problem with its key and fix for a person, and counts them")
     void readableList() throws Exception {
         Files.writeString(

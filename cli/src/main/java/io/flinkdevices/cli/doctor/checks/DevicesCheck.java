@@ -61,7 +61,7 @@ public final class DevicesCheck implements Check {
                             "the driver did not return devices within "
                                     + calls.describeTimeout()
                                     + " (--timeout); a TaskManager would wait for it forever",
-                            "find out what the driver waits for on this host"));
+                            Fixes.forTimeout(calls.describeTimeout(), "doctor-" + name + "-driver")));
             return;
         }
         long sees = first.failure == null ? first.count : largestAmount(name, driver, amount);

@@ -51,8 +51,7 @@ public final class DriverCreationCheck implements Check {
                             name,
                             setting.factoryKey(),
                             timedOut.problem().orElseThrow(),
-                            "find out what the factory waits for (a device tool, a lock, the"
-                                    + " network) on this host"));
+                            Fixes.forTimeout(timedOut.timeout(), "doctor-" + name + "-factory")));
         } else if (outcome instanceof DriverCreation.NullDriver nullDriver) {
             out.add(
                     Finding.error(

@@ -153,6 +153,19 @@ final class Fixes {
         return Optional.empty();
     }
 
+    /**
+     * What to do about a call that ran past {@code --timeout}: a longer limit if it is only slow,
+     * else where to see what it waits for.
+     */
+    static String forTimeout(String timeout, String thread) {
+        return "if it is only slow, run doctor with a --timeout longer than "
+                + timeout
+                + "; if it hangs, see what it waits for (a device tool, a lock, the network) in"
+                + " jstack <pid of flink-devices>, thread "
+                + thread
+                + ", while it runs";
+    }
+
     /** The driver's own advice: its last clause after {@code ;} when it says what to do. */
     private static Optional<String> driversOwnAdvice(String problem) {
         int semicolon = problem.lastIndexOf("; ");
