@@ -207,26 +207,22 @@ public final class DriverCreation {
                     NearMiss.closest(className.strip(), plugins.factoryClassNames(), 3),
                     jarInLib(className.strip()));
         }
-        boolean coordinated = ReadOnlyCoordination.enabled(config, setting.paramPrefix());
+        Configuration flinks = new DelegatingConfiguration(config, setting.paramPrefix());
+        Configuration readOnly = ReadOnlyCoordination.params(config, setting.paramPrefix());
         if (use == Use.DEVICES) {
-            Outcome readOnly =
-                    call(setting, factory.get(), ReadOnlyCoordination.params(config, setting.paramPrefix()));
-            return readOnly instanceof Created c ? new Created(c.driver(), c.driver()) : readOnly;
+            Outcome outcome = call(setting, factory.get(), readOnly);
+            return outcome instanceof Created c ? new Created(c.driver(), c.driver()) : outcome;
         }
         // exactly what ExternalResourceUtils hands the factory
-        Outcome flinks =
-                call(setting, factory.get(), new DelegatingConfiguration(config, setting.paramPrefix()));
-        if (use == Use.DECORATORS || !(flinks instanceof Created created)) {
-            return flinks;
+        Outcome outcome = call(setting, factory.get(), flinks);
+        if (use == Use.DECORATORS || !(outcome instanceof Created created)) {
+            return outcome;
         }
-        if (!coordinated) {
+        if (!ReadOnlyCoordination.enabled(config, setting.paramPrefix())) {
             return new Created(created.driver(), created.driver());
         }
-        Outcome twin =
-                call(setting, factory.get(), ReadOnlyCoordination.params(config, setting.paramPrefix()));
-        return twin instanceof Created readOnly
-                ? new Created(created.driver(), readOnly.driver())
-                : twin;
+        Outcome twin = call(setting, factory.get(), readOnly);
+        return twin instanceof Created c ? new Created(created.driver(), c.driver()) : twin;
     }
 
     private Outcome call(

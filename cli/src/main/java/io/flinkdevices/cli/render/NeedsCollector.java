@@ -9,8 +9,6 @@ import io.flinkdevices.cli.flink.PluginFactories;
 import io.flinkdevices.cli.flink.ResourceSetting;
 import io.flinkdevices.cli.flink.ResourceSetting.AmountState;
 import io.flinkdevices.cli.flink.TimedCall;
-import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
-import io.flinkdevices.sdk.deploy.YarnResourceNames;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.configuration.Configuration;
@@ -159,19 +157,8 @@ public final class NeedsCollector {
         needs.get()
                 .requests()
                 .forEach(
-                        (resource, quantity) -> {
-                            if (deployment == Deployment.KUBERNETES) {
-                                invalid.addAll(
-                                        KubernetesResourceNames.validateExtendedResource(resource));
-                                invalid.addAll(
-                                        KubernetesResourceNames.validateQuantity(
-                                                resource, quantity));
-                            } else {
-                                invalid.addAll(YarnResourceNames.validate(resource));
-                                invalid.addAll(
-                                        YarnResourceNames.validateAmount(resource, quantity));
-                            }
-                        });
+                        (resource, quantity) ->
+                                invalid.addAll(deployment.requestProblems(resource, quantity)));
         needs.get()
                 .nodeSelector()
                 .forEach((label, value) -> invalid.addAll(KubernetesLabels.validate(label, value)));
