@@ -170,7 +170,8 @@ public final class NeedsCollector {
         return needs;
     }
 
-    private ExternalResourceDriver createDriver(
+    /** The resource's driver, created as Flink creates it; null when it cannot be (why: in problems). */
+    ExternalResourceDriver createDriver(
             ResourceSetting setting,
             Configuration config,
             PluginFactories plugins,
