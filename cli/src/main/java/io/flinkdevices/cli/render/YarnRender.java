@@ -116,7 +116,8 @@ public final class YarnRender {
                             + DOMINANT_CALCULATOR
                             + "); under the default calculator, which counts memory only, the"
                             + " ResourceManager does not start with these resource types. With the"
-                            + " FairScheduler, give the queues the drf scheduling policy instead.");
+                            + " FairScheduler, use the drf scheduling policy"
+                            + " (defaultQueueSchedulingPolicy in its allocation file) instead.");
         }
         for (String type : types.keySet()) {
             notes.add(typeNote(type));
