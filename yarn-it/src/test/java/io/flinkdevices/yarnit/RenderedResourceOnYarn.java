@@ -102,7 +102,8 @@ abstract class RenderedResourceOnYarn {
         try (UnmanagedAm am = UnmanagedAm.register(yarn, "refused-" + driver, TIMEOUT)) {
             assertThatThrownBy(() -> am.askOnce(taskManager(1)))
                     .isInstanceOf(InvalidResourceRequestException.class)
-                    .hasMessageContaining(driver.yarnType);
+                    .hasMessageContaining("greater than maximum allowed allocation")
+                    .hasMessageContaining("Requested resource type=[" + driver.yarnType + "]");
         }
     }
 }

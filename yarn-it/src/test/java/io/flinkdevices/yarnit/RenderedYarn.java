@@ -18,26 +18,16 @@ import java.util.TreeMap;
 
 /**
  * What {@code flink-devices render yarn} writes for one driver, run in-process against a plugins
- * folder of the real drivers: the Hadoop files, and the container resources Flink's Yarn resource
- * manager would ask for with the rendered config lines.
+ * folder of the real drivers, and the container resources Flink's Yarn resource manager would ask
+ * for with the rendered config lines.
  *
  * @param hadoopConfDir a Hadoop configuration directory holding the rendered {@code
  *     resource-types.xml} and {@code node-resources.xml}, and Hadoop's stock {@code
  *     capacity-scheduler.xml} with the rendered property merged in
- * @param resourceTypes the rendered {@code resource-types.xml}
- * @param nodeResources the rendered {@code node-resources.xml}
- * @param capacityScheduler the rendered {@code capacity-scheduler.xml} property
- * @param flinkRequest Yarn resource type to amount, as Flink reads them from the rendered
- *     {@code external-resource.<r>.yarn.config-key} and the amount
- * @param stdout what render printed
+ * @param flinkRequest Yarn resource type to amount, as Flink reads them from the rendered {@code
+ *     external-resource.<r>.yarn.config-key} and the amount
  */
-record RenderedYarn(
-        Path hadoopConfDir,
-        Path resourceTypes,
-        Path nodeResources,
-        Path capacityScheduler,
-        Map<String, Long> flinkRequest,
-        String stdout) {
+record RenderedYarn(Path hadoopConfDir, Map<String, Long> flinkRequest) {
 
     /** Runs {@code render yarn} for {@code driver} in {@code home}, which it fills. */
     static RenderedYarn render(Driver driver, Path home) throws IOException {
@@ -45,24 +35,22 @@ record RenderedYarn(
         TestPlugins.realDrivers(plugins);
         Path conf = Files.createDirectories(home.resolve("conf"));
         Files.writeString(conf.resolve("config.yaml"), driver.flinkConfig());
+        // the two files go straight into the Hadoop configuration directory; the property is merged
         Path hadoop = home.resolve("hadoop-conf");
-        RenderedYarn r =
-                new RenderedYarn(
-                        hadoop,
-                        hadoop.resolve("resource-types.xml"),
-                        hadoop.resolve("node-resources.xml"),
-                        home.resolve("capacity-scheduler-property.xml"),
-                        Map.of(),
-                        "");
+        Path resourceTypes = hadoop.resolve("resource-types.xml");
+        Path nodeResources = hadoop.resolve("node-resources.xml");
+        Path property = home.resolve("capacity-scheduler-property.xml");
         CliRun run =
                 CliRun.run(
                         "render", "yarn",
                         "--conf-dir", conf.toString(),
                         "--plugins-dir", plugins.toString(),
-                        "--resource-types", r.resourceTypes().toString(),
-                        "--node-resources", r.nodeResources().toString(),
-                        "--capacity-scheduler", r.capacityScheduler().toString());
+                        "--resource-types", resourceTypes.toString(),
+                        "--node-resources", nodeResources.toString(),
+                        "--capacity-scheduler", property.toString());
         assertThat(run.exitCode()).as("render yarn for %s:\n%s\n%s", driver, run.out(), run.err()).isZero();
+        System.out.println(driver + ": render yarn printed\n" + run.out());
+        HadoopConfDir.mergeCapacityScheduler(hadoop, property);
 
         // the TaskManager's configuration: the operator's plus the rendered lines
         Path tmConf = Files.createDirectories(home.resolve("tm-conf"));
@@ -78,8 +66,6 @@ record RenderedYarn(
                 request.put(type, resource.getValue().longValueExact());
             }
         }
-        HadoopConfDir.mergeCapacityScheduler(hadoop, r.capacityScheduler());
-        return new RenderedYarn(
-                hadoop, r.resourceTypes(), r.nodeResources(), r.capacityScheduler(), request, run.out());
+        return new RenderedYarn(hadoop, request);
     }
 }

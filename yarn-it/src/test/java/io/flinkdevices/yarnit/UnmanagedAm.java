@@ -17,8 +17,11 @@ import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
+import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
 
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.security.PrivilegedExceptionAction;
 import java.time.Duration;
@@ -91,7 +94,7 @@ final class UnmanagedAm implements AutoCloseable {
      * Asks for one container of {@code capability} and heartbeats until the ResourceManager grants
      * it, for at most {@code timeout}.
      */
-    Container requestOne(Resource capability, Duration timeout) throws Exception {
+    Container requestOne(Resource capability, Duration timeout) throws IOException, YarnException {
         List<Container> granted = new ArrayList<>();
         as(
                 () -> {
@@ -109,7 +112,7 @@ final class UnmanagedAm implements AutoCloseable {
     }
 
     /** Asks for one container of {@code capability}: one heartbeat, whose failure is thrown. */
-    void askOnce(Resource capability) throws Exception {
+    void askOnce(Resource capability) throws IOException, YarnException {
         as(
                 () -> {
                     amrm.addContainerRequest(new ContainerRequest(capability, null, null, PRIORITY));
@@ -118,20 +121,23 @@ final class UnmanagedAm implements AutoCloseable {
                 });
     }
 
-    private void as(PrivilegedExceptionAction<Void> action) throws Exception {
+    private void as(PrivilegedExceptionAction<Void> action) throws IOException, YarnException {
         try {
             attempt.doAs(action);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while talking to the ResourceManager");
         } catch (UndeclaredThrowableException e) {
             // doAs wraps the checked exceptions it does not declare, YarnException among them
-            if (e.getCause() instanceof Exception) {
-                throw (Exception) e.getCause();
+            if (e.getCause() instanceof YarnException) {
+                throw (YarnException) e.getCause();
             }
             throw e;
         }
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException, YarnException {
         as(
                 () -> {
                     try {
