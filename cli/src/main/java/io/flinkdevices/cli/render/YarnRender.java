@@ -6,9 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * Turns the resources' Yarn needs into Flink config lines and the Hadoop files the cluster needs:
@@ -43,9 +41,6 @@ public final class YarnRender {
 
     /** How a NodeManager is told the count of a type: this prefix and the type's name. */
     public static final String NODE_RESOURCE_PREFIX = "yarn.nodemanager.resource-type.";
-
-    private static final String YARN_GPU = "yarn.io/gpu";
-    private static final String YARN_FPGA = "yarn.io/fpga";
 
     private YarnRender() {}
 
@@ -98,44 +93,10 @@ public final class YarnRender {
             lines.put(key, only.getKey());
             types.put(only.getKey(), only.getValue());
         }
-        List<String> notes = new ArrayList<>();
-        notes.add(
-                RESOURCE_TYPES
-                        + " goes into the Hadoop configuration directory of the ResourceManager and"
-                        + " of every NodeManager, "
-                        + NODE_RESOURCES
-                        + " into that of each NodeManager with these devices (each value set to the"
-                        + " number of devices of that node); restart them after the change.");
-        if (!types.isEmpty()) {
-            notes.add(
-                    "Scheduler: merge the property of "
-                            + CAPACITY_SCHEDULER
-                            + " above into the ResourceManager's ("
-                            + CALCULATOR_KEY
-                            + ": "
-                            + DOMINANT_CALCULATOR
-                            + "); under the default calculator, which counts memory only, the"
-                            + " ResourceManager does not start with these resource types. With the"
-                            + " FairScheduler, use the drf scheduling policy"
-                            + " (defaultQueueSchedulingPolicy in its allocation file) instead.");
-        }
-        for (String type : types.keySet()) {
-            notes.add(typeNote(type));
-        }
-        if (!types.isEmpty()) {
-            notes.add(
-                    "Isolation: Yarn's device plugins keep a container to its own devices only"
-                            + " under the LinuxContainerExecutor with cgroups (yarn-site.xml:"
-                            + " yarn.nodemanager.container-executor.class"
-                            + " org.apache.hadoop.yarn.server.nodemanager.LinuxContainerExecutor,"
-                            + " yarn.nodemanager.linux-container-executor.resources-handler.class"
-                            + " org.apache.hadoop.yarn.server.nodemanager.util.CgroupsLCEResourcesHandler);"
-                            + " under the DefaultContainerExecutor every container sees every"
-                            + " device of its node.");
-        }
-        String resourceTypesXml = resourceTypesXml(types.keySet());
+        String resourceTypesXml = YarnHadoopFiles.resourceTypes(types.keySet());
         return new YarnRendered(
-                new Rendered(lines, Map.of(), resourceTypesXml, notes, problems),
+                new Rendered(
+                        lines, Map.of(), resourceTypesXml, YarnNotes.of(types.keySet()), problems),
                 List.of(
                         new HadoopFile(
                                 RESOURCE_TYPES,
@@ -147,80 +108,10 @@ public final class YarnRender {
                                 "the Hadoop configuration directory of each NodeManager with these"
                                         + " devices; set each value to the number of devices of"
                                         + " that node",
-                                nodeResourcesXml(types, owner)),
+                                YarnHadoopFiles.nodeResources(types, owner)),
                         new HadoopFile(
                                 CAPACITY_SCHEDULER,
                                 "merge this property into the ResourceManager's",
-                                HadoopXml.configuration(
-                                        List.of(
-                                                new HadoopXml.Property(
-                                                        CALCULATOR_KEY,
-                                                        DOMINANT_CALCULATOR,
-                                                        "Counts every resource type; the default"
-                                                            + " calculator counts memory only"
-                                                            + " and the ResourceManager refuses"
-                                                            + " other resource types under it."))))));
-    }
-
-    /** What a NodeManager needs for {@code type} beside its count. */
-    private static String typeNote(String type) {
-        if (type.equals(YARN_GPU)) {
-            return YARN_GPU
-                    + ": Yarn's GPU plugin (add yarn.io/gpu to yarn.nodemanager.resource-plugins"
-                    + " in yarn-site.xml) finds NVIDIA GPUs with nvidia-smi"
-                    + " (yarn.nodemanager.resource-plugins.gpu.path-to-discovery-executables),"
-                    + " reports their number in place of "
-                    + NODE_RESOURCES
-                    + "'s and isolates them with cgroups ([gpu] module.enabled=true in"
-                    + " container-executor.cfg). It knows NVIDIA GPUs only: on nodes with AMD GPUs"
-                    + " leave it off; the count then comes from "
-                    + NODE_RESOURCES
-                    + " and Yarn isolates nothing.";
-        }
-        if (type.equals(YARN_FPGA)) {
-            return YARN_FPGA
-                    + ": Yarn's FPGA plugin (add yarn.io/fpga to yarn.nodemanager.resource-plugins"
-                    + " in yarn-site.xml) finds boards through its vendor plugin"
-                    + " (yarn.nodemanager.resource-plugins.fpga.vendor-plugin.class, Intel's aocl"
-                    + " by default), reports their number in place of "
-                    + NODE_RESOURCES
-                    + "'s and isolates them with cgroups ([fpga] module.enabled=true in"
-                    + " container-executor.cfg); without it the count comes from "
-                    + NODE_RESOURCES
-                    + " and Yarn isolates nothing.";
-        }
-        return type
-                + ": Yarn has no plugin for this type: the NodeManager offers the count of "
-                + NODE_RESOURCES
-                + " and isolates nothing; turn on the driver's coordination so that"
-                + " TaskManagers on one node take different devices.";
-    }
-
-    /** {@code resource-types.xml} defining {@code types}. */
-    static String resourceTypesXml(Set<String> types) {
-        return HadoopXml.configuration(
-                List.of(
-                        new HadoopXml.Property(
-                                "yarn.resource-types", String.join(",", new TreeSet<>(types)), "")));
-    }
-
-    /** {@code node-resources.xml} offering each type's amount, the least a node must have. */
-    static String nodeResourcesXml(Map<String, Long> types, Map<String, String> owner) {
-        List<HadoopXml.Property> properties = new ArrayList<>();
-        types.forEach(
-                (type, amount) ->
-                        properties.add(
-                                new HadoopXml.Property(
-                                        NODE_RESOURCE_PREFIX + type,
-                                        Long.toString(amount),
-                                        "The number of "
-                                                + type
-                                                + " devices of this NodeManager. "
-                                                + amount
-                                                + " is what one TaskManager asks for (resource "
-                                                + owner.get(type)
-                                                + "), the least a node needs to run one; set the"
-                                                + " node's own number.")));
-        return HadoopXml.configuration(properties);
+                                YarnHadoopFiles.capacitySchedulerProperty())));
     }
 }
