@@ -41,8 +41,10 @@ final class YarnCluster implements AutoCloseable {
         conf.setClass(YarnConfiguration.RM_SCHEDULER, CapacityScheduler.class, ResourceScheduler.class);
         // the node's count caps requests at once, not only 10 s after the ResourceManager started
         conf.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, 0);
-        // the client's waits are bounded too
+        // the clients' waits are bounded too: submission, and reconnecting to a ResourceManager that died
         conf.setLong(YarnConfiguration.YARN_CLIENT_APPLICATION_CLIENT_PROTOCOL_POLL_TIMEOUT_MS, timeout.toMillis());
+        conf.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_MAX_WAIT_MS, timeout.toMillis());
+        conf.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_RETRY_INTERVAL_MS, 500);
         // resource types and a NodeManager's resources are read once per JVM; read these files
         ResourceUtils.resetResourceTypes(conf);
         ResourceUtils.resetNodeResources();
