@@ -1,5 +1,6 @@
 package io.flinkdevices.cli.discover;
 
+import io.flinkdevices.cli.flink.DriverCreation;
 import io.flinkdevices.cli.flink.Failures;
 import io.flinkdevices.cli.flink.PluginFactories;
 import io.flinkdevices.cli.flink.ReadOnlyCoordination;
@@ -8,7 +9,6 @@ import io.flinkdevices.cli.flink.ResourceSetting.AmountState;
 import io.flinkdevices.cli.flink.TimedCall;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
-import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
 
@@ -52,12 +52,14 @@ public final class Discovery {
             };
 
     private final TimedCall calls;
+    private final DriverCreation creation;
 
     /**
      * @param timeout how long one factory or driver call may take
      */
     public Discovery(Duration timeout) {
         this.calls = new TimedCall(timeout);
+        this.creation = new DriverCreation(calls, "discover", DriverCreation.Use.DEVICES, null);
     }
 
     /** One report per resource listed in {@code external-resources}, in the listed order. */
@@ -82,49 +84,12 @@ public final class Discovery {
 
     private void createDriver(Outcome outcome, Configuration config, PluginFactories plugins) {
         ResourceSetting setting = outcome.setting;
-        if (setting.factoryClass().isEmpty()) {
-            outcome.error(
-                    setting.factoryKey()
-                            + ": not set, so Flink creates no driver for resource '"
-                            + setting.name()
-                            + "'");
-            return;
-        }
-        String className = setting.factoryClass().get();
-        ExternalResourceDriverFactory factory = plugins.find(className).orElse(null);
-        if (factory == null) {
-            outcome.error(setting.factoryKey() + ": " + plugins.describeMissing(className));
-            return;
-        }
-        // exactly what ExternalResourceUtils hands the factory: a view with the prefix cut
-        // coordination off, so the run neither takes devices from nor writes the live file
-        Configuration params = ReadOnlyCoordination.params(config, setting.paramPrefix());
-        outcome.holders = ReadOnlyCoordination.liveHolders(config, setting.paramPrefix());
-        String what =
-                "factory "
-                        + className
-                        + " failed to create a driver from the params under "
-                        + setting.paramPrefix()
-                        + "*";
-        try {
-            ExternalResourceDriver driver =
-                    calls.call(
-                            "discover-" + setting.name() + "-factory",
-                            () -> factory.createExternalResourceDriver(params));
-            if (driver == null) {
-                outcome.error("factory " + className + " returned no driver (null)");
-            } else {
-                outcome.driver = driver;
-            }
-        } catch (TimeoutException e) {
-            outcome.error(
-                    "factory "
-                            + className
-                            + " did not return a driver within "
-                            + calls.describeTimeout()
-                            + " (--timeout); a TaskManager would wait for it forever");
-        } catch (Throwable e) { // NOPMD: a driver's Error must not hide the other resources
-            outcome.error(what + ": " + TimedCall.describeFailure(e));
+        DriverCreation.Outcome created = creation.create(setting, config, plugins);
+        if (created instanceof DriverCreation.Created c) {
+            outcome.driver = c.deviceDriver();
+            outcome.holders = ReadOnlyCoordination.liveHolders(config, setting.paramPrefix());
+        } else {
+            outcome.error(created.problem().orElseThrow());
         }
     }
 

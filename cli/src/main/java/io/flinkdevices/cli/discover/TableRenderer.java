@@ -107,26 +107,33 @@ public final class TableRenderer {
         out.flush();
     }
 
-    /** The infos' keys as columns; memory in GiB, for a person (JSON keeps the bytes). */
+    /**
+     * The infos' keys as columns; memory ({@code memory-bytes}, {@code global-memory-bytes}) in
+     * GiB under the key without {@code -bytes}, for a person (JSON keeps the bytes).
+     */
     private static List<List<String>> deviceRows(List<Map<String, String>> infos) {
         Set<String> keys = new LinkedHashSet<>();
         infos.forEach(info -> keys.addAll(info.keySet()));
         List<List<String>> rows = new ArrayList<>();
         List<String> header = new ArrayList<>();
-        keys.forEach(k -> header.add(k.equals(MEMORY_BYTES) ? "memory" : k));
+        keys.forEach(k -> header.add(isMemory(k) ? k.substring(0, k.length() - BYTES.length()) : k));
         rows.add(header);
         for (Map<String, String> info : infos) {
             List<String> row = new ArrayList<>();
             for (String key : keys) {
                 String value = info.get(key);
-                row.add(value == null || value.isEmpty() ? NONE : key.equals(MEMORY_BYTES) ? gib(value) : value);
+                row.add(value == null || value.isEmpty() ? NONE : isMemory(key) ? gib(value) : value);
             }
             rows.add(row);
         }
         return rows;
     }
 
-    private static final String MEMORY_BYTES = "memory-bytes";
+    private static final String BYTES = "-bytes";
+
+    private static boolean isMemory(String key) {
+        return key.endsWith("memory" + BYTES);
+    }
 
     /** {@code 17179869184} as {@code 16 GiB}, {@code 85899345920} as {@code 80 GiB}, odd sizes with one decimal. */
     static String gib(String bytes) {

@@ -4,9 +4,7 @@ import io.flinkdevices.cli.common.CallTimeoutOption;
 import io.flinkdevices.cli.common.Environment;
 import io.flinkdevices.cli.common.FlinkDirsOptions;
 import io.flinkdevices.cli.flink.FlinkSetup;
-import io.flinkdevices.cli.flink.OffHost;
 import io.flinkdevices.cli.flink.PluginFactories;
-import io.flinkdevices.cli.flink.ReadOnlyCoordination;
 import io.flinkdevices.cli.flink.ResourceSetting;
 
 import picocli.CommandLine.Command;
@@ -17,7 +15,6 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code flink-devices doctor}: what is wrong with a Flink configuration, and how to fix it. */
@@ -75,17 +72,9 @@ public final class DoctorCommand implements Callable<Integer> {
         FlinkSetup setup = dirs.resolve(env, spec.commandLine());
         PluginFactories plugins = PluginFactories.load(setup.pluginsDir(), setup.configuration());
         Path home = setup.configFile().getParent().getParent();
-        Doctor doctor = new Doctor(timeout.get(), !noDevices, home == null ? null : home.resolve("lib"));
-        // --no-devices: off the TaskManager host, its files are notes, not findings
-        List<Finding> findings =
-                noDevices
-                        ? OffHost.withoutHostPathChecks(() -> doctor.run(setup.configuration(), plugins))
-                        : doctor.run(setup.configuration(), plugins);
-        // on the host: devices that running TaskManagers hold are said, never counted as missing
-        List<String> notes =
-                noDevices
-                        ? OffHost.notes(setup.configuration())
-                        : ReadOnlyCoordination.heldNotes(setup.configuration());
+        Doctor.Diagnosis diagnosis =
+                new Doctor(timeout.get(), !noDevices, home == null ? null : home.resolve("lib"))
+                        .examine(setup.configuration(), plugins);
         DoctorReport report =
                 new DoctorReport(
                         setup.configFile(),
@@ -95,8 +84,8 @@ public final class DoctorCommand implements Callable<Integer> {
                         ResourceSetting.readAll(setup.configuration()).stream()
                                 .map(ResourceSetting::name)
                                 .toList(),
-                        findings,
-                        notes);
+                        diagnosis.findings(),
+                        diagnosis.notes());
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             DoctorRenderer.json(report, out);

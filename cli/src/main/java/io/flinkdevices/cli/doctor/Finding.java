@@ -23,11 +23,13 @@ public record Finding(Severity severity, String resource, String key, String pro
         Objects.requireNonNull(fix);
     }
 
-    static Finding error(String resource, String key, String problem, String fix) {
+    /** An {@link Severity#ERROR}. */
+    public static Finding error(String resource, String key, String problem, String fix) {
         return new Finding(Severity.ERROR, resource, key, problem, fix);
     }
 
-    static Finding warning(String resource, String key, String problem, String fix) {
+    /** A {@link Severity#WARNING}. */
+    public static Finding warning(String resource, String key, String problem, String fix) {
         return new Finding(Severity.WARNING, resource, key, problem, fix);
     }
 }

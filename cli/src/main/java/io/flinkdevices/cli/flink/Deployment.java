@@ -1,7 +1,12 @@
 package io.flinkdevices.cli.flink;
 
+import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
+import io.flinkdevices.sdk.deploy.YarnResourceNames;
+
 import org.apache.flink.configuration.ExternalResourceOptions;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -35,5 +40,25 @@ public enum Deployment {
     public String label() {
         String lower = name().toLowerCase(Locale.ROOT);
         return Character.toUpperCase(lower.charAt(0)) + lower.substring(1);
+    }
+
+    /**
+     * Why the cluster would refuse {@code name} as a resource name (a Kubernetes extended resource,
+     * a Yarn resource type); empty when it is valid.
+     */
+    public List<String> nameProblems(String name) {
+        return this == KUBERNETES
+                ? KubernetesResourceNames.validateExtendedResource(name)
+                : YarnResourceNames.validate(name);
+    }
+
+    /** Why the cluster would refuse a request of {@code quantity} of {@code name}; empty if none. */
+    public List<String> requestProblems(String name, long quantity) {
+        List<String> problems = new ArrayList<>(nameProblems(name));
+        problems.addAll(
+                this == KUBERNETES
+                        ? KubernetesResourceNames.validateQuantity(name, quantity)
+                        : YarnResourceNames.validateAmount(name, quantity));
+        return problems;
     }
 }

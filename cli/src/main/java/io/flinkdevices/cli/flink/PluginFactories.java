@@ -109,7 +109,10 @@ public final class PluginFactories {
                     problems.add(
                             "a plugin's factory cannot be loaded, and a TaskManager would not"
                                     + " start: "
-                                    + Failures.describe(e));
+                                    + Failures.describe(e)
+                                    + " (plugin folder "
+                                    + pluginsDir.resolve(descriptor.getPluginId())
+                                    + ")");
                 }
             }
         }

@@ -1,6 +1,7 @@
 package io.flinkdevices.cli.render;
 
 import io.flinkdevices.cli.flink.Deployment;
+import io.flinkdevices.cli.flink.DriverCreation;
 import io.flinkdevices.cli.flink.DriverDecorators;
 import io.flinkdevices.cli.flink.DriverDecorators.DecoratorException;
 import io.flinkdevices.cli.flink.DriverDecorators.KubernetesNeeds;
@@ -8,13 +9,9 @@ import io.flinkdevices.cli.flink.PluginFactories;
 import io.flinkdevices.cli.flink.ResourceSetting;
 import io.flinkdevices.cli.flink.ResourceSetting.AmountState;
 import io.flinkdevices.cli.flink.TimedCall;
-import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
-import io.flinkdevices.sdk.deploy.YarnResourceNames;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
-import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.DelegatingConfiguration;
 import org.apache.flink.util.StringUtils;
 
 import java.time.Duration;
@@ -23,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Asks every driver of a configuration what a TaskManager needs from Kubernetes or Yarn. Drivers
@@ -32,13 +28,13 @@ import java.util.concurrent.TimeoutException;
  */
 public final class NeedsCollector {
 
-    private final TimedCall calls;
+    private final DriverCreation creation;
 
     /**
      * @param timeout how long one factory or decorator call may take
      */
     public NeedsCollector(Duration timeout) {
-        this.calls = new TimedCall(timeout);
+        this.creation = new DriverCreation(new TimedCall(timeout), "render", DriverCreation.Use.DECORATORS, null);
     }
 
     /**
@@ -169,19 +165,8 @@ public final class NeedsCollector {
         needs.get()
                 .requests()
                 .forEach(
-                        (resource, quantity) -> {
-                            if (deployment == Deployment.KUBERNETES) {
-                                invalid.addAll(
-                                        KubernetesResourceNames.validateExtendedResource(resource));
-                                invalid.addAll(
-                                        KubernetesResourceNames.validateQuantity(
-                                                resource, quantity));
-                            } else {
-                                invalid.addAll(YarnResourceNames.validate(resource));
-                                invalid.addAll(
-                                        YarnResourceNames.validateAmount(resource, quantity));
-                            }
-                        });
+                        (resource, quantity) ->
+                                invalid.addAll(deployment.requestProblems(resource, quantity)));
         needs.get()
                 .nodeSelector()
                 .forEach((label, value) -> invalid.addAll(KubernetesLabels.validate(label, value)));
@@ -199,46 +184,11 @@ public final class NeedsCollector {
             Configuration config,
             PluginFactories plugins,
             List<String> problems) {
-        String name = setting.name();
-        if (setting.factoryClass().isEmpty()) {
-            problems.add(name + ": " + setting.factoryKey() + " is not set");
-            return null;
+        DriverCreation.Outcome created = creation.create(setting, config, plugins);
+        if (created instanceof DriverCreation.Created c) {
+            return c.driver();
         }
-        String className = setting.factoryClass().get();
-        Optional<ExternalResourceDriverFactory> factory = plugins.find(className);
-        if (factory.isEmpty()) {
-            problems.add(
-                    name + ": " + setting.factoryKey() + ": " + plugins.describeMissing(className));
-            return null;
-        }
-        Configuration params = new DelegatingConfiguration(config, setting.paramPrefix());
-        try {
-            ExternalResourceDriver driver =
-                    calls.call(
-                            "render-" + name + "-factory",
-                            () -> factory.get().createExternalResourceDriver(params));
-            if (driver == null) {
-                problems.add(name + ": factory " + className + " returned no driver (null)");
-            }
-            return driver;
-        } catch (TimeoutException e) {
-            problems.add(
-                    name
-                            + ": factory "
-                            + className
-                            + " did not return a driver within "
-                            + calls.describeTimeout()
-                            + " (--timeout)");
-        } catch (Throwable e) { // NOPMD: a driver's Error must not hide the other resources
-            problems.add(
-                    name
-                            + ": factory "
-                            + className
-                            + " cannot create a driver from "
-                            + setting.paramPrefix()
-                            + "*: "
-                            + TimedCall.describeFailure(e));
-        }
+        problems.add(setting.name() + ": " + created.problem().orElseThrow());
         return null;
     }
 }

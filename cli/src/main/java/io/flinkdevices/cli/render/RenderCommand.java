@@ -29,11 +29,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-/** {@code flink-devices render kubernetes|yarn}: the deployment settings the drivers need. */
+/**
+ * {@code flink-devices render kubernetes|flink-operator|yarn}: the deployment settings the drivers
+ * need.
+ */
 @Command(
         name = "render",
         mixinStandardHelpOptions = true,
-        header = "Print the Kubernetes or Yarn settings the configured drivers need.",
+        header = "Print the Kubernetes, Flink Kubernetes Operator or Yarn settings the configured drivers need.",
         description = {
             "Creates each driver of external-resources as Flink would (without asking it for"
                     + " devices, so any machine with the plugins will do), reads what its"
@@ -41,8 +44,12 @@ import java.util.concurrent.Callable;
                     + " Flink config lines and the cluster-side file. A driver without a decorator"
                     + " is rendered from its existing config key."
         },
-        synopsisSubcommandLabel = "(kubernetes | yarn)",
-        subcommands = {RenderCommand.Kubernetes.class, RenderCommand.Yarn.class})
+        synopsisSubcommandLabel = "(kubernetes | flink-operator | yarn)",
+        subcommands = {
+            RenderCommand.Kubernetes.class,
+            FlinkOperatorCommand.class,
+            RenderCommand.Yarn.class
+        })
 public final class RenderCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
@@ -58,10 +65,10 @@ public final class RenderCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new ParameterException(spec.commandLine(), "Missing deployment: kubernetes or yarn");
+        throw new ParameterException(spec.commandLine(), "Missing deployment: kubernetes, flink-operator or yarn");
     }
 
-    /** What both subcommands share: the Flink directories and the time limit. */
+    /** What the subcommands share: the Flink directories and the time limit. */
     abstract static class Base implements Callable<Integer> {
         @Spec CommandSpec spec;
 
@@ -73,6 +80,7 @@ public final class RenderCommand implements Callable<Integer> {
 
         Configuration configuration;
         Path configFile;
+        Path pluginsDir;
 
         List<ResourceNeeds> collect(Deployment deployment, List<String> problems) {
             PluginFactories plugins = load(problems);
@@ -87,6 +95,7 @@ public final class RenderCommand implements Callable<Integer> {
             FlinkSetup setup = dirs.resolve(env, spec.commandLine());
             configuration = setup.configuration();
             configFile = setup.configFile();
+            pluginsDir = setup.pluginsDir();
             PluginFactories plugins = PluginFactories.load(setup.pluginsDir(), configuration);
             problems.addAll(plugins.problems());
             return plugins;
@@ -261,12 +270,14 @@ public final class RenderCommand implements Callable<Integer> {
             name = "yarn",
             mixinStandardHelpOptions = true,
             sortOptions = false,
-            header = "Flink config lines and resource-types.xml for Yarn.",
+            header = "Flink config lines and the Hadoop files for Yarn.",
             description = {
-                "Prints external-resource.<name>.yarn.config-key lines, the resource-types.xml"
-                        + " that defines every resource type the drivers need (or writes it to"
-                        + " --resource-types FILE), and what the NodeManagers and the scheduler"
-                        + " need besides."
+                "Prints external-resource.<name>.yarn.config-key lines and three Hadoop"
+                        + " configuration files: resource-types.xml, which defines every resource"
+                        + " type the drivers need; node-resources.xml, each NodeManager's count of"
+                        + " them; and the capacity-scheduler.xml property without which the"
+                        + " ResourceManager refuses them. Then what the NodeManagers need for"
+                        + " isolation. A file given with its option is written there instead."
             },
             footerHeading = "%nExit codes:%n",
             footer = {
@@ -283,25 +294,55 @@ public final class RenderCommand implements Callable<Integer> {
                 description = "Write resource-types.xml to FILE instead of printing it.")
         Path resourceTypes;
 
+        @Option(
+                names = "--node-resources",
+                paramLabel = "FILE",
+                description = "Write node-resources.xml to FILE instead of printing it.")
+        Path nodeResources;
+
+        @Option(
+                names = "--capacity-scheduler",
+                paramLabel = "FILE",
+                description =
+                        "Write the capacity-scheduler.xml property to FILE (a configuration file"
+                                + " holding only it) instead of printing it.")
+        Path capacityScheduler;
+
         @Override
         public Integer call() {
             List<String> problems = new ArrayList<>();
             List<ResourceNeeds> needs = collect(Deployment.YARN, problems);
-            Rendered rendered = YarnRender.render(needs, problems);
+            YarnRendered yarn = YarnRender.render(needs, problems);
             PrintWriter out = spec.commandLine().getOut();
-            configSection(rendered, out);
-            if (resourceTypes == null) {
-                out.println();
-                out.println("# resource-types.xml:");
-                out.print(rendered.clusterFile());
-                out.println();
-            } else {
-                Path file = resourceTypes.toAbsolutePath().normalize();
-                write(file, rendered.clusterFile());
-                out.println("# resource-types.xml written to " + file);
+            configSection(yarn.rendered(), out);
+            for (HadoopFile f : yarn.hadoopFiles()) {
+                Path target = target(f.name());
+                if (target == null) {
+                    out.println();
+                    out.println("# " + f.name() + " (" + f.where() + "):");
+                    out.print(f.xml());
+                } else {
+                    Path file = target.toAbsolutePath().normalize();
+                    write(file, f.xml());
+                    out.println("# " + f.name() + " written to " + file + " (" + f.where() + ")");
+                }
             }
-            notes(rendered, out);
-            return finish(rendered);
+            out.println();
+            notes(yarn.rendered(), out);
+            return finish(yarn.rendered());
+        }
+
+        private Path target(String fileName) {
+            switch (fileName) {
+                case YarnRender.RESOURCE_TYPES:
+                    return resourceTypes;
+                case YarnRender.NODE_RESOURCES:
+                    return nodeResources;
+                case YarnRender.CAPACITY_SCHEDULER:
+                    return capacityScheduler;
+                default:
+                    throw new IllegalStateException("no option for " + fileName);
+            }
         }
     }
 }

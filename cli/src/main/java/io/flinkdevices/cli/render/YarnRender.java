@@ -7,11 +7,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
- * Turns the resources' Yarn needs into Flink config lines and the {@code resource-types.xml} the
- * cluster needs.
+ * Turns the resources' Yarn needs into Flink config lines and the Hadoop files the cluster needs:
+ * {@code resource-types.xml} (the types), {@code node-resources.xml} (each NodeManager's count of
+ * them) and the {@code capacity-scheduler.xml} property without which the ResourceManager refuses
+ * them.
  *
  * <p>Flink's Yarn resource manager sets exactly one resource type per external resource, the one
  * named by {@code external-resource.<name>.yarn.config-key}, to the resource's amount, and fails
@@ -22,13 +23,29 @@ import java.util.TreeSet;
  */
 public final class YarnRender {
 
-    /** Yarn's resource types that have a NodeManager plugin of their own. */
-    private static final List<String> BUILT_IN_PLUGINS = List.of("yarn.io/gpu", "yarn.io/fpga");
+    /** The file that defines the cluster's resource types. */
+    public static final String RESOURCE_TYPES = "resource-types.xml";
+
+    /** The file that tells a NodeManager how much of each type it has. */
+    public static final String NODE_RESOURCES = "node-resources.xml";
+
+    /** The CapacityScheduler's configuration file. */
+    public static final String CAPACITY_SCHEDULER = "capacity-scheduler.xml";
+
+    /** The CapacityScheduler's key that picks how it counts resources. */
+    public static final String CALCULATOR_KEY = "yarn.scheduler.capacity.resource-calculator";
+
+    /** The calculator that counts every resource type. */
+    public static final String DOMINANT_CALCULATOR =
+            "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator";
+
+    /** How a NodeManager is told the count of a type: this prefix and the type's name. */
+    public static final String NODE_RESOURCE_PREFIX = "yarn.nodemanager.resource-type.";
 
     private YarnRender() {}
 
-    /** The config lines and {@code resource-types.xml} for {@code needs}. */
-    public static Rendered render(List<ResourceNeeds> needs, List<String> collectProblems) {
+    /** The config lines, the Hadoop files and the notes for {@code needs}. */
+    public static YarnRendered render(List<ResourceNeeds> needs, List<String> collectProblems) {
         List<String> problems = new ArrayList<>(collectProblems);
         Map<String, String> lines = new LinkedHashMap<>();
         Map<String, String> owner = new TreeMap<>();
@@ -76,53 +93,25 @@ public final class YarnRender {
             lines.put(key, only.getKey());
             types.put(only.getKey(), only.getValue());
         }
-        List<String> notes = new ArrayList<>();
-        notes.add(
-                "resource-types.xml goes into the Hadoop configuration directory of the"
-                        + " ResourceManager and of every NodeManager; restart them after the"
-                        + " change.");
-        for (String type : types.keySet()) {
-            if (BUILT_IN_PLUGINS.contains(type)) {
-                notes.add(
-                        type
-                                + ": on each NodeManager with these devices, add "
-                                + type
-                                + " to yarn.nodemanager.resource-plugins in yarn-site.xml (Yarn's"
-                                + " plugin discovers and isolates them).");
-            } else {
-                notes.add(
-                        type
-                                + ": on each NodeManager with these devices, set"
-                                + " yarn.nodemanager.resource-type."
-                                + type
-                                + " to the number of devices of that node in node-resources.xml.");
-            }
-        }
-        if (!types.isEmpty()) {
-            notes.add(
-                    "With the CapacityScheduler, set yarn.scheduler.capacity.resource-calculator"
-                            + " to org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
-                            + " in capacity-scheduler.xml; the default calculator counts memory"
-                            + " only and ignores these types.");
-        }
-        return new Rendered(
-                lines, Map.of(), resourceTypesXml(new TreeSet<>(types.keySet())), notes, problems);
-    }
-
-    /** {@code resource-types.xml} defining {@code types}. */
-    static String resourceTypesXml(TreeSet<String> types) {
-        StringBuilder x = new StringBuilder();
-        x.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        x.append("<configuration>\n");
-        x.append("  <property>\n");
-        x.append("    <name>yarn.resource-types</name>\n");
-        x.append("    <value>").append(escape(String.join(",", types))).append("</value>\n");
-        x.append("  </property>\n");
-        x.append("</configuration>\n");
-        return x.toString();
-    }
-
-    private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+        String resourceTypesXml = YarnHadoopFiles.resourceTypes(types.keySet());
+        return new YarnRendered(
+                new Rendered(
+                        lines, Map.of(), resourceTypesXml, YarnNotes.of(types.keySet()), problems),
+                List.of(
+                        new HadoopFile(
+                                RESOURCE_TYPES,
+                                "the Hadoop configuration directory of the ResourceManager and of"
+                                        + " every NodeManager",
+                                resourceTypesXml),
+                        new HadoopFile(
+                                NODE_RESOURCES,
+                                "the Hadoop configuration directory of each NodeManager with these"
+                                        + " devices; set each value to the number of devices of"
+                                        + " that node",
+                                YarnHadoopFiles.nodeResources(types, owner)),
+                        new HadoopFile(
+                                CAPACITY_SCHEDULER,
+                                "merge this property into the ResourceManager's",
+                                YarnHadoopFiles.capacitySchedulerProperty())));
     }
 }

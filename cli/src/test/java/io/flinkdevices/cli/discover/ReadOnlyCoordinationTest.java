@@ -121,6 +121,38 @@ class ReadOnlyCoordinationTest {
     }
 
     @Test
+    @DisplayName("doctor judges the coordination params as a TaskManager's factory does: a missing folder is a"
+            + " finding naming the folder to create, and the CLI creates nothing")
+    void doctorChecksTheCoordinationFile() {
+        Path file = dir.resolve("run/flink/gpu.coordination");
+        Configuration config = new Configuration();
+        config.setString("external-resources", "gpu");
+        config.setString("external-resource.gpu.driver-factory.class", FACTORY);
+        config.setString("external-resource.gpu.amount", "2");
+        config.setString("external-resource.gpu.param.coordination.enabled", "true");
+        config.setString("external-resource.gpu.param.coordination.file", file.toString());
+
+        List<Finding> findings =
+                new Doctor(Duration.ofSeconds(30), true, null)
+                        .run(config, PluginFactories.of(dir, Map.of(FACTORY, new CoordinatedFactory())));
+
+        assertThat(findings)
+                .singleElement()
+                .satisfies(
+                        f -> {
+                            assertThat(f.key()).isEqualTo("external-resource.gpu.param.coordination.file");
+                            assertThat(f.problem())
+                                    .startsWith("folder " + file.getParent() + " does not exist")
+                                    .contains("Flink logs a WARN and drops resource 'gpu'");
+                            assertThat(f.fix())
+                                    .isEqualTo("create folder " + file.getParent() + " on every TaskManager host (mkdir -p "
+                                            + file.getParent() + "), or set external-resource.gpu.param.coordination.file"
+                                            + " to a file in a folder that exists there");
+                        });
+        assertThat(dir.resolve("run")).doesNotExist();
+    }
+
+    @Test
     @DisplayName("a FIFO planted at the coordination file does not hang discover: ok, no notes")
     void fifoAtTheFile() throws Exception {
         Path file = dir.resolve("gpu.coordination");

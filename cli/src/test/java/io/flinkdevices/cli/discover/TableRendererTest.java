@@ -104,4 +104,17 @@ class TableRendererTest {
                 List.of(java.util.Map.of("index", "0", "memory-bytes", "17179869184")));
         assertThat(render(Reports.of(List.of(), r))).containsPattern("memory +index|index +memory").containsPattern("16 GiB");
     }
+
+    @Test
+    @DisplayName("an FPGA's global memory is in GiB too, under global-memory")
+    void fpgaMemoryInGib() {
+        ResourceReport r = new ResourceReport("fpga", "com.example.FpgaFactory", 1L, ResourceStatus.OK, List.of(),
+                List.of(java.util.Map.of("index", "0", "global-memory-bytes", "34359738368")));
+
+        assertThat(render(Reports.of(List.of(), r)))
+                .containsPattern("global-memory +index|index +global-memory")
+                .contains("32 GiB")
+                .doesNotContain("34359738368")
+                .doesNotContain("global-memory-bytes");
+    }
 }

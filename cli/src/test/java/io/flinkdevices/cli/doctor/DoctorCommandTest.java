@@ -245,6 +245,46 @@ class DoctorCommandTest {
     }
 
     @Test
+    @DisplayName("every fix is concrete: a key, a value, a class, a folder or a file; never 'as the problem says'")
+    void everyFixIsConcrete() throws Exception {
+        Files.writeString(conf.resolve("config.yaml"), EVERY_PROBLEM);
+
+        CliRun run = CliRun.run("doctor", "--conf-dir", conf.toString(), "--json");
+
+        List<JsonNode> f = findings(JSON.readTree(run.out()));
+        assertThat(f).hasSizeGreaterThan(15);
+        assertThat(f)
+                .allSatisfy(
+                        n ->
+                                assertThat(n.get("fix").asText())
+                                        .as(n.toString())
+                                        .doesNotContain("as the problem says")
+                                        .doesNotContain("check your")
+                                        .doesNotContain("fix what")
+                                        .containsPattern("external-resource|taskmanager\\.|/|[a-z]\\.[A-Z]|to \\d|merge resources \\w+ and"));
+    }
+
+    @Test
+    @DisplayName("a plugin whose service file names a missing class: the problem names the folder, the fix the jar or the line")
+    void brokenPlugin() throws Exception {
+        io.flinkdevices.testkit.plugin.PluginFolder.builder("broken")
+                .factory("com.vendor.MissingFactory")
+                .buildInto(plugins);
+        Files.writeString(conf.resolve("config.yaml"), "external-resources: none\n");
+
+        CliRun run = CliRun.run("doctor", "--conf-dir", conf.toString(), "--json");
+
+        JsonNode broken = only(findings(JSON.readTree(run.out())), plugins.toString());
+        assertThat(broken.get("problem").asText())
+                .contains("com.vendor.MissingFactory")
+                .endsWith("(plugin folder " + plugins.resolve("broken") + ")");
+        assertThat(broken.get("fix").asText())
+                .isEqualTo("in that plugin folder, add the jar that holds the class, or remove the class's line from"
+                        + " META-INF/services/org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory"
+                        + " in its jar");
+    }
+
+    @Test
     @DisplayName("lists each problem with its key and fix for a person, and counts them")
     void readableList() throws Exception {
         Files.writeString(

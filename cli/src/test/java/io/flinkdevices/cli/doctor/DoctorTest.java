@@ -138,6 +138,18 @@ class DoctorTest {
     }
 
     @Test
+    @DisplayName("a driver that hangs: the fix is a longer --timeout, or the thread to look at in jstack")
+    void hangsFix() {
+        assertThat(doctor("external-resource.dev.amount", "1", "external-resource.dev.param.hang", "true"))
+                .singleElement()
+                .satisfies(
+                        f -> assertThat(f.fix())
+                                .isEqualTo("if it is only slow, run doctor with a --timeout longer than 2 s; if it hangs,"
+                                        + " see what it waits for (a device tool, a lock, the network) in jstack <pid of"
+                                        + " flink-devices>, thread doctor-dev-driver, while it runs"));
+    }
+
+    @Test
     @DisplayName("a factory failure without keys names the param prefix and the message")
     void factoryThrows() {
         List<Finding> findings =

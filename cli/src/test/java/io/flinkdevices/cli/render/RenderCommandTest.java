@@ -234,7 +234,9 @@ class RenderCommandTest {
     class Yarn {
 
         @Test
-        @DisplayName("prints yarn config keys and writes a resource-types.xml defining every type")
+        @DisplayName(
+                "with every file written, prints only yarn config keys (and comments), and the"
+                        + " resource-types.xml defines every type")
         void resourceTypes() throws Exception {
             mixedConfig();
             Path file = home.resolve("hadoop/resource-types.xml");
@@ -246,7 +248,11 @@ class RenderCommandTest {
                             "--conf-dir",
                             conf.toString(),
                             "--resource-types",
-                            file.toString());
+                            file.toString(),
+                            "--node-resources",
+                            home.resolve("hadoop/node-resources.xml").toString(),
+                            "--capacity-scheduler",
+                            home.resolve("hadoop/capacity-scheduler-property.xml").toString());
 
             assertThat(run.exitCode()).as("plain has neither decorator nor key").isEqualTo(1);
             assertThat(flinkConfig(run.out(), home.resolve("rendered")).toMap())
@@ -267,8 +273,63 @@ class RenderCommandTest {
             assertThat(property.getElementsByTagName("value").item(0).getTextContent())
                     .isEqualTo("yarn.io/dev," + SimulatedGpuDriverFactory.YARN_RESOURCE);
             assertThat(run.out())
-                    .contains("yarn.nodemanager.resource-type.yarn.io/dev")
+                    .contains("yarn.io/dev: Yarn has no plugin for this type")
                     .contains("DominantResourceCalculator");
+        }
+
+        @Test
+        @DisplayName(
+                "writes node-resources.xml with each type's amount and the capacity-scheduler.xml"
+                        + " property naming the dominant-resource calculator")
+        void nodeResourcesAndScheduler() throws Exception {
+            mixedConfig();
+            Path nodes = home.resolve("hadoop/node-resources.xml");
+            Path scheduler = home.resolve("hadoop/capacity-scheduler-property.xml");
+
+            CliRun run =
+                    CliRun.run(
+                            "render",
+                            "yarn",
+                            "--conf-dir",
+                            conf.toString(),
+                            "--node-resources",
+                            nodes.toString(),
+                            "--capacity-scheduler",
+                            scheduler.toString());
+
+            assertThat(run.exitCode()).as("plain has neither decorator nor key").isEqualTo(1);
+            assertThat(properties(nodes))
+                    .containsExactlyInAnyOrderEntriesOf(
+                            Map.of(
+                                    "yarn.nodemanager.resource-type.yarn.io/dev", "3",
+                                    "yarn.nodemanager.resource-type."
+                                            + SimulatedGpuDriverFactory.YARN_RESOURCE,
+                                    "2"));
+            assertThat(properties(scheduler))
+                    .containsExactlyEntriesOf(
+                            Map.of(
+                                    "yarn.scheduler.capacity.resource-calculator",
+                                    "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"));
+            assertThat(run.out())
+                    .contains("# node-resources.xml written to " + nodes)
+                    .contains("# capacity-scheduler.xml written to " + scheduler)
+                    .contains("# resource-types.xml (the Hadoop configuration directory of the")
+                    .contains("LinuxContainerExecutor with cgroups");
+        }
+
+        /** The name/value pairs of a Hadoop configuration file. */
+        private Map<String, String> properties(Path file) throws Exception {
+            Document xml =
+                    DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(file.toFile());
+            Map<String, String> out = new LinkedHashMap<>();
+            NodeList properties = xml.getDocumentElement().getElementsByTagName("property");
+            for (int i = 0; i < properties.getLength(); i++) {
+                Element p = (Element) properties.item(i);
+                out.put(
+                        p.getElementsByTagName("name").item(0).getTextContent(),
+                        p.getElementsByTagName("value").item(0).getTextContent());
+            }
+            return out;
         }
 
         @Test
@@ -296,6 +357,6 @@ class RenderCommandTest {
         CliRun run = CliRun.run("render");
 
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains("Missing deployment: kubernetes or yarn");
+        assertThat(run.err()).contains("Missing deployment: kubernetes, flink-operator or yarn");
     }
 }

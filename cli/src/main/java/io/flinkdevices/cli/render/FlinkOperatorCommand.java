@@ -1,0 +1,163 @@
+package io.flinkdevices.cli.render;
+
+import io.flinkdevices.cli.flink.Deployment;
+import io.flinkdevices.cli.flink.ResourceSetting;
+
+import org.apache.flink.configuration.Configuration;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.TypeConversionException;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** {@code flink-devices render flink-operator}: a FlinkDeployment for the Flink Kubernetes Operator. */
+@Command(
+        name = "flink-operator",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        header = "A FlinkDeployment for the Flink Kubernetes Operator.",
+        description = {
+            "Prints a flink.apache.org/v1beta1 FlinkDeployment (a session cluster): the"
+                    + " external-resources settings of the Flink configuration and the"
+                    + " kubernetes.config-key lines of 'render kubernetes' under"
+                    + " spec.flinkConfiguration, its TaskManager pod template under"
+                    + " spec.taskManager.podTemplate, the JobManager and TaskManager memory"
+                    + " from jobmanager.memory.process.size and taskmanager.memory.process.size"
+                    + " (1600m and 1728m when unset). A pod template with resource claims gets"
+                    + " a warning: operators up to "
+                    + FlinkOperatorRender.LAST_PRUNING_OPERATOR
+                    + " drop them."
+        },
+        footerHeading = "%nExit codes:%n",
+        footer = {
+            "  0  every resource was rendered",
+            "  1  a resource could not be rendered (why: on stderr), the rest was",
+            "  2  the command line or the Flink configuration cannot be used",
+            "  3  the tool itself failed"
+        })
+final class FlinkOperatorCommand extends RenderCommand.Base {
+
+    @Option(
+            names = "--name",
+            paramLabel = "NAME",
+            defaultValue = "flink-devices",
+            description = "metadata.name of the FlinkDeployment (default: ${DEFAULT-VALUE}).")
+    String name;
+
+    @Option(
+            names = "--image",
+            paramLabel = "IMAGE",
+            required = true,
+            description = "The Flink image; it must carry the drivers' plugin folders.")
+    String image;
+
+    @Option(
+            names = "--flink-version",
+            paramLabel = "VERSION",
+            required = true,
+            converter = FlinkVersionConverter.class,
+            description =
+                    "The image's Flink version, as the operator's FlinkVersion (v1_20) or as"
+                            + " Flink writes it (1.20, 2.0.1).")
+    String flinkVersion;
+
+    @Option(
+            names = "--service-account",
+            paramLabel = "ACCOUNT",
+            defaultValue = "flink",
+            description =
+                    "The account the JobManager creates TaskManager pods with (default:"
+                            + " ${DEFAULT-VALUE}, the operator's Helm chart creates it).")
+    String serviceAccount;
+
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "FILE",
+            description = "Write the FlinkDeployment to FILE instead of printing it.")
+    Path output;
+
+    /**
+     * Documents that go before the FlinkDeployment in the same YAML stream, each without
+     * {@code ---}: objects the deployment refers to, which must exist first.
+     */
+    final List<String> documentsBefore = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        FlinkOperatorRender.Options options;
+        try {
+            options = new FlinkOperatorRender.Options(name, image, flinkVersion, serviceAccount);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        List<String> problems = new ArrayList<>();
+        List<ResourceNeeds> needs = collect(Deployment.KUBERNETES, problems);
+        // the operator sets the TaskManager pod template itself, from the FlinkDeployment
+        Configuration withoutTemplateFile = new Configuration(configuration);
+        String templateFile = withoutTemplateFile.getString(KubernetesRender.POD_TEMPLATE_OPTION, null);
+        withoutTemplateFile.removeKey(KubernetesRender.POD_TEMPLATE_OPTION);
+        Rendered rendered = KubernetesRender.render(needs, withoutTemplateFile, null, problems);
+        StringWriter text = new StringWriter();
+        PrintWriter yaml = new PrintWriter(text);
+        FlinkOperatorRender.header(pluginsDir.toString()).forEach(l -> yaml.println("# " + l));
+        if (templateFile != null && !templateFile.isBlank()) {
+            yaml.println(
+                    "# "
+                            + KubernetesRender.POD_TEMPLATE_OPTION
+                            + " ("
+                            + templateFile
+                            + ") is not used: the operator takes the TaskManager pod template from"
+                            + " spec.taskManager.podTemplate; merge that file into it");
+        }
+        notes(rendered, yaml);
+        if (ResourceSetting.readAll(configuration).isEmpty()) {
+            yaml.println(
+                    "# no external resources configured: external-resources is not set or is"
+                            + " 'none'");
+        }
+        Optional<String> warning = FlinkOperatorRender.claimsWarning(rendered.clusterFile());
+        warning.ifPresent(w -> yaml.println("# warning: " + w));
+        for (String document : documentsBefore) {
+            yaml.print(document);
+            yaml.println("---");
+        }
+        yaml.print(
+                FlinkOperatorRender.deployment(
+                        options,
+                        FlinkOperatorRender.flinkConfiguration(configuration, rendered),
+                        configuration,
+                        rendered.clusterFile()));
+        yaml.flush();
+        PrintWriter out = spec.commandLine().getOut();
+        if (output == null) {
+            out.print(text);
+        } else {
+            Path file = output.toAbsolutePath().normalize();
+            write(file, text.toString());
+            out.println("# FlinkDeployment written to " + file);
+        }
+        warning.ifPresent(
+                w -> spec.commandLine().getErr().println("flink-devices: render: warning: " + w));
+        return finish(rendered);
+    }
+
+    /** {@code --flink-version}: the operator's FlinkVersion, or a Flink version turned into one. */
+    static final class FlinkVersionConverter implements ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            try {
+                return FlinkOperatorRender.flinkVersion(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+}
