@@ -7,6 +7,7 @@ import org.apache.flink.configuration.Configuration;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.TypeConversionException;
@@ -34,7 +35,11 @@ import java.util.Optional;
                     + " (1600m and 1728m when unset). A pod template with resource claims gets"
                     + " a warning: operators up to "
                     + FlinkOperatorRender.LAST_PRUNING_OPERATOR
-                    + " drop them."
+                    + " drop them.",
+            "With --dra the devices come from Kubernetes Dynamic Resource Allocation, as with"
+                    + " 'render kubernetes --dra': the ResourceClaimTemplates come first in the"
+                    + " YAML stream, then the FlinkDeployment, whose pod template claims them and"
+                    + " whose flinkConfiguration leaves out the kubernetes.config-key lines."
         },
         footerHeading = "%nExit codes:%n",
         footer = {
@@ -78,6 +83,8 @@ final class FlinkOperatorCommand extends RenderCommand.Base {
                             + " ${DEFAULT-VALUE}, the operator's Helm chart creates it).")
     String serviceAccount;
 
+    @Mixin DraOptions draOptions;
+
     @Option(
             names = {"-o", "--output"},
             paramLabel = "FILE",
@@ -98,13 +105,10 @@ final class FlinkOperatorCommand extends RenderCommand.Base {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        boolean dra = draOptions.enabled(spec.commandLine());
         List<String> problems = new ArrayList<>();
-        List<ResourceNeeds> needs = collect(Deployment.KUBERNETES, problems);
-        // the operator sets the TaskManager pod template itself, from the FlinkDeployment
-        Configuration withoutTemplateFile = new Configuration(configuration);
-        String templateFile = withoutTemplateFile.getString(KubernetesRender.POD_TEMPLATE_OPTION, null);
-        withoutTemplateFile.removeKey(KubernetesRender.POD_TEMPLATE_OPTION);
-        Rendered rendered = KubernetesRender.render(needs, withoutTemplateFile, null, problems);
+        Rendered rendered = dra ? renderDra(problems) : renderExtendedResources(problems);
+        String templateFile = configuration.getString(KubernetesRender.POD_TEMPLATE_OPTION, null);
         StringWriter text = new StringWriter();
         PrintWriter yaml = new PrintWriter(text);
         FlinkOperatorRender.header(pluginsDir.toString()).forEach(l -> yaml.println("# " + l));
@@ -147,6 +151,27 @@ final class FlinkOperatorCommand extends RenderCommand.Base {
         warning.ifPresent(
                 w -> spec.commandLine().getErr().println("flink-devices: render: warning: " + w));
         return finish(rendered);
+    }
+
+    /** The claim templates go to {@link #documentsBefore}. */
+    private Rendered renderDra(List<String> problems) {
+        List<DraNeeds> needs = collectDra(problems);
+        DraRender.Output output =
+                DraRender.render(needs, draOptions.sameRoot, withoutTemplateFile(), null, problems);
+        documentsBefore.addAll(output.claimTemplates());
+        return output.rendered();
+    }
+
+    private Rendered renderExtendedResources(List<String> problems) {
+        List<ResourceNeeds> needs = collect(Deployment.KUBERNETES, problems);
+        return KubernetesRender.render(needs, withoutTemplateFile(), null, problems);
+    }
+
+    /** The Flink configuration less its pod-template file: the operator sets the TaskManager pod template itself. */
+    private Configuration withoutTemplateFile() {
+        Configuration config = new Configuration(configuration);
+        config.removeKey(KubernetesRender.POD_TEMPLATE_OPTION);
+        return config;
     }
 
     /** {@code --flink-version}: the operator's FlinkVersion, or a Flink version turned into one. */

@@ -89,6 +89,13 @@ public final class RenderCommand implements Callable<Integer> {
                     () -> new NeedsCollector(timeout.get()).collect(configuration, plugins, deployment, problems));
         }
 
+        /** The DRA needs of every resource that can go into a claim; why the others cannot in {@code problems}. */
+        List<DraNeeds> collectDra(List<String> problems) {
+            PluginFactories plugins = load(problems);
+            return OffHost.withoutHostPathChecks(
+                    () -> new DraCollector(timeout.get()).collect(configuration, plugins, problems));
+        }
+
         /** Reads the Flink configuration and the plugin folders. */
         PluginFactories load(List<String> problems) {
             Environment env = parent == null ? Environment.system() : parent.env;
@@ -180,31 +187,11 @@ public final class RenderCommand implements Callable<Integer> {
                                 + " kubernetes.pod-template-file.taskmanager set to FILE.")
         Path podTemplate;
 
-        @Option(
-                names = "--dra",
-                description =
-                        "Request the devices through Kubernetes Dynamic Resource Allocation: print"
-                                + " a ResourceClaimTemplate per resource and reference them from the"
-                                + " pod template, instead of extended resources.")
-        boolean dra;
-
-        @Option(
-                names = "--dra-same-pcie-root",
-                paramLabel = "RESOURCE",
-                split = ",",
-                description =
-                        "With --dra: put these resources (a GPU and an RDMA NIC, say) into one claim"
-                                + " whose devices all share the standard attribute"
-                                + " resource.kubernetes.io/pcieRoot.")
-        List<String> sameRoot = new ArrayList<>();
+        @Mixin DraOptions draOptions;
 
         @Override
         public Integer call() {
-            if (!sameRoot.isEmpty() && !dra) {
-                throw new ParameterException(
-                        spec.commandLine(), "--dra-same-pcie-root needs --dra");
-            }
-            if (dra) {
+            if (draOptions.enabled(spec.commandLine())) {
                 return callDra();
             }
             List<String> problems = new ArrayList<>();
@@ -231,15 +218,12 @@ public final class RenderCommand implements Callable<Integer> {
 
         private int callDra() {
             List<String> problems = new ArrayList<>();
-            PluginFactories plugins = load(problems);
-            List<DraNeeds> needs =
-                    OffHost.withoutHostPathChecks(
-                            () -> new DraCollector(timeout.get()).collect(configuration, plugins, problems));
+            List<DraNeeds> needs = collectDra(problems);
             Path file = podTemplate == null ? null : podTemplate.toAbsolutePath().normalize();
             DraRender.Output output =
                     DraRender.render(
                             needs,
-                            sameRoot,
+                            draOptions.sameRoot,
                             configuration,
                             file == null ? null : file.toString(),
                             problems);
