@@ -122,6 +122,8 @@ final class FlinkOperatorCommand extends RenderCommand.Base {
                             + " spec.taskManager.podTemplate; merge that file into it");
         }
         notes(rendered, yaml);
+        rendered.configRemovals()
+                .forEach((k, why) -> yaml.println("# " + k + " is left out of spec.flinkConfiguration: " + why));
         if (ResourceSetting.readAll(configuration).isEmpty()) {
             yaml.println(
                     "# no external resources configured: external-resources is not set or is"

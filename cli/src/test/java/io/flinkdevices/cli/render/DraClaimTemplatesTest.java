@@ -114,7 +114,8 @@ class DraClaimTemplatesTest {
         return DraOutputs.claimTemplates(run.out());
     }
 
-    private static OpenApiSchema schema() throws Exception {
+    /** Kubernetes' {@code resource.k8s.io/v1} ResourceClaimTemplate schema. */
+    static OpenApiSchema schema() throws Exception {
         try (InputStream in = DraClaimTemplatesTest.class.getResourceAsStream(SCHEMA)) {
             return OpenApiSchema.fromOpenApi(in, "io.k8s.api.resource.v1.ResourceClaimTemplate");
         }

@@ -2,9 +2,6 @@ package io.flinkdevices.cli.render;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-
 import io.flinkdevices.cli.CliRun;
 import io.flinkdevices.cli.TestPlugins;
 import io.flinkdevices.cli.render.schema.OpenApiSchema;
@@ -12,8 +9,9 @@ import io.flinkdevices.cli.render.schema.OpenApiSchema;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,6 +19,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The {@code render flink-operator} part of {@code docs/operators.md} is what the command does: the
@@ -39,6 +38,9 @@ class FlinkOperatorDocTest {
 
     private static final String MARKER = "<!-- doc-check: render flink-operator config -->";
 
+    /** The example with {@code --dra}. */
+    private static final String DRA_MARKER = "<!-- doc-check: render flink-operator dra config -->";
+
     /** A fenced block: its info string and its text. */
     private static final Pattern FENCE = Pattern.compile("(?ms)^```([a-z]*)\\n(.*?)^```$");
 
@@ -55,12 +57,13 @@ class FlinkOperatorDocTest {
         return blocks;
     }
 
-    @Test
-    @DisplayName("the documented example prints exactly what the docs show, and the result fits operator 1.15.0's CRD")
-    void example() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {MARKER, DRA_MARKER})
+    @DisplayName("the documented examples print exactly what the docs show, the warning on stderr too, and the result fits operator 1.15.0's CRD and resource.k8s.io/v1")
+    void example(String exampleMarker) throws Exception {
         String doc = Files.readString(DOC);
-        int marker = doc.indexOf(MARKER);
-        assertThat(marker).as("%s in %s", MARKER, DOC).isNotNegative();
+        int marker = doc.indexOf(exampleMarker);
+        assertThat(marker).as("%s in %s", exampleMarker, DOC).isNotNegative();
         List<String[]> blocks = blocksAfter(doc, marker);
         assertThat(blocks.get(0)[0]).isEqualTo("yaml");
         String config = blocks.get(0)[1];
@@ -80,14 +83,24 @@ class FlinkOperatorDocTest {
         CliRun run = CliRun.run(args);
 
         assertThat(run.exitCode()).as(run.err()).isZero();
-        assertThat(run.err()).isEmpty();
         assertThat(run.out().replace(home.toString(), DEMO_HOME))
                 .as("the output of: %s", example[0])
                 .isEqualTo(example[1]);
-        try (InputStream crd =
-                getClass().getResourceAsStream("/crds/flinkdeployments.flink.apache.org-v1-operator-1.15.0.yml")) {
-            Object deployment = new ObjectMapper(new YAMLFactory()).readValue(example[1], Object.class);
-            assertThat(OpenApiSchema.fromCrd(crd, "v1beta1").check(deployment)).isEmpty();
+        String warnings =
+                example[1].lines()
+                        .filter(l -> l.startsWith("# warning: "))
+                        .map(l -> "flink-devices: render: warning: " + l.substring("# warning: ".length()) + "\n")
+                        .collect(Collectors.joining());
+        assertThat(run.err()).as("stderr: the warnings of the YAML").isEqualTo(warnings);
+        List<Object> docs = FlinkOperatorRenderTest.documents(example[1]);
+        Object deployment = docs.get(docs.size() - 1);
+        assertThat(deployment).extracting("kind").isEqualTo("FlinkDeployment");
+        OpenApiSchema operator115 = FlinkOperatorRenderTest.crd(FlinkOperatorRenderTest.CRD_1_15);
+        assertThat(operator115.check(deployment)).isEmpty();
+        OpenApiSchema claimTemplate = DraClaimTemplatesTest.schema();
+        for (Object template : docs.subList(0, docs.size() - 1)) {
+            assertThat(template).extracting("kind").isEqualTo("ResourceClaimTemplate");
+            assertThat(claimTemplate.check(template)).isEmpty();
         }
     }
 

@@ -41,10 +41,10 @@ class FlinkOperatorRenderTest {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     /** The CRD in the operator-api jar: operator 1.10.0. */
-    private static final String CRD_1_10 = "/META-INF/fabric8/flinkdeployments.flink.apache.org-v1.yml";
+    static final String CRD_1_10 = "/META-INF/fabric8/flinkdeployments.flink.apache.org-v1.yml";
 
     /** The newest operator's CRD, vendored (see crds/README.md). */
-    private static final String CRD_1_15 = "/crds/flinkdeployments.flink.apache.org-v1-operator-1.15.0.yml";
+    static final String CRD_1_15 = "/crds/flinkdeployments.flink.apache.org-v1-operator-1.15.0.yml";
 
     private static OpenApiSchema operator110;
     private static OpenApiSchema operator115;
@@ -59,7 +59,7 @@ class FlinkOperatorRenderTest {
         TestPlugins.realDrivers(plugins);
     }
 
-    private static OpenApiSchema crd(String resource) throws Exception {
+    static OpenApiSchema crd(String resource) throws Exception {
         try (InputStream in = FlinkOperatorRenderTest.class.getResourceAsStream(resource)) {
             assertThat(in).as(resource).isNotNull();
             return OpenApiSchema.fromCrd(in, "v1beta1");
@@ -115,7 +115,7 @@ class FlinkOperatorRenderTest {
     }
 
     /** The YAML documents of {@code text}. */
-    private static List<Object> documents(String text) throws Exception {
+    static List<Object> documents(String text) throws Exception {
         List<Object> docs = new ArrayList<>();
         try (var it = YAML.readerFor(Object.class).readValues(text)) {
             while (it.hasNext()) {
@@ -129,7 +129,7 @@ class FlinkOperatorRenderTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> at(Object doc, String... keys) {
+    static Map<String, Object> at(Object doc, String... keys) {
         Object o = doc;
         for (String k : keys) {
             o = ((Map<String, Object>) o).get(k);
