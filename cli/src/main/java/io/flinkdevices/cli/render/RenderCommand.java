@@ -201,18 +201,7 @@ public final class RenderCommand implements Callable<Integer> {
                     KubernetesRender.render(
                             needs, configuration, file == null ? null : file.toString(), problems);
             PrintWriter out = spec.commandLine().getOut();
-            configSection(rendered, out);
-            notes(rendered, out);
-            if (file == null) {
-                out.println("---");
-                out.println(
-                        "# TaskManager pod template: save it as a file and set "
-                                + KubernetesRender.POD_TEMPLATE_OPTION
-                                + " to its path");
-                out.print(rendered.clusterFile());
-            } else {
-                write(file, rendered.clusterFile());
-            }
+            printConfigAndTemplate(rendered, file, out);
             return finish(rendered);
         }
 
@@ -229,6 +218,16 @@ public final class RenderCommand implements Callable<Integer> {
                             problems);
             Rendered rendered = output.rendered();
             PrintWriter out = spec.commandLine().getOut();
+            printConfigAndTemplate(rendered, file, out);
+            for (String template : output.claimTemplates()) {
+                out.println("---");
+                out.print(template);
+            }
+            return finish(rendered);
+        }
+
+        /** The config lines and notes, then the pod template: printed, or written to {@code file}. */
+        private void printConfigAndTemplate(Rendered rendered, Path file, PrintWriter out) {
             configSection(rendered, out);
             notes(rendered, out);
             if (file == null) {
@@ -241,11 +240,6 @@ public final class RenderCommand implements Callable<Integer> {
             } else {
                 write(file, rendered.clusterFile());
             }
-            for (String template : output.claimTemplates()) {
-                out.println("---");
-                out.print(template);
-            }
-            return finish(rendered);
         }
     }
 
