@@ -6,7 +6,8 @@
 #
 #   benchmarks/cli-off-host.sh [RUNS]     (default 5 runs of each command)
 #
-# Needs the archive: ./mvnw -q -pl dist -am package -DskipTests (built here when missing).
+# Needs the archive: FLINK_DEVICES_ARCHIVE, else dist/target/flink-devices-*.tar.gz (built here with
+# ./mvnw -q -pl dist -am package -DskipTests when missing).
 # Prints one line per command: min / median / max wall seconds, max RSS, and the exit codes seen.
 set -euo pipefail
 runs="${1:-5}"
@@ -14,7 +15,8 @@ runs="${1:-5}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 [[ -x /usr/bin/time ]] || { echo "cli-off-host.sh: needs /usr/bin/time (Debian package 'time')" >&2; exit 2; }
 
-archive="$(ls "$root"/dist/target/flink-devices-*.tar.gz 2>/dev/null | head -1 || true)"
+archive="${FLINK_DEVICES_ARCHIVE:-$(ls "$root"/dist/target/flink-devices-*.tar.gz 2>/dev/null | head -1 || true)}"
+[[ -z "${FLINK_DEVICES_ARCHIVE:-}" || -f "$archive" ]] || { echo "cli-off-host.sh: FLINK_DEVICES_ARCHIVE=$archive is not a file" >&2; exit 2; }
 if [[ -z "$archive" ]]; then
   (cd "$root" && ./mvnw -q -B -pl dist -am package -DskipTests) >&2
   archive="$(ls "$root"/dist/target/flink-devices-*.tar.gz | head -1)"
@@ -39,6 +41,7 @@ external-resource.gpu.param.kubernetes.dra.product-name: NVIDIA H100 80GB HBM3
 external-resource.amd.amount: 1
 external-resource.amd.driver-factory.class: io.flinkdevices.amd.AmdGpuDriverFactory
 external-resource.amd.param.backend: sysfs
+external-resource.amd.param.yarn.resource-name: amd.com/gpu
 external-resource.rdma.amount: 1
 external-resource.rdma.driver-factory.class: io.flinkdevices.rdma.RdmaDriverFactory
 external-resource.rdma.param.kubernetes.dra.device-class: dranet.net
