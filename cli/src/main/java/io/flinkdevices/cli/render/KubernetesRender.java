@@ -210,6 +210,18 @@ public final class KubernetesRender {
                                     .append(Yaml.quote(v))
                                     .append('\n'));
         }
+        if (!requests.isEmpty()) {
+            // what Kubernetes' ExtendedResourceToleration admission plugin adds where it is on:
+            // nodes tainted with the resource's name (GPU node pools usually are) accept the pod
+            y.append("  tolerations:\n");
+            requests.keySet()
+                    .forEach(
+                            name ->
+                                    y.append("    - key: ")
+                                            .append(Yaml.quote(name))
+                                            .append("\n      operator: Exists\n")
+                                            .append("      effect: NoSchedule\n"));
+        }
         if (!claims.isEmpty()) {
             y.append("  resourceClaims:\n");
             claims.forEach(

@@ -25,7 +25,8 @@ import java.util.Map;
  * only): the template loaded by {@code KubernetesUtils.loadPodFromTemplateFile}, the pod built by
  * {@code KubernetesTaskManagerFactory} with the rendered {@code config-key}s. The pod Flink would
  * create must request and limit every driver's extended resource with the amount, and keep what the
- * template adds (RDMA's {@code IPC_LOCK}).
+ * template adds (RDMA's {@code IPC_LOCK}, OpenCL's {@code LD_PRELOAD}, the node selector, a
+ * toleration per extended resource).
  */
 class FlinkPodFactoryITCase {
 
@@ -46,6 +47,7 @@ class FlinkPodFactoryITCase {
                 "external-resource.rdma.param.sharing: shared",
                 "external-resource.amd.driver-factory.class: " + AmdGpuDriverFactory.class.getName(),
                 "external-resource.amd.amount: 1",
+                "external-resource.amd.param.kubernetes.product-name: AMD_Instinct_MI300X_OAM",
                 "external-resource.fpga.driver-factory.class: " + OpenClFpgaDriverFactory.class.getName(),
                 "external-resource.fpga.amount: 1",
                 "external-resource.fpga.param.kubernetes.resource-name: fpga.intel.com/arria10.dcp1.2-nlb0",
@@ -69,6 +71,17 @@ class FlinkPodFactoryITCase {
                 .containsEntry("fpga.intel.com/arria10.dcp1.2-nlb0", "1");
         assertThat(requests).containsEntry("nvidia.com/gpu", "2").containsEntry("rdma/hca_shared_devices_a", "1").containsEntry("amd.com/gpu", "1");
         assertThat(main.getSecurityContext().getCapabilities().getAdd()).containsExactly("IPC_LOCK");
+        assertThat(pod.getSpec().getNodeSelector())
+                .as("the AMD driver's node selector (the node labeller's product label)")
+                .containsEntry("amd.com/gpu.product-name", "AMD_Instinct_MI300X_OAM");
+        assertThat(pod.getSpec().getTolerations())
+                .as("a NoSchedule toleration per extended resource, as nodes tainted with it need")
+                .extracting(t -> t.getKey() + " " + t.getOperator() + " " + t.getEffect())
+                .contains(
+                        "nvidia.com/gpu Exists NoSchedule",
+                        "rdma/hca_shared_devices_a Exists NoSchedule",
+                        "amd.com/gpu Exists NoSchedule",
+                        "fpga.intel.com/arria10.dcp1.2-nlb0 Exists NoSchedule");
         assertThat(main.getEnv())
                 .as("the template's LD_PRELOAD for OpenCL survives beside the variables Flink adds")
                 .anySatisfy(e -> {

@@ -8,7 +8,8 @@ import io.flinkdevices.fpga.OpenClFpgaDriverFactory;
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -18,17 +19,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code render yarn} example of {@code docs/operators.md} is what the command prints: the
- * documented configuration (the NVIDIA driver in MIG mode and the OpenCL/FPGA driver) rendered with
- * the real drivers' plugins, its folder shown as the documented one.
+ * The {@code render kubernetes} and {@code render yarn} examples of {@code docs/operators.md} are
+ * what the commands print: the documented configuration (the NVIDIA driver in MIG mode and the
+ * OpenCL/FPGA driver) rendered with the real drivers' plugins, its folder shown as the documented
+ * one.
  */
-class RenderYarnDocTest {
+class RenderExamplesDocTest {
 
     private static final Path REPO =
             Path.of(System.getProperty("flinkdevices.repo.root", "..")).toAbsolutePath().normalize();
 
     private static final String DOC_CONF = "/tmp/cli-demo/flink/conf";
-    private static final String COMMAND = "$ bin/flink-devices render yarn --conf-dir " + DOC_CONF;
 
     /** The configuration the example's prose describes. */
     static final List<String> CONFIG =
@@ -44,26 +45,30 @@ class RenderYarnDocTest {
 
     @TempDir Path home;
 
-    @Test
-    @DisplayName("docs/operators.md shows what render yarn prints for its example configuration")
-    void docShowsTheOutput() throws Exception {
+    @ParameterizedTest(name = "render {0}")
+    @ValueSource(strings = {"kubernetes", "yarn"})
+    @DisplayName("docs/operators.md shows what render prints for its example configuration")
+    void docShowsTheOutput(String deployment) throws Exception {
         Path conf = Files.createDirectories(home.resolve("flink/conf"));
         Path plugins = Files.createDirectories(home.resolve("flink/plugins"));
         TestPlugins.realDrivers(plugins);
         Files.writeString(conf.resolve("config.yaml"), String.join("\n", CONFIG) + "\n");
 
-        CliRun run = CliRun.run("render", "yarn", "--conf-dir", conf.toString());
+        CliRun run = CliRun.run("render", deployment, "--conf-dir", conf.toString());
 
         assertThat(run.exitCode()).as(run.err()).isZero();
         String printed = run.out().replace(conf.toString(), DOC_CONF);
-        assertThat(documented()).as("the block after '%s' in docs/operators.md", COMMAND).isEqualTo(printed);
+        String command = "$ bin/flink-devices render " + deployment + " --conf-dir " + DOC_CONF;
+        assertThat(documented(command))
+                .as("the block after '%s' in docs/operators.md", command)
+                .isEqualTo(printed);
     }
 
     /** The lines of the documented example after the command line. */
-    private static String documented() throws Exception {
+    private static String documented(String command) throws Exception {
         String doc = Files.readString(REPO.resolve("docs/operators.md"));
-        Matcher m = Pattern.compile("(?s)```\\n" + Pattern.quote(COMMAND) + "\\n(.*?)```\\n").matcher(doc);
-        assertThat(m.find()).as("docs/operators.md has a block starting with '%s'", COMMAND).isTrue();
+        Matcher m = Pattern.compile("(?s)```\\n" + Pattern.quote(command) + "\\n(.*?)```\\n").matcher(doc);
+        assertThat(m.find()).as("docs/operators.md has a block starting with '%s'", command).isTrue();
         return m.group(1);
     }
 }
