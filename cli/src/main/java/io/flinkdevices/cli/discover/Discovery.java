@@ -59,7 +59,7 @@ public final class Discovery {
      */
     public Discovery(Duration timeout) {
         this.calls = new TimedCall(timeout);
-        this.creation = new DriverCreation(calls, "discover", DriverCreation.Use.DEVICES, null);
+        this.creation = new DriverCreation(calls, "discover", DriverCreation.Use.CHECK, null);
     }
 
     /** One report per resource listed in {@code external-resources}, in the listed order. */

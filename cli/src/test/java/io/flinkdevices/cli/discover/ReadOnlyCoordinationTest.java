@@ -153,7 +153,7 @@ class ReadOnlyCoordinationTest {
     }
 
     @Test
-    @DisplayName("a FIFO planted at the coordination file does not hang discover: ok, no notes")
+    @DisplayName("a FIFO planted at the coordination file does not hang discover, which reports the resource dropped as a TaskManager would drop it")
     void fifoAtTheFile() throws Exception {
         Path file = dir.resolve("gpu.coordination");
         Process mkfifo = new ProcessBuilder("mkfifo", file.toString()).start();
@@ -171,8 +171,10 @@ class ReadOnlyCoordinationTest {
                         .run(config, PluginFactories.of(dir, Map.of(FACTORY, new CoordinatedFactory())))
                         .get(0);
 
-        assertThat(report.status()).isEqualTo(ResourceStatus.OK);
-        assertThat(report.notes()).isEmpty();
+        assertThat(report.status()).isEqualTo(ResourceStatus.ERROR);
+        assertThat(String.join("\n", report.problems()))
+                .contains("external-resource.gpu.param.coordination.file")
+                .contains(file.toString());
     }
 
     /** Two devices, "0" and "1", taken through the SDK's coordinator when coordination is on. */
