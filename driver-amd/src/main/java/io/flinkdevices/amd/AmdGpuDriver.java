@@ -2,6 +2,7 @@ package io.flinkdevices.amd;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.DraSelection;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
 import io.flinkdevices.sdk.host.VisibleDevices;
@@ -49,20 +50,16 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
     private final Dra dra;
 
     /**
-     * What a DRA claim for this driver's units asks for: the DeviceClass ({@code gpu.amd.com}
-     * unless set), the {@code productName} attribute and the least {@code memory} capacity (each
-     * null when not asked for), and the full key of the partition profile for messages.
+     * What a DRA claim for this driver's units asks for: the shared selection ({@code gpu.amd.com}
+     * unless set, product name, least memory) and the full key of the partition profile for
+     * messages.
      */
     static final class Dra {
-        final String deviceClass;
-        final String productName;
-        final String minMemory;
+        final DraSelection selection;
         final String profileKey;
 
-        Dra(String deviceClass, String productName, String minMemory, String profileKey) {
-            this.deviceClass = deviceClass;
-            this.productName = productName;
-            this.minMemory = minMemory;
+        Dra(DraSelection selection, String profileKey) {
+            this.selection = selection;
             this.profileKey = profileKey;
         }
     }
@@ -211,7 +208,7 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
 
     @Override
     public String draDeviceClass() {
-        return dra.deviceClass;
+        return dra.selection.deviceClass();
     }
 
     @Override
@@ -228,10 +225,7 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
      */
     @Override
     public Map<String, String> draAttributes() {
-        Map<String, String> attributes = new LinkedHashMap<>();
-        if (dra.productName != null) {
-            attributes.put("productName", dra.productName);
-        }
+        Map<String, String> attributes = dra.selection.attributes();
         if (unit == Unit.PARTITION) {
             attributes.put("type", "amdgpu-partition");
             if (partitionProfile != null) {
@@ -251,7 +245,7 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
 
     @Override
     public Map<String, String> draMinimumCapacity() {
-        return dra.minMemory == null ? Map.of() : Map.of("memory", dra.minMemory);
+        return dra.selection.minimumCapacity();
     }
 
     @Override

@@ -3,7 +3,7 @@ package io.flinkdevices.amd;
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
-import io.flinkdevices.sdk.deploy.DraParams;
+import io.flinkdevices.sdk.deploy.DraSelection;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.deploy.YarnResourceNames;
 import io.flinkdevices.sdk.host.Sysfs;
@@ -135,8 +135,8 @@ public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory 
             params.problem(YARN_NAME, problem);
         }
         CoordinationParams coordination = CoordinationParams.read(params, "amd-gpu");
-        AmdGpuDriver.Dra dra = new AmdGpuDriver.Dra(DraParams.deviceClass(params, DRA_CLASS),
-                DraParams.productName(params), DraParams.minMemory(params), params.fullKey(PARTITION_PROFILE));
+        AmdGpuDriver.Dra dra =
+                new AmdGpuDriver.Dra(DraSelection.read(params, DRA_CLASS), params.fullKey(PARTITION_PROFILE));
         params.validate();
 
         Backend sysfs = new SysfsBackend(Sysfs.at(sysRoot, params.fullKey(SYSFS_ROOT)), devRoot, params.fullKey(DEV_ROOT));

@@ -2,6 +2,7 @@ package io.flinkdevices.nvidia;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.DraSelection;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
 import io.flinkdevices.sdk.info.GpuInfo;
@@ -35,36 +36,20 @@ final class NvidiaGpuDriver
     private final DeviceCoordinator coordinator;
     private final String amountKey;
     private final String migProfile;
-    private final Dra dra;
-
-    /**
-     * What a DRA claim for this driver's units asks for: the DeviceClass ({@code gpu.nvidia.com}
-     * or {@code mig.nvidia.com} unless set), the {@code productName} attribute and the least {@code
-     * memory} capacity (each null when not asked for).
-     */
-    static final class Dra {
-        final String deviceClass;
-        final String productName;
-        final String minMemory;
-
-        Dra(String deviceClass, String productName, String minMemory) {
-            this.deviceClass = deviceClass;
-            this.productName = productName;
-            this.minMemory = minMemory;
-        }
-    }
+    private final DraSelection dra;
 
     /**
      * @param coordinator null when coordination is off
      * @param migProfile null unless MIG devices of this profile are the units
-     * @param dra what a DRA claim asks for
+     * @param dra what a DRA claim asks for ({@code gpu.nvidia.com} or {@code mig.nvidia.com} unless
+     *     set)
      */
     NvidiaGpuDriver(
             Backend backend,
             DeviceCoordinator coordinator,
             String amountKey,
             String migProfile,
-            Dra dra) {
+            DraSelection dra) {
         this.dra = dra;
         this.backend = backend;
         this.coordinator = coordinator;
@@ -158,7 +143,7 @@ final class NvidiaGpuDriver
 
     @Override
     public String draDeviceClass() {
-        return dra.deviceClass;
+        return dra.deviceClass();
     }
 
     @Override
@@ -168,10 +153,7 @@ final class NvidiaGpuDriver
 
     @Override
     public Map<String, String> draAttributes() {
-        Map<String, String> attributes = new LinkedHashMap<>();
-        if (dra.productName != null) {
-            attributes.put("productName", dra.productName);
-        }
+        Map<String, String> attributes = dra.attributes();
         if (migProfile != null) {
             // MIG devices publish their profile as "profile" (for example 1g.10gb)
             attributes.put("profile", migProfile);
@@ -181,7 +163,7 @@ final class NvidiaGpuDriver
 
     @Override
     public Map<String, String> draMinimumCapacity() {
-        return dra.minMemory == null ? Map.of() : Map.of("memory", dra.minMemory);
+        return dra.minimumCapacity();
     }
 
     @Override

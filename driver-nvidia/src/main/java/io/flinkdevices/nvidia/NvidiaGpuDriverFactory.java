@@ -4,7 +4,7 @@ import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.config.DriverParams.PathCheck;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
-import io.flinkdevices.sdk.deploy.DraParams;
+import io.flinkdevices.sdk.deploy.DraSelection;
 import io.flinkdevices.sdk.process.DiscoveryScript;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -131,11 +131,7 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
                     + " asks for a discovery script; remove them or set mig to false");
         }
         CoordinationParams coordination = CoordinationParams.read(params, "nvidia-gpu");
-        NvidiaGpuDriver.Dra dra =
-                new NvidiaGpuDriver.Dra(
-                        DraParams.deviceClass(params, mig ? DRA_MIG_CLASS : DRA_GPU_CLASS),
-                        DraParams.productName(params),
-                        DraParams.minMemory(params));
+        DraSelection dra = DraSelection.read(params, mig ? DRA_MIG_CLASS : DRA_GPU_CLASS);
         params.validate();
 
         String unitProfile = mig ? migProfile : null;
