@@ -14,16 +14,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Asks every driver of a configuration which DRA devices a TaskManager needs. Drivers are created
  * as {@link NeedsCollector} creates them; none is asked for devices.
  */
 public final class DraCollector {
-
-    /** Kubernetes' rule for DRA attribute and capacity names: C identifiers of at most 32. */
-    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,31}");
 
     private final NeedsCollector drivers;
 
@@ -111,38 +107,11 @@ public final class DraCollector {
 
     /** Every reason the driver's answers cannot go into a claim; empty when they can. */
     static List<String> invalid(DraDevices d) {
-        List<String> problems = new ArrayList<>();
-        if (!DraParams.validDeviceClass(d.deviceClass())) {
-            problems.add(
-                    "the device class '" + d.deviceClass() + "' is not a DNS subdomain");
-        }
-        if (d.domain().length() > 63 || !DraParams.validDeviceClass(d.domain())) {
-            problems.add("the attribute domain '" + d.domain() + "' is not a DNS subdomain");
-        }
-        List<String> names = new ArrayList<>(d.attributes().keySet());
-        names.addAll(d.booleanAttributes().keySet());
-        names.addAll(d.minimumCapacity().keySet());
-        for (String n : names) {
-            if (!IDENTIFIER.matcher(n).matches()) {
-                problems.add(
-                        "'"
-                                + n
-                                + "' is not a DRA attribute or capacity name (a C identifier of at"
-                                + " most 32 characters)");
-            }
-        }
-        d.minimumCapacity()
-                .forEach(
-                        (n, q) -> {
-                            if (!DraParams.validQuantity(q)) {
-                                problems.add(
-                                        "the capacity "
-                                                + n
-                                                + " must be a positive Kubernetes quantity but is '"
-                                                + q
-                                                + "'");
-                            }
-                        });
-        return problems;
+        return DraParams.validateAnswers(
+                d.deviceClass(),
+                d.domain(),
+                d.attributes(),
+                d.booleanAttributes(),
+                d.minimumCapacity());
     }
 }

@@ -4,6 +4,9 @@ import io.flinkdevices.sdk.config.DriverParams;
 
 import org.apache.flink.annotation.PublicEvolving;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -34,6 +37,9 @@ public final class DraParams {
      * pci<domain>:<bus>}), published by DRA drivers through the {@code deviceattribute} helpers.
      */
     public static final String PCIE_ROOT_ATTRIBUTE = "resource.kubernetes.io/pcieRoot";
+
+    /** Kubernetes' rule for DRA attribute and capacity names: C identifiers of at most 32. */
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,31}");
 
     private static final Pattern DNS_SUBDOMAIN =
             Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
@@ -108,5 +114,52 @@ public final class DraParams {
     public static boolean validQuantity(String v) {
         java.util.regex.Matcher m = MEMORY.matcher(v);
         return m.matches() && (!m.group(1).matches("0+") || (m.group(2) != null && !m.group(2).matches("\\.0+")));
+    }
+
+    /**
+     * Every reason a driver's DRA answers (the values of {@link KubernetesResourceDecorator}'s
+     * {@code dra*} methods) cannot go into a Kubernetes ResourceClaimTemplate; empty when they
+     * can. An empty {@code deviceClass} (the driver knows none) is no problem here; an empty
+     * {@code domain} stands for the device class.
+     */
+    public static List<String> validateAnswers(
+            String deviceClass,
+            String domain,
+            Map<String, String> attributes,
+            Map<String, Boolean> booleanAttributes,
+            Map<String, String> minimumCapacity) {
+        List<String> problems = new ArrayList<>();
+        if (!deviceClass.isEmpty() && !validDeviceClass(deviceClass)) {
+            problems.add("the device class '" + deviceClass + "' is not a DNS subdomain");
+        }
+        String effectiveDomain = domain.isEmpty() ? deviceClass : domain;
+        if (!effectiveDomain.isEmpty()
+                && (effectiveDomain.length() > 63 || !validDeviceClass(effectiveDomain))) {
+            problems.add("the attribute domain '" + effectiveDomain + "' is not a DNS subdomain");
+        }
+        List<String> names = new ArrayList<>(attributes.keySet());
+        names.addAll(booleanAttributes.keySet());
+        names.addAll(minimumCapacity.keySet());
+        for (String n : names) {
+            if (!IDENTIFIER.matcher(n).matches()) {
+                problems.add(
+                        "'"
+                                + n
+                                + "' is not a DRA attribute or capacity name (a C identifier of at"
+                                + " most 32 characters)");
+            }
+        }
+        minimumCapacity.forEach(
+                (n, q) -> {
+                    if (!validQuantity(q)) {
+                        problems.add(
+                                "the capacity "
+                                        + n
+                                        + " must be a positive Kubernetes quantity but is '"
+                                        + q
+                                        + "'");
+                    }
+                });
+        return problems;
     }
 }

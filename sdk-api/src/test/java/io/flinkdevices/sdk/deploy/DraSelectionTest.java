@@ -73,4 +73,27 @@ class DraSelectionTest {
                 .anySatisfy(m -> assertThat(m).startsWith("external-resource.gpu.param.kubernetes.dra.product-name: is empty"))
                 .anySatisfy(m -> assertThat(m).startsWith("external-resource.gpu.param.kubernetes.dra.min-memory: expected"));
     }
+
+    @Test
+    @DisplayName("validateAnswers: what keeps a driver's DRA answers out of a claim, one line each")
+    void answers() {
+        assertThat(DraParams.validateAnswers("gpu.nvidia.com", "", Map.of("productName", "H100"), Map.of(), Map.of("memory", "80Gi")))
+                .isEmpty();
+        assertThat(DraParams.validateAnswers("", "", Map.of(), Map.of(), Map.of()))
+                .as("a driver that knows no device class")
+                .isEmpty();
+        assertThat(
+                        DraParams.validateAnswers(
+                                "Gpu Class",
+                                "dra.net",
+                                Map.of("product-name", "x"),
+                                Map.of("rdma", true),
+                                Map.of("memory", "0")))
+                .containsExactly(
+                        "the device class 'Gpu Class' is not a DNS subdomain",
+                        "'product-name' is not a DRA attribute or capacity name (a C identifier of at most 32 characters)",
+                        "the capacity memory must be a positive Kubernetes quantity but is '0'");
+        assertThat(DraParams.validateAnswers("x.example.com", "Bad_Domain", Map.of(), Map.of(), Map.of()))
+                .containsExactly("the attribute domain 'Bad_Domain' is not a DNS subdomain");
+    }
 }

@@ -1,5 +1,6 @@
 package io.flinkdevices.testkit.contract;
 
+import io.flinkdevices.sdk.deploy.DraParams;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
@@ -52,7 +53,8 @@ public abstract class CapabilityContract extends ContractSuite {
      * <p>Must hold: declared, the driver is a {@link KubernetesResourceDecorator}, every map is
      * non-empty, every name passes {@link KubernetesResourceNames#validateExtendedResource} and
      * every quantity {@link KubernetesResourceNames#validateQuantity}; node-selector entries are
-     * non-blank. Not declared, the driver is not a {@link KubernetesResourceDecorator}.
+     * non-blank; the DRA answers pass {@link DraParams#validateAnswers}. Not declared, the driver
+     * is not a {@link KubernetesResourceDecorator}.
      */
     @Test
     @DisplayName("implements the Kubernetes decorator with valid names and whole quantities exactly when declared")
@@ -266,6 +268,32 @@ public abstract class CapabilityContract extends ContractSuite {
                     assertThat(k).as("a node-selector label").isNotBlank();
                     assertThat(v).as("the value of node-selector label %s", k).isNotBlank();
                 });
+        assertDraValid(decorator);
+    }
+
+    /** The DRA answers go into a ResourceClaimTemplate as they are ({@code render kubernetes --dra}). */
+    private static void assertDraValid(KubernetesResourceDecorator decorator) {
+        String deviceClass =
+                Attempt.of("draDeviceClass()", decorator::draDeviceClass).value("draDeviceClass()");
+        String domain =
+                Attempt.of("draAttributeDomain()", decorator::draAttributeDomain)
+                        .value("draAttributeDomain()");
+        Map<String, String> attributes =
+                Attempt.of("draAttributes()", decorator::draAttributes).value("draAttributes()");
+        Map<String, Boolean> flags =
+                Attempt.of("draBooleanAttributes()", decorator::draBooleanAttributes)
+                        .value("draBooleanAttributes()");
+        Map<String, String> capacity =
+                Attempt.of("draMinimumCapacity()", decorator::draMinimumCapacity)
+                        .value("draMinimumCapacity()");
+        assertThat(deviceClass).as("draDeviceClass() (empty when the driver knows none)").isNotNull();
+        assertThat(domain).as("draAttributeDomain() (empty for the device class)").isNotNull();
+        assertThat(attributes).as("draAttributes()").isNotNull();
+        assertThat(flags).as("draBooleanAttributes()").isNotNull();
+        assertThat(capacity).as("draMinimumCapacity()").isNotNull();
+        assertThat(DraParams.validateAnswers(deviceClass, domain, attributes, flags, capacity))
+                .as("problems of the DRA answers (DraParams.validateAnswers)")
+                .isEmpty();
     }
 
     private static void assertYarnValid(YarnResourceDecorator decorator) {
