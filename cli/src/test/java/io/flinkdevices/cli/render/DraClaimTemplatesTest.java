@@ -5,14 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
-import dev.cel.common.CelFunctionDecl;
-import dev.cel.common.CelOverloadDecl;
 import dev.cel.common.CelValidationResult;
-import dev.cel.common.types.OpaqueType;
 import dev.cel.common.types.SimpleType;
-import dev.cel.compiler.CelCompiler;
-import dev.cel.compiler.CelCompilerFactory;
-import dev.cel.parser.CelStandardMacro;
 
 import io.flinkdevices.amd.AmdGpuDriverFactory;
 import io.flinkdevices.cli.CliRun;
@@ -39,29 +33,13 @@ import java.util.Map;
  * its own claim, and a GPU with an RDMA NIC under one PCIe root) fits Kubernetes' {@code
  * resource.k8s.io/v1} schema (the OpenAPI v3 schemas under {@code kubernetes/} in the test
  * resources, checked by {@link OpenApiSchema}: no field pruned, types, required fields), and every
- * CEL selector in it compiles with cel-java ({@code dev.cel:cel}) in an environment shaped like
- * Kubernetes' DRA one: a variable {@code device} (dyn), the standard macros ({@code has}) and the
- * {@code quantity} library ({@code quantity(string)}, {@code Quantity.compareTo(Quantity)}).
+ * CEL selector in it compiles with cel-java ({@code dev.cel:cel}) in {@link KubernetesCel}'s
+ * environment, shaped like Kubernetes' DRA one. {@link DraSelectorsSelectTest} evaluates them.
  */
 class DraClaimTemplatesTest {
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final String SCHEMA = "/kubernetes/resource.k8s.io-v1-claim-template-schemas.json";
-
-    /** Kubernetes' CEL quantity library (k8s.io/apiserver/pkg/cel/library), as far as selectors use it. */
-    private static final OpaqueType QUANTITY = OpaqueType.create("kubernetes.Quantity");
-
-    private static final CelCompiler CEL =
-            CelCompilerFactory.standardCelCompilerBuilder()
-                    .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
-                    .addVar("device", SimpleType.DYN)
-                    .addFunctionDeclarations(
-                            CelFunctionDecl.newFunctionDeclaration(
-                                    "quantity", CelOverloadDecl.newGlobalOverload("string_to_quantity", QUANTITY, SimpleType.STRING)),
-                            CelFunctionDecl.newFunctionDeclaration(
-                                    "compareTo",
-                                    CelOverloadDecl.newMemberOverload("quantity_compareTo_quantity", SimpleType.INT, QUANTITY, QUANTITY)))
-                    .build();
 
     @TempDir static Path home;
     private static List<String> templates;
@@ -150,7 +128,7 @@ class DraClaimTemplatesTest {
         // product and memory of the GPU, MIG profile, RDMA, AMD product, type and memory
         assertThat(expressions).hasSize(8);
         for (String e : expressions) {
-            CelValidationResult result = CEL.compile(e);
+            CelValidationResult result = KubernetesCel.COMPILER.compile(e);
             assertThat(result.hasError()).as("%s: %s", e, result.getErrorString()).isFalse();
             assertThat(result.getAst().getResultType()).as(e).isEqualTo(SimpleType.BOOL);
         }
@@ -159,7 +137,7 @@ class DraClaimTemplatesTest {
     @Test
     @DisplayName("the CEL environment refuses what Kubernetes would: a syntax slip, an unknown function")
     void theCompilerCanFail() {
-        assertThat(CEL.compile("has(device.attributes['gpu.nvidia.com'].productName) &&").hasError()).isTrue();
-        assertThat(CEL.compile("device.capacity['gpu.nvidia.com'].memory.compareTo(quantty('40Gi')) >= 0").hasError()).isTrue();
+        assertThat(KubernetesCel.COMPILER.compile("has(device.attributes['gpu.nvidia.com'].productName) &&").hasError()).isTrue();
+        assertThat(KubernetesCel.COMPILER.compile("device.capacity['gpu.nvidia.com'].memory.compareTo(quantty('40Gi')) >= 0").hasError()).isTrue();
     }
 }
