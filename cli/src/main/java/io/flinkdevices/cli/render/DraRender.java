@@ -120,16 +120,9 @@ public final class DraRender {
         }
 
         List<String> notes = new ArrayList<>();
-        String existing = config.getString(KubernetesRender.POD_TEMPLATE_OPTION, null);
-        if (!StringUtils.isNullOrWhitespaceOnly(existing)) {
-            notes.add(
-                    KubernetesRender.POD_TEMPLATE_OPTION
-                            + " is already "
-                            + existing
-                            + ": merge this template's resourceClaims and "
-                            + KubernetesRender.MAIN_CONTAINER
-                            + " resources.claims into that file");
-        }
+        KubernetesRender.existingTemplateNote(
+                        config, "resourceClaims and " + KubernetesRender.MAIN_CONTAINER + " resources.claims")
+                .ifPresent(notes::add);
         if (!templates.isEmpty()) {
             String namespace = config.getString("kubernetes.namespace", "default");
             notes.add(

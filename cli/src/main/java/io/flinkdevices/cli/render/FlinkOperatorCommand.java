@@ -42,12 +42,7 @@ import java.util.Optional;
                     + " whose flinkConfiguration leaves out the kubernetes.config-key lines."
         },
         footerHeading = "%nExit codes:%n",
-        footer = {
-            "  0  every resource was rendered",
-            "  1  a resource could not be rendered (why: on stderr), the rest was",
-            "  2  the command line or the Flink configuration cannot be used",
-            "  3  the tool itself failed"
-        })
+        footer = RenderCommand.EXIT_CODES)
 final class FlinkOperatorCommand extends RenderCommand.Base {
 
     @Option(

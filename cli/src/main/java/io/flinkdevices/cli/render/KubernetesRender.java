@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -116,22 +117,32 @@ public final class KubernetesRender {
         }
 
         List<String> notes = new ArrayList<>();
-        String existing = config.getString(POD_TEMPLATE_OPTION, null);
-        if (!StringUtils.isNullOrWhitespaceOnly(existing)) {
-            notes.add(
-                    POD_TEMPLATE_OPTION
-                            + " is already "
-                            + existing
-                            + ": merge this template's nodeSelector and "
-                            + MAIN_CONTAINER
-                            + " resources into that file");
-        }
+        existingTemplateNote(config, "nodeSelector and " + MAIN_CONTAINER + " resources")
+                .ifPresent(notes::add);
         List<String> names = needs.stream().map(ResourceNeeds::resource).toList();
         List<String> rdma = resourcesOf(RDMA_FACTORY, names, config);
         List<String> openCl = resourcesOf(OPENCL_FACTORY, names, config);
         notes.addAll(containerNotes(rdma, openCl));
         return new Rendered(
                 lines, removals, podTemplate(requests, nodeSelector, !rdma.isEmpty(), !openCl.isEmpty(), Map.of()), notes, problems);
+    }
+
+    /**
+     * A note when the configuration already names a TaskManager pod template: merge {@code parts}
+     * of the rendered one into that file.
+     */
+    static Optional<String> existingTemplateNote(Configuration config, String parts) {
+        String existing = config.getString(POD_TEMPLATE_OPTION, null);
+        if (StringUtils.isNullOrWhitespaceOnly(existing)) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                POD_TEMPLATE_OPTION
+                        + " is already "
+                        + existing
+                        + ": merge this template's "
+                        + parts
+                        + " into that file");
     }
 
     /** What the template adds to the main container for RDMA and OpenCL resources, and why. */

@@ -52,6 +52,13 @@ import java.util.concurrent.Callable;
         })
 public final class RenderCommand implements Callable<Integer> {
 
+    /** The exit codes every render subcommand documents in its help. */
+    static final String EXIT_CODES =
+            "  0  every resource was rendered%n"
+                    + "  1  a resource could not be rendered (why: on stderr), the rest was%n"
+                    + "  2  the command line or the Flink configuration cannot be used%n"
+                    + "  3  the tool itself failed";
+
     @Spec CommandSpec spec;
 
     private final Environment env;
@@ -170,12 +177,7 @@ public final class RenderCommand implements Callable<Integer> {
                         + " after the template as further YAML documents."
             },
             footerHeading = "%nExit codes:%n",
-            footer = {
-                "  0  every resource was rendered",
-                "  1  a resource could not be rendered (why: on stderr), the rest was",
-                "  2  the command line or the Flink configuration cannot be used",
-                "  3  the tool itself failed"
-            })
+            footer = RenderCommand.EXIT_CODES)
     static final class Kubernetes extends Base {
 
         @Option(
@@ -258,12 +260,7 @@ public final class RenderCommand implements Callable<Integer> {
                         + " isolation. A file given with its option is written there instead."
             },
             footerHeading = "%nExit codes:%n",
-            footer = {
-                "  0  every resource was rendered",
-                "  1  a resource could not be rendered (why: on stderr), the rest was",
-                "  2  the command line or the Flink configuration cannot be used",
-                "  3  the tool itself failed"
-            })
+            footer = RenderCommand.EXIT_CODES)
     static final class Yarn extends Base {
 
         @Option(
