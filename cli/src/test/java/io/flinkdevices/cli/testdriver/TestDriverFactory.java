@@ -56,12 +56,18 @@ public final class TestDriverFactory implements ExternalResourceDriverFactory {
             }
             if (params.containsKey("run")) {
                 // a vendor tool, run as the SDK's drivers run them (needs sdk-api in the plugin)
-                io.flinkdevices.sdk.process.ExternalCommand.of(
-                                java.nio.file.Path.of(params.get("run")),
-                                List.of(),
-                                java.time.Duration.ofSeconds(Long.parseLong(params.getOrDefault("run.timeout-s", "10"))),
-                                "run")
-                        .run();
+                io.flinkdevices.sdk.process.ExternalCommand.Result ran =
+                        io.flinkdevices.sdk.process.ExternalCommand.of(
+                                        java.nio.file.Path.of(params.get("run")),
+                                        List.of(),
+                                        java.time.Duration.ofSeconds(Long.parseLong(params.getOrDefault("run.timeout-s", "10"))),
+                                        "run")
+                                .run();
+                // as a real driver does: a tool that failed (or was killed) yields no devices
+                if (ran.exitCode() != 0) {
+                    throw new Exception(
+                            "run: " + params.get("run") + " exited with " + ran.exitCode() + ": " + ran.stderrTail().strip());
+                }
             }
             if ("true".equals(params.get("hang"))) {
                 Thread.sleep(Long.MAX_VALUE);

@@ -60,7 +60,12 @@ class CoordinationFaultsITCase {
         assumeThat(flock).as("flock(1) from util-linux (.ci/install-deps installs it)").isExecutable();
         Path file = dir.resolve("gpu.coordination");
         for (Path locked : List.of(Path.of(file + ".lock"), file)) {
-            Process holder = new ProcessBuilder(flock.toString(), locked.toString(), "sleep", "2")
+            // The holder writes a marker at the end of its critical section, while it still holds
+            // the lock: an allocation that waited for the lock finds it. (Process.isAlive() right
+            // after the lock's release can lag the holder's real end under load.)
+            Path done = dir.resolve(locked.getFileName() + ".holder-done");
+            Process holder = new ProcessBuilder(
+                            flock.toString(), locked.toString(), "sh", "-c", "sleep 2; : > \"$0\"", done.toString())
                     .redirectErrorStream(true).start();
             try {
                 awaitFlock(locked);
@@ -76,7 +81,7 @@ class CoordinationFaultsITCase {
                 DeviceCoordinator patient =
                         DeviceCoordinator.create(CoordinationParams.of(file).withLockTimeout(Duration.ofSeconds(30)));
                 assertThat(patient.allocate(List.of("0"), 1)).containsExactly("0");
-                assertThat(holder.isAlive()).as("the allocation waited for the flock holder to end").isFalse();
+                assertThat(done).as("the allocation waited for the flock holder to end its critical section").exists();
                 patient.releaseAll();
             } finally {
                 holder.destroyForcibly();
