@@ -21,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -105,6 +107,49 @@ class NvidiaPluginITCase {
 
         config("external-resource.gpu.amount: 2");
         assertThat(CliRun.run("doctor", "--conf-dir", conf.toString()).exitCode()).isZero();
+    }
+
+    @Test
+    @DisplayName("doctor: a whole-GPU resource and a MIG resource handing out one GPU's hardware, unless both coordinate through one file")
+    void doctorOverlappingUnits() throws Exception {
+        Path mig =
+                FakeNvidiaHost.builder()
+                        .gpu(FakeNvidiaHost.Model.A100_SXM_80GB, "1g.10gb", "1g.10gb")
+                        .installOn(FakeHost.create(home.resolve("mig-host")));
+        List<String> lines =
+                new ArrayList<>(
+                        List.of(
+                                "external-resources: gpu;mig",
+                                "external-resource.gpu.driver-factory.class: " + FACTORY,
+                                "external-resource.gpu.amount: 1",
+                                "external-resource.gpu.param.nvidia-smi.path: " + mig,
+                                "external-resource.mig.driver-factory.class: " + FACTORY,
+                                "external-resource.mig.amount: 1",
+                                "external-resource.mig.param.nvidia-smi.path: " + mig,
+                                "external-resource.mig.param.mig: true",
+                                "external-resource.mig.param.mig.profile: 1g.10gb"));
+        Files.writeString(conf.resolve("config.yaml"), String.join("\n", lines) + "\n");
+
+        CliRun run = CliRun.run("doctor", "--conf-dir", conf.toString(), "--json");
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
+        JsonNode findings = new ObjectMapper().readTree(run.out()).get("findings");
+        assertThat(findings).as(run.out()).hasSize(1);
+        assertThat(findings.get(0).get("key").asText()).isEqualTo("external-resource.mig");
+        assertThat(findings.get(0).get("problem").asText())
+                .contains("external-resource.gpu and external-resource.mig hand out the same hardware")
+                .contains("whole device " + FakeNvidiaHost.gpuUuid(0))
+                .contains("partition 1g.10gb " + FakeNvidiaHost.migUuid(0, 0));
+        assertThat(findings.get(0).get("fix").asText()).contains("the same coordination.file");
+
+        Path file = home.resolve("gpu.coordination");
+        for (String r : List.of("gpu", "mig")) {
+            lines.add("external-resource." + r + ".param.coordination.enabled: true");
+            lines.add("external-resource." + r + ".param.coordination.file: " + file);
+        }
+        Files.writeString(conf.resolve("config.yaml"), String.join("\n", lines) + "\n");
+        run = CliRun.run("doctor", "--conf-dir", conf.toString());
+        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
     }
 
     @Test

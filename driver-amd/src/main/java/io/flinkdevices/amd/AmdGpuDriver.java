@@ -147,7 +147,7 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
                 if (partitionProfile != null && !partitionProfile.equalsIgnoreCase(String.valueOf(g.partitionProfile()))) {
                     continue;
                 }
-                units.put(g.partitioned() ? g.pciAddress + "/" + g.partitionIndex : g.pciAddress, List.of(g));
+                units.put(g.partitioned() ? DeviceCoordinator.partId(g.pciAddress, Integer.toString(g.partitionIndex)) : g.pciAddress, List.of(g));
             } else {
                 units.computeIfAbsent(g.pciAddress, k -> new ArrayList<>()).add(g);
             }

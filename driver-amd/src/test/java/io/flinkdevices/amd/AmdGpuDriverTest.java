@@ -194,6 +194,24 @@ class AmdGpuDriverTest {
     }
 
     @Test
+    @DisplayName("coordination across unit modes: a TaskManager holding a whole GPU excludes its partitions, and a held partition its GPU")
+    void coordinationAcrossUnitModes() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 2, "CPX", "NPS1").installOn(host());
+        Path file = temp.resolve("amd.coordination");
+        String[] wholeGpus = roots(amd, "unit", "gpu", "coordination.enabled", "true", "coordination.file", file.toString()).toArray(new String[0]);
+        String[] partitions = roots(amd, "unit", "partition", "coordination.enabled", "true", "coordination.file", file.toString()).toArray(new String[0]);
+
+        List<GpuInfo> whole = get(driver(Map.of(), wholeGpus), 1);
+        String gpu0 = whole.iterator().next().getPciAddress().orElseThrow();
+        List<GpuInfo> parts = get(driver(Map.of(), partitions), 8);
+        assertThat(parts).extracting(g -> g.getPciAddress().orElseThrow()).containsOnly(FakeAmdHost.pciAddress(1)).doesNotContain(gpu0);
+        assertThatThrownBy(() -> driver(Map.of(), partitions).retrieveResourceInfo(1))
+                .hasMessageContaining("overlaps held " + gpu0);
+        assertThatThrownBy(() -> driver(Map.of(), wholeGpus).retrieveResourceInfo(1))
+                .hasMessageContaining("0 of 2 discovered devices are free");
+    }
+
+    @Test
     @DisplayName("decorators: amd.com/gpu, node-labeller selectors, yarn.io/gpu or the configured names")
     void decorators() throws Exception {
         AmdGpuDriver d = (AmdGpuDriver) driver(Map.of(), "kubernetes.product-name", "AMD_Instinct_MI300X_OAM",

@@ -36,6 +36,12 @@ final class AutoBackend implements Backend {
     }
 
     @Override
+    public String coordinationId(GpuInfo d) {
+        Backend c = chosen;
+        return c == null ? Backend.super.coordinationId(d) : c.coordinationId(d);
+    }
+
+    @Override
     public List<GpuInfo> devices(long amount) throws DeviceDriverException {
         List<String> reasons = new ArrayList<>();
         for (Backend backend : order) {

@@ -19,4 +19,13 @@ interface Backend {
      */
     List<GpuInfo> devices(long amount) throws DeviceDriverException;
 
+    /**
+     * The device's id in the coordination file: the UUID, or the index when the backend knows
+     * none; a MIG unit's is {@code <GPU id>/<MIG UUID>}, so that the unit and its GPU exclude each
+     * other across TaskManagers with different {@code mig} settings.
+     */
+    default String coordinationId(GpuInfo d) {
+        return d.getUuid().orElse(Integer.toString(d.getIndex()));
+    }
+
 }

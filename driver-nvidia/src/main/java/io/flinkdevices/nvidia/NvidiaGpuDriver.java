@@ -83,7 +83,7 @@ final class NvidiaGpuDriver
         } else {
             Map<String, GpuInfo> byId = new LinkedHashMap<>();
             for (GpuInfo d : devices) {
-                byId.put(coordinationId(d), d);
+                byId.put(backend.coordinationId(d), d);
             }
             chosen = new ArrayList<>();
             List<String> taken;
@@ -113,11 +113,6 @@ final class NvidiaGpuDriver
                 devices.size(),
                 describe(chosen));
         return Collections.unmodifiableSet(new LinkedHashSet<>(chosen));
-    }
-
-    /** The id in the coordination file: the UUID, or the index when the backend knows none. */
-    static String coordinationId(GpuInfo d) {
-        return d.getUuid().orElse(Integer.toString(d.getIndex()));
     }
 
     private static List<String> describe(List<GpuInfo> devices) {

@@ -1,6 +1,7 @@
 package io.flinkdevices.nvidia;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.sdk.process.Executables;
@@ -53,6 +54,8 @@ final class NvidiaSmiBackend implements Backend {
     private final VisibleDevices visible;
     private final String migProfile;
     private final String migProfileKey;
+    /** MIG unit UUID to its GPU's coordination id, from the last listing. */
+    private final Map<String, String> migParents = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param key the parameter that names the program, for errors
@@ -79,6 +82,13 @@ final class NvidiaSmiBackend implements Backend {
     @Override
     public String describe() {
         return "nvidia-smi (" + program + ", " + key + ")";
+    }
+
+    @Override
+    public String coordinationId(GpuInfo d) {
+        String own = Backend.super.coordinationId(d);
+        String gpu = d.getPartition().isPresent() ? migParents.get(own) : null;
+        return gpu == null ? own : DeviceCoordinator.partId(gpu, own);
     }
 
     @Override
@@ -118,6 +128,7 @@ final class NvidiaSmiBackend implements Backend {
                 GpuInfo info = b.build();
                 devices.add(info);
                 parents.put(info, new VisibleDevices.GpuRef(parent.info.getIndex(), parent.info.getUuid()));
+                migParents.put(m.uuid, Backend.super.coordinationId(parent.info));
             }
         }
         if (migProfile != null && devices.isEmpty()) {

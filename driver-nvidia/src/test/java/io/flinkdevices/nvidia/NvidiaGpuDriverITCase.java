@@ -360,6 +360,31 @@ class NvidiaGpuDriverITCase {
         }
 
         @Test
+        @DisplayName("coordination across mig settings: a GPU held whole excludes its MIG units, and a held unit its GPU")
+        void coordinationAcrossMigSettings() throws Exception {
+            Path program =
+                    FakeNvidiaHost.builder()
+                            .gpu(Model.A100_SXM_80GB, "1g.10gb", "1g.10gb")
+                            .gpu(Model.A100_SXM_80GB, "1g.10gb")
+                            .installOn(host);
+            Map<String, String> whole = coordinated(smi(program));
+            Map<String, String> units = coordinated(smi(program, "mig", "true", "mig.profile", "1g.10gb"));
+
+            List<GpuInfo> gpu = gpus(driver(whole).retrieveResourceInfo(1));
+            assertThat(gpu).extracting(g -> g.getUuid().orElseThrow()).containsExactly(FakeNvidiaHost.gpuUuid(0));
+            List<GpuInfo> unit = gpus(driver(units).retrieveResourceInfo(1));
+            assertThat(unit).extracting(g -> g.getUuid().orElseThrow()).containsExactly(FakeNvidiaHost.migUuid(1, 0));
+            assertThat(Files.readString(coordinationFile))
+                    .contains(FakeNvidiaHost.gpuUuid(1) + "/" + FakeNvidiaHost.migUuid(1, 0));
+            assertThatThrownBy(() -> driver(units).retrieveResourceInfo(1))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("overlaps held " + FakeNvidiaHost.gpuUuid(0));
+            assertThatThrownBy(() -> driver(whole).retrieveResourceInfo(1))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("0 of 2 discovered devices are free");
+        }
+
+        @Test
         @DisplayName("MIG asked for without a profile, or with another backend")
         void migParams() {
             assertThatThrownBy(() -> driver(Map.of("mig", "true", "backend", "jcuda")))

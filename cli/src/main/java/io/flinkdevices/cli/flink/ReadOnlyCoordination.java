@@ -81,8 +81,9 @@ public final class ReadOnlyCoordination {
 
     /**
      * One note per device that a live process holds: {@code device 0 (GPU-...) is in use by pid
-     * 4242}. A device matches a record by its UUID, its index when it has no UUID, or the OpenCL
-     * id {@code <platform>/<device-index>/<device-name>}.
+     * 4242}. A device matches a record by its UUID (also as the part of a device, as a MIG unit is
+     * recorded), its index when it has no UUID, or the OpenCL id {@code
+     * <platform>/<device-index>/<device-name>}.
      */
     public static List<String> inUse(List<Map<String, String>> infos, Map<String, Long> holders) {
         List<String> notes = new ArrayList<>();
@@ -100,7 +101,7 @@ public final class ReadOnlyCoordination {
                 ids.add(info.get("platform") + "/" + info.get("device-index") + "/" + info.get("device-name"));
             }
             for (String id : ids) {
-                Long pid = holders.get(id);
+                Long pid = heldAs(id, holders);
                 if (pid != null) {
                     notes.add("device " + info.getOrDefault("index", info.getOrDefault("device-index", "?"))
                             + " (" + id + ") is in use by pid " + pid);
@@ -109,6 +110,23 @@ public final class ReadOnlyCoordination {
             }
         }
         return notes;
+    }
+
+    /**
+     * The holder of {@code id}, recorded as itself or as a part of a device ({@code
+     * <GPU-uuid>/<MIG-uuid>}: a MIG unit's record names its GPU first).
+     */
+    private static Long heldAs(String id, Map<String, Long> holders) {
+        Long pid = holders.get(id);
+        if (pid != null) {
+            return pid;
+        }
+        for (Map.Entry<String, Long> e : holders.entrySet()) {
+            if (e.getKey().endsWith("/" + id)) {
+                return e.getValue();
+            }
+        }
+        return null;
     }
 
     /**

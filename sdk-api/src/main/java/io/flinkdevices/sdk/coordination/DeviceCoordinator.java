@@ -2,6 +2,7 @@ package io.flinkdevices.sdk.coordination;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.coordination.internal.CoordinationFile;
+import io.flinkdevices.sdk.coordination.internal.DeviceIds;
 import io.flinkdevices.sdk.coordination.internal.DeviceRecord;
 import io.flinkdevices.sdk.coordination.internal.ExitRelease;
 import io.flinkdevices.sdk.coordination.internal.OwnerStatus;
@@ -50,7 +51,12 @@ import java.util.function.Predicate;
  * <ul>
  *   <li>One file per device class and host holds one record per held device: its id, the
  *       owner's PID, the owner's start time, and the boot and PID namespace the PID belongs to.
- *       Ids are opaque strings matched exactly ({@code 1} never matches {@code 11}).
+ *       Ids are matched exactly ({@code 1} never matches {@code 11}), with one structure: {@code
+ *       <device>/<part>} names a part of {@code <device>} (a GPU partition, a MIG unit), to any
+ *       depth. A held device excludes all its parts and a held part excludes its device (and that
+ *       device's ancestors), so a whole GPU and a partition of it are never held by two owners;
+ *       parts of one device ({@code a/1}, {@code a/2}) are independent. A driver whose devices
+ *       have parts names them so, and gets this for every driver sharing the file.
  *   <li>{@link #allocate} takes exactly the requested number of free devices, in candidate order,
  *       or fails and records nothing. A device is free when nobody holds it, or its owner is dead:
  *       no process has the PID, a later process reuses the PID (another start time), or the
@@ -117,6 +123,21 @@ public final class DeviceCoordinator {
         return new DeviceCoordinator(params);
     }
 
+    /**
+     * The coordination id of a part of a device ({@code <device>/<part>}): a GPU partition, a MIG
+     * unit. A held device then excludes the part, and a held part the device, in every process
+     * that shares the file, whatever unit mode each is configured for.
+     *
+     * @param deviceId the whole device's id, as a driver configured for whole devices names it
+     * @param part the part's own name within the device (an index, a UUID)
+     */
+    public static String partId(String deviceId, String part) {
+        if (deviceId == null || deviceId.isEmpty() || part == null || part.isEmpty()) {
+            throw new IllegalArgumentException("a part id needs a device id and a part, got '" + deviceId + "' and '" + part + "'");
+        }
+        return DeviceIds.partOf(deviceId, part);
+    }
+
     /** The coordination file. */
     public Path file() {
         return file.file();
@@ -127,7 +148,8 @@ public final class DeviceCoordinator {
      *
      * @param candidateIds the ids the driver discovered, in order of preference; no duplicates
      * @param amount how many devices to take, as Flink passes it to {@code retrieveResourceInfo}
-     * @return exactly {@code amount} ids, in candidate order
+     * @return exactly {@code amount} ids, in candidate order, no two of which overlap (a device and
+     *     its part)
      * @throws DeviceDriverException when fewer than {@code amount} candidates are free (the message
      *     names the file and counts free, held and reclaimable devices), when the lock is not
      *     obtained within the lock timeout, or when the file cannot be read or written; nothing
@@ -183,16 +205,34 @@ public final class DeviceCoordinator {
                                     holders.putIfAbsent(r.deviceId(), status);
                                 }
                             }
+                            // A held device excludes its parts and a held part its parent.
+                            DeviceIds.Index held = new DeviceIds.Index();
+                            holders.keySet().forEach(held::add);
+                            Map<String, String> blockedBy = new LinkedHashMap<>();
                             List<String> free = new ArrayList<>();
                             for (String id : candidates) {
-                                if (!holders.containsKey(id)) {
+                                Optional<String> blocker = held.overlapping(id);
+                                if (blocker.isPresent()) {
+                                    blockedBy.put(id, blocker.get());
+                                } else {
                                     free.add(id);
                                 }
                             }
-                            if (free.size() < amount) {
-                                throw notEnough(amount, candidates, free, holders, locked);
+                            // nor are a device and its part handed out together
+                            DeviceIds.Index chosenIds = new DeviceIds.Index();
+                            List<String> taken = new ArrayList<>();
+                            for (String id : free) {
+                                if (taken.size() == amount) {
+                                    break;
+                                }
+                                if (chosenIds.overlapping(id).isEmpty()) {
+                                    chosenIds.add(id);
+                                    taken.add(id);
+                                }
                             }
-                            List<String> taken = List.copyOf(free.subList(0, (int) amount));
+                            if (taken.size() < amount) {
+                                throw notEnough(amount, candidates, free, blockedBy, holders, locked);
+                            }
                             for (String id : taken) {
                                 kept.add(DeviceRecord.of(id, self));
                             }
@@ -204,7 +244,7 @@ public final class DeviceCoordinator {
                                         file.file(),
                                         reclaimedFrom);
                             }
-                            return taken;
+                            return List.copyOf(taken);
                         });
         ExitRelease.register(atExit);
         LOG.info("Allocated devices {} for pid {} through coordination file {}", chosen, self.pid(), file.file());
@@ -215,14 +255,16 @@ public final class DeviceCoordinator {
             long amount,
             Set<String> candidates,
             List<String> free,
+            Map<String, String> blockedBy,
             Map<String, OwnerStatus> holders,
             CoordinationFile.Locked locked) {
+        Set<String> blocking = new HashSet<>(blockedBy.values());
         Map<Long, List<String>> byPid = new LinkedHashMap<>();
         int mine = 0;
         int foreign = 0;
         for (DeviceRecord r : locked.content().records()) {
             OwnerStatus s = holders.get(r.deviceId());
-            if (s == null || !candidates.contains(r.deviceId())) {
+            if (s == null || !blocking.contains(r.deviceId())) {
                 continue;
             }
             if (s == OwnerStatus.THIS_PROCESS) {
@@ -258,7 +300,21 @@ public final class DeviceCoordinator {
         sb.append(": ");
         List<String> parts = new ArrayList<>();
         byPid.forEach((pid, ids) -> parts.add("pid " + pid + " holds " + ids));
-        sb.append(String.join(", ", parts)).append("; nothing was recorded");
+        sb.append(String.join(", ", parts));
+        List<String> viaParts = new ArrayList<>();
+        blockedBy.forEach((id, by) -> {
+            if (!id.equals(by)) {
+                viaParts.add(id + " (overlaps held " + by + ")");
+            }
+        });
+        if (!viaParts.isEmpty()) {
+            sb.append("; a held device excludes its parts and a held part its device: ")
+                    .append(String.join(", ", viaParts));
+        }
+        if (free.size() >= amount) {
+            sb.append("; the free devices overlap each other (a device and its parts are never handed out together)");
+        }
+        sb.append("; nothing was recorded");
         return new DeviceDriverException(sb.toString());
     }
 

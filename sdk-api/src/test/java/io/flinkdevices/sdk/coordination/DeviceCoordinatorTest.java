@@ -80,6 +80,85 @@ class DeviceCoordinatorTest {
     }
 
     @Nested
+    @DisplayName("devices and their parts (GPU partitions, MIG units)")
+    class Parts {
+
+        static final String GPU = "0000:0c:00.0";
+
+        List<String> partitions() {
+            return IntStream.range(0, 8).mapToObj(i -> DeviceCoordinator.partId(GPU, Integer.toString(i))).collect(Collectors.toList());
+        }
+
+        @Test
+        @DisplayName("a held whole device excludes every part of it, and the error names the holder")
+        void heldDeviceExcludesItsParts() throws Exception {
+            writeRecords(DeviceRecord.of(GPU, other));
+            assertThatThrownBy(() -> coordinator().allocate(partitions(), 1))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("0 of 8 discovered devices are free")
+                    .hasMessageContaining("pid " + other.pid() + " holds [" + GPU + "]")
+                    .hasMessageContaining(GPU + "/0 (overlaps held " + GPU + ")")
+                    .hasMessageContaining("nothing was recorded");
+            assertThat(idsHeldBy(self)).isEmpty();
+        }
+
+        @Test
+        @DisplayName("a held part excludes its device, but not its sibling parts nor other devices")
+        void heldPartExcludesItsDevice() throws Exception {
+            writeRecords(DeviceRecord.of(GPU + "/3", other));
+            DeviceCoordinator c = coordinator();
+            assertThat(c.allocate(List.of(GPU, "0000:0d:00.0"), 1)).containsExactly("0000:0d:00.0");
+            assertThatThrownBy(() -> c.allocate(List.of(GPU), 1))
+                    .hasMessageContaining("pid " + other.pid() + " holds [" + GPU + "/3]");
+            assertThat(c.allocate(partitions(), 2)).containsExactly(GPU + "/0", GPU + "/1");
+        }
+
+        @Test
+        @DisplayName("two resources of one process on one file: the whole device and a part are never both taken")
+        void sameProcessTwoUnitModes() throws Exception {
+            DeviceCoordinator wholeGpus = coordinator();
+            DeviceCoordinator parts = coordinator();
+            assertThat(wholeGpus.allocate(List.of(GPU), 1)).containsExactly(GPU);
+            assertThatThrownBy(() -> parts.allocate(partitions(), 1))
+                    .hasMessageContaining("(1 by this process)");
+            wholeGpus.release(List.of(GPU));
+            assertThat(parts.allocate(partitions(), 1)).containsExactly(GPU + "/0");
+        }
+
+        @Test
+        @DisplayName("MIG-style ids: a unit <gpu-uuid>/<mig-uuid> and its GPU exclude each other, deeper parts too")
+        void deeperParts() throws Exception {
+            String gpu = "GPU-5d4b3a2f-0000-1111-2222-333344445555";
+            String mig = DeviceCoordinator.partId(gpu, "MIG-1e2d3c4b-aaaa-bbbb-cccc-ddddeeeeffff");
+            writeRecords(DeviceRecord.of(DeviceCoordinator.partId(mig, "ci0"), other));
+            assertThatThrownBy(() -> coordinator().allocate(List.of(gpu), 1)).isInstanceOf(DeviceDriverException.class);
+            assertThatThrownBy(() -> coordinator().allocate(List.of(mig), 1)).isInstanceOf(DeviceDriverException.class);
+            // a longer id that only starts with the same text is another device
+            assertThat(coordinator().allocate(List.of(gpu + "0"), 1)).containsExactly(gpu + "0");
+        }
+
+        @Test
+        @DisplayName("one allocation never takes a device together with its own part")
+        void notTogetherInOneAllocation() throws Exception {
+            List<String> mixed = new ArrayList<>();
+            mixed.add(GPU);
+            mixed.addAll(partitions());
+            mixed.add("0000:0d:00.0");
+            assertThat(coordinator().allocate(mixed, 2)).containsExactly(GPU, "0000:0d:00.0");
+            assertThatThrownBy(() -> coordinator().allocate(List.of("a", "a/1"), 2))
+                    .hasMessageContaining("never handed out together");
+        }
+
+        @Test
+        @DisplayName("a part id needs both a device and a part")
+        void partIdChecksItsArguments() {
+            assertThat(DeviceCoordinator.partId("a", "1")).isEqualTo("a/1");
+            assertThatThrownBy(() -> DeviceCoordinator.partId("", "1")).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> DeviceCoordinator.partId("a", "")).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Nested
     @DisplayName("allocation")
     class Allocation {
 

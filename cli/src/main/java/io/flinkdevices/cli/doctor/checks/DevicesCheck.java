@@ -20,6 +20,7 @@ public final class DevicesCheck implements Check {
     private static final int MAX_PROBES = 64;
 
     private final TimedCall calls;
+    private final UnitOverlaps overlaps = new UnitOverlaps();
 
     /**
      * @param calls the time limit of one driver call
@@ -38,6 +39,9 @@ public final class DevicesCheck implements Check {
         String name = resource.name();
         String amountKey = resource.setting().amountKey();
         Attempt first = retrieve(name, driver, amount);
+        if (first.infos != null) {
+            overlaps.add(resource, first.infos, out);
+        }
         if (first.count >= amount) {
             if (first.count > amount) {
                 out.add(
@@ -132,14 +136,15 @@ public final class DevicesCheck implements Check {
             Set<? extends ExternalResourceInfo> infos =
                     calls.call("doctor-" + name + "-driver", () -> driver.retrieveResourceInfo(amount));
             return infos == null
-                    ? new Attempt(0, "returned null instead of a set of devices", false, null)
-                    : new Attempt(infos.size(), null, false, null);
+                    ? new Attempt(0, "returned null instead of a set of devices", false, null, null)
+                    : new Attempt(infos.size(), null, false, null, infos);
         } catch (TimeoutException e) {
-            return new Attempt(0, null, true, null);
+            return new Attempt(0, null, true, null, null);
         } catch (Throwable e) { // NOPMD: a driver's Error must not hide the other resources
-            return new Attempt(0, TimedCall.describeFailure(e), false, e);
+            return new Attempt(0, TimedCall.describeFailure(e), false, e, null);
         }
     }
 
-    private record Attempt(long count, String failure, boolean timedOut, Throwable thrown) {}
+    private record Attempt(
+            long count, String failure, boolean timedOut, Throwable thrown, Set<? extends ExternalResourceInfo> infos) {}
 }
