@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -98,7 +99,7 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         if (amount <= 0) {
             throw new DeviceDriverException(amountKey + ": the amount of " + what + " must be at least 1 but is " + amount);
         }
-        List<AmdGpu> agents = visible(backend.agents());
+        List<AmdGpu> agents = visible(distinct(backend.agents()));
         Map<String, List<AmdGpu>> units = units(agents);
         if (units.size() < amount) {
             throw new DeviceDriverException(
@@ -117,6 +118,37 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         // the line an operator looks for in the TaskManager's log
         LOG.info("AMD GPU driver ({}) for {}: handing out {} {}: {}", backend.describe(), amountKey, amount, what, chosen);
         return Collections.unmodifiableSet(infos);
+    }
+
+    /**
+     * The agents, refused when one is listed twice: two entries with one agent index, or two agents
+     * at the PCI address of a GPU that is not partitioned. Either would hand two tasks one device
+     * through ROCR_VISIBLE_DEVICES (or merge two agents into one "GPU").
+     */
+    private List<AmdGpu> distinct(List<AmdGpu> agents) throws DeviceDriverException {
+        Map<Integer, AmdGpu> byIndex = new HashMap<>();
+        Map<String, AmdGpu> wholeByPci = new HashMap<>();
+        for (AmdGpu g : agents) {
+            AmdGpu sameIndex = byIndex.putIfAbsent(g.index, g);
+            if (sameIndex != null) {
+                throw new DeviceDriverException(
+                        backend.describe() + " lists GPU agent index " + g.index + " twice (PCI " + sameIndex.pciAddress
+                                + " and " + g.pciAddress + "); expected every agent once, or two tasks would get one"
+                                + " device through " + ROCR + ". Check the tool's output on this host");
+            }
+            if (!g.partitioned()) {
+                AmdGpu samePci = wholeByPci.putIfAbsent(g.pciAddress, g);
+                if (samePci != null) {
+                    throw new DeviceDriverException(
+                            backend.describe() + " lists two GPU agents (" + samePci.index + " and " + g.index
+                                    + ") at PCI address " + g.pciAddress + ", whose compute partition is "
+                                    + (g.computePartition == null ? "unknown" : g.computePartition)
+                                    + "; expected one agent per GPU that is not partitioned (a location_id or bus.bdf"
+                                    + " listed twice?). Check the host's KFD topology");
+                }
+            }
+        }
+        return agents;
     }
 
     private String describeVisible() {

@@ -98,6 +98,11 @@ class AmdBadInputTest {
         Path plainFile = Files.writeString(temp.resolve("plain"), "x");
         String json = FakeAmdHost.builder().gpus(Model.MI300X, 2).amdSmiStatic();
         Path hung = script("hung-amd-smi", "sleep 1000 &\nsleep 1000");
+        String sameIndexTwice = json.replaceFirst("\"gpu\": 1\\b", "\"gpu\": 0");
+        FakeAmdHost.Installed oneLocationTwice = FakeAmdHost.builder().gpus(Model.MI210, 2).installOn(host());
+        String node1 = "class/kfd/kfd/topology/nodes/1/properties";
+        String node2 = "class/kfd/kfd/topology/nodes/2/properties";
+        oneLocationTwice.sys().file(node2, Files.readString(oneLocationTwice.sys().root().resolve(node1)));
         FakeHost failing = host();
         failing.install(FakeExecutable.named("amd-smi").respond(FakeExecutable.Response.failure(1, "")
                 .withStdout("AMDSMI_STATUS_DRIVER_NOT_LOADED - Driver not loaded\n")));
@@ -172,6 +177,10 @@ class AmdBadInputTest {
                                 P + "amd-smi.path", "object with keys [error]", "expected a list of GPUs or {\"gpu_data\": [...]}")
                         .row("amd-smi entry without a PCI address", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting("[{\"gpu\": 0, \"bus\": {\"bdf\": \"N/A\"}}]")), 1),
                                 P + "amd-smi.path", "GPU 0 has no bus.bdf", "expected its PCI address")
+                        .row("amd-smi lists one gpu index twice", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting(sameIndexTwice)), 1),
+                                P + "amd-smi.path", "lists GPU agent index 0 twice", "expected every agent once")
+                        .row("sysfs: two agents at one location_id", () -> attempt(Map.of(), params(sysfs(oneLocationTwice)), 1),
+                                "lists two GPU agents (0 and 1) at PCI address", "expected one agent per GPU that is not partitioned")
                         .row("amd-smi hangs", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", hung.toString(), "timeout", "300 ms"), 1),
                                 P + "amd-smi.path", "did not finish within 300 ms", "killed with its child processes")
                         .row("amd-smi prints more than 4 MiB", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", chatty.toString()), 1),
