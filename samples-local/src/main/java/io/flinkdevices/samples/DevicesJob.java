@@ -96,7 +96,21 @@ public final class DevicesJob {
         boolean amdOk = runAmd(out);
         boolean rdmaOk = runRdma(out);
         boolean fpgaOk = runFpga(fpga, out);
-        return gpuOk && amdOk && rdmaOk && fpgaOk ? 0 : 1;
+        boolean ok = gpuOk && amdOk && rdmaOk && fpgaOk;
+        out.println();
+        out.println(summary(gpuOk, amdOk, rdmaOk, fpgaOk));
+        return ok ? 0 : 1;
+    }
+
+    /** The main job's last line: every part's outcome and the exit status. */
+    static String summary(boolean gpu, boolean amd, boolean rdma, boolean fpga) {
+        boolean ok = gpu && amd && rdma && fpga;
+        return "Summary: NVIDIA " + outcome(gpu) + ", AMD " + outcome(amd) + ", RDMA " + outcome(rdma)
+                + ", FPGA (OpenCL) " + outcome(fpga) + "; exit status " + (ok ? 0 : 1);
+    }
+
+    private static String outcome(boolean ok) {
+        return ok ? "ok" : "FAILED";
     }
 
     /** The text {@code --help} prints, which {@code bin/run-devices-job --help} also prints. */
@@ -179,6 +193,13 @@ public final class DevicesJob {
     static boolean runRdma(PrintStream out) throws Exception {
         Path infiniband = Path.of("/sys/class/infiniband");
         boolean real = Files.isDirectory(infiniband) && !listOrEmpty(infiniband).isEmpty();
+        // the header first: the enrichment's subtasks print their transport while the job runs
+        out.println();
+        out.println("flink-devices RDMA driver, link-layer ethernet (RoCE), "
+                + (real ? "this host's RDMA ports (/sys/class/infiniband)"
+                        : "a simulated host: no /sys/class/infiniband, so a fake sysfs tree holds a ConnectX InfiniBand"
+                                + " adapter (port 2 down) and a RoCE adapter on bond0"));
+        out.flush();
         Path work = Files.createTempDirectory("flink-devices-rdma");
         Map<Integer, io.flinkdevices.testkit.cluster.SubtaskResources> bySubtask;
         Optional<String> cause;
@@ -221,11 +242,6 @@ public final class DevicesJob {
         } finally {
             LocalFiles.deleteRecursively(work);
         }
-        out.println();
-        out.println("flink-devices RDMA driver, link-layer ethernet (RoCE), "
-                + (real ? "this host's RDMA ports (/sys/class/infiniband)"
-                        : "a simulated host: no /sys/class/infiniband, so a fake sysfs tree holds a ConnectX InfiniBand"
-                                + " adapter (port 2 down) and a RoCE adapter on bond0"));
         out.println("one TaskManager, external-resource.rdma.amount: 1:");
         boolean all = !bySubtask.isEmpty();
         for (io.flinkdevices.testkit.cluster.SubtaskResources seen : bySubtask.values()) {

@@ -58,6 +58,21 @@ class DevicesJobArgsTest {
     }
 
     @Test
+    @DisplayName("the usage lists every exit condition the README lists, and the summary line names every part")
+    void exitConditionsAndSummary() throws Exception {
+        String usage = DevicesJob.usage();
+        assertThat(usage)
+                .contains("every subtask of the NVIDIA, AMD and RDMA parts got its device")
+                .contains("the enrichment scored every")
+                .contains("the FIR job filtered every sample correctly")
+                .contains("2  a bad option");
+        assertThat(DevicesJob.summary(true, true, true, true))
+                .isEqualTo("Summary: NVIDIA ok, AMD ok, RDMA ok, FPGA (OpenCL) ok; exit status 0");
+        assertThat(DevicesJob.summary(true, true, false, true))
+                .isEqualTo("Summary: NVIDIA ok, AMD ok, RDMA FAILED, FPGA (OpenCL) ok; exit status 1");
+    }
+
+    @Test
     @DisplayName("the usage lists every option with the default the main job really uses")
     void usageListsEveryOptionWithItsDefault() throws Exception {
         String usage = DevicesJob.usage();

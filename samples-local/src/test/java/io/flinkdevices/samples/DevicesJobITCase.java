@@ -30,14 +30,15 @@ class DevicesJobITCase {
         for (DeviceReport.Line line : lines) {
             assertThat(line.devices)
                     .as("GPUs the TaskManager received")
-                    .extracting(g -> g.getUuid().orElseThrow())
+                    .extracting(d -> d.gpu().orElseThrow().getUuid().orElseThrow())
                     .containsExactly(FakeNvidiaHost.gpuUuid(0), FakeNvidiaHost.gpuUuid(1));
             assertThat(line.picked).isNotNull();
-            assertThat(line.picked.getVendor()).isEqualTo("nvidia");
-            assertThat(line.picked.getArchitecture()).contains("sm_90");
-            assertThat(line.picked.getVisibleDevicesEnv()).contains("CUDA_VISIBLE_DEVICES");
+            GpuInfo gpu = line.picked.gpu().orElseThrow();
+            assertThat(gpu.getVendor()).isEqualTo("nvidia");
+            assertThat(gpu.getArchitecture()).contains("sm_90");
+            assertThat(gpu.getVisibleDevicesEnv()).contains("CUDA_VISIBLE_DEVICES");
         }
-        List<GpuInfo> picked = lines.stream().map(l -> l.picked).collect(Collectors.toList());
+        List<GpuInfo> picked = lines.stream().map(l -> l.picked.gpu().orElseThrow()).collect(Collectors.toList());
         assertThat(picked).doesNotHaveDuplicates();
     }
 

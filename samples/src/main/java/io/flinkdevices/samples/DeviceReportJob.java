@@ -8,8 +8,9 @@ import java.util.TreeMap;
 
 /**
  * "Which devices did my tasks get?", submitted with {@code flink run}: one subtask per slot asked
- * for reads {@code getExternalResourceInfos(resource)} and prints the GPUs its TaskManager received
- * and the one {@link io.flinkdevices.sdk.info.DeviceSelection} picked for it.
+ * for reads {@code getExternalResourceInfos(resource)} and prints the devices (GPUs, OpenCL devices,
+ * RDMA ports, or any other kind) its TaskManager received and the one {@link
+ * io.flinkdevices.sdk.info.DeviceSelection} picked for it.
  *
  * <pre>
  * flink run -c io.flinkdevices.samples.DeviceReportJob samples-job.jar [--resource gpu] [--parallelism N]
@@ -22,7 +23,7 @@ public final class DeviceReportJob {
 
     static final String USAGE =
             "Usage: flink run -c io.flinkdevices.samples.DeviceReportJob samples-job.jar [options]\n"
-                    + "Prints, for every subtask, the GPUs its TaskManager received and the one it uses.\n"
+                    + "Prints, for every subtask, the devices its TaskManager received and the one it uses.\n"
                     + "  --resource NAME  the external resource (default gpu)\n"
                     + "  --parallelism N  subtasks (default: the cluster's default parallelism)\n"
                     + "  --help           this text\n"
