@@ -56,7 +56,7 @@ class DistributionArchiveITCase {
         void topLevel() throws Exception {
             Path root = Distribution.unpacked();
             assertThat(root.getFileName().toString()).isEqualTo("flink-devices-" + Distribution.version());
-            assertThat(list(root)).containsExactlyInAnyOrder("LICENSE", "OPERATORS.md", "bin", "cli", "conf", "plugins");
+            assertThat(list(root)).containsExactlyInAnyOrder("LICENSE", "OPERATORS.md", "bin", "cli", "conf", "plugins", "simulated");
             assertThat(list(root.resolve("plugins"))).containsExactlyInAnyOrderElementsOf(DRIVERS.keySet());
             // the repository's own LICENSE (the failsafe JVM runs in dist/)
             assertThat(root.resolve("LICENSE")).hasSameTextualContentAs(Path.of("..", "LICENSE"));
@@ -184,6 +184,30 @@ class DistributionArchiveITCase {
                 assertThat(render.exitCode()).as("render %s: %s", example.getFileName(), render.stderrTail()).isZero();
                 assertThat(render.stdout()).contains("nvidia.com/gpu", "flink-main-container");
             }
+        }
+
+        @Test
+        @DisplayName("the simulated host shipped for trials: discover and doctor see its two GPUs, marked simulated, from the archive alone")
+        void simulatedHostForTrials(@TempDir Path temp) throws Exception {
+            Path root = Distribution.unpacked();
+            assertThat(root.resolve("simulated/nvidia-smi.sh")).isExecutable();
+            String example = Files.readString(root.resolve("conf/examples/simulated-nvidia.yaml"));
+            assertThat(example).contains("SIMULATED HOST").contains("sed \"s|FLINK_DEVICES_HOME|$PWD|\"");
+            Path conf = Files.createDirectories(temp.resolve("conf"));
+            // what the example's own comment tells an operator to run
+            Files.writeString(conf.resolve("config.yaml"), example.replace("FLINK_DEVICES_HOME", root.toString()));
+
+            Map<String, String> env = Map.of("PATH", System.getenv("PATH"));
+            ExternalCommand.Result discover = tool(root, env, temp, "discover", "--conf-dir", conf.toString(), "--json");
+            assertThat(discover.exitCode()).as("%s %s", discover.stdout(), discover.stderrTail()).isZero();
+            JsonNode gpu = new ObjectMapper().readTree(discover.stdout()).get("resources").get(0);
+            assertThat(gpu.get("status").asText()).as("%s", gpu).isEqualTo("ok");
+            assertThat(gpu.get("infos")).hasSize(2);
+            assertThat(gpu.get("infos").get(0).get("name").asText()).isEqualTo("NVIDIA H100 80GB HBM3 (simulated)");
+            assertThat(gpu.get("infos").get(1).get("uuid").asText()).isEqualTo("GPU-5a1c0000-0000-4000-8000-000000000001");
+
+            ExternalCommand.Result doctor = tool(root, env, temp, "doctor", "--conf-dir", conf.toString());
+            assertThat(doctor.exitCode()).as("%s %s", doctor.stdout(), doctor.stderrTail()).isZero();
         }
 
         @Test
