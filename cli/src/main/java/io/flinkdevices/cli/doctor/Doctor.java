@@ -16,6 +16,7 @@ import io.flinkdevices.cli.doctor.checks.KubernetesDecoratorCheck;
 import io.flinkdevices.cli.doctor.checks.OffHostPathsCheck;
 import io.flinkdevices.cli.doctor.checks.PluginProblemsCheck;
 import io.flinkdevices.cli.doctor.checks.SlotsCheck;
+import io.flinkdevices.cli.doctor.checks.StandaloneScriptsCheck;
 import io.flinkdevices.cli.doctor.checks.YarnDecoratorCheck;
 import io.flinkdevices.cli.flink.DriverCreation;
 import io.flinkdevices.cli.flink.OffHost;
@@ -44,6 +45,9 @@ public final class Doctor {
     private final TimedCall calls;
     private final boolean onHost;
     private final DriverCreation creation;
+    private final Duration timeout;
+    private final Path flinkHome;
+    private final Path confDir;
 
     /**
      * @param timeout how long one factory or driver call may take
@@ -53,6 +57,20 @@ public final class Doctor {
      *     {@code null} to skip that
      */
     public Doctor(Duration timeout, boolean checkDevices, Path libDir) {
+        this(timeout, checkDevices, libDir, null);
+    }
+
+    /**
+     * As {@link #Doctor(Duration, boolean, Path)}, and checks what a TaskManager started by Flink's
+     * standalone scripts from {@code libDir}'s Flink would read of {@code confDir}'s {@code
+     * config.yaml}.
+     *
+     * @param confDir the folder of the configuration checked; {@code null} to skip that check
+     */
+    public Doctor(Duration timeout, boolean checkDevices, Path libDir, Path confDir) {
+        this.timeout = timeout;
+        this.flinkHome = libDir == null ? null : libDir.getParent();
+        this.confDir = confDir;
         this.calls = new TimedCall(timeout);
         this.onHost = checkDevices;
         this.creation = new DriverCreation(
@@ -105,6 +123,7 @@ public final class Doctor {
         checks.add(new DriverCreationCheck());
         checks.add(new AmountCheck());
         checks.add(new SlotsCheck());
+        checks.add(new StandaloneScriptsCheck(flinkHome, confDir, timeout));
         checks.add(new ConfigKeyNamesCheck());
         checks.add(new KubernetesDecoratorCheck());
         checks.add(new YarnDecoratorCheck());

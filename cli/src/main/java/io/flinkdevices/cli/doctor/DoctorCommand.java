@@ -31,7 +31,9 @@ import java.util.concurrent.Callable;
                     + " amount, a factory in no plugin or in two, params the factory rejects"
                     + " (unknown ones with the nearest known name), invalid or duplicate"
                     + " Kubernetes and Yarn resource names, config keys that disagree with the"
-                    + " driver, and an amount larger than the driver can hand out on this host.",
+                    + " driver, an amount larger than the driver can hand out on this host, and"
+                    + " several resources that a TaskManager started by Flink's standalone scripts"
+                    + " would not receive (checked with that Flink's own jars).",
         },
         footerHeading = "%nExit codes:%n",
         footer = {
@@ -73,7 +75,11 @@ public final class DoctorCommand implements Callable<Integer> {
         PluginFactories plugins = PluginFactories.load(setup.pluginsDir(), setup.configuration());
         Path home = setup.configFile().getParent().getParent();
         Doctor.Diagnosis diagnosis =
-                new Doctor(timeout.get(), !noDevices, home == null ? null : home.resolve("lib"))
+                new Doctor(
+                                timeout.get(),
+                                !noDevices,
+                                home == null ? null : home.resolve("lib"),
+                                setup.configFile().getParent())
                         .examine(setup.configuration(), plugins);
         DoctorReport report =
                 new DoctorReport(
