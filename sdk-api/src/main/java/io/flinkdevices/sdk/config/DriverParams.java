@@ -1,6 +1,7 @@
 package io.flinkdevices.sdk.config;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.host.HostFiles;
 import io.flinkdevices.sdk.internal.NearMiss;
 import io.flinkdevices.sdk.internal.ParamPrefix;
 
@@ -282,8 +283,12 @@ public final class DriverParams {
                             + " (chmod +x)");
         }
         if (check == PathCheck.READABLE_FILE) {
-            try (var in = Files.newByteChannel(path)) {
+            try {
+                // not a plain open: a FIFO swapped in since the look above would block it
+                HostFiles.checkReadable(path);
                 return Optional.empty();
+            } catch (HostFiles.RefusedFileException e) {
+                return Optional.of(e.getMessage() + "; expected " + expected);
             } catch (IOException e) {
                 return Optional.of(
                         "file " + path + " is not readable; expected " + expected + " (" + osReason(e) + ")");
