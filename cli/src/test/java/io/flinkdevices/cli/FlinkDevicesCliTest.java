@@ -163,6 +163,15 @@ class FlinkDevicesCliTest {
             assertThat(run.exitCode()).isEqualTo(2);
             assertThat(run.err()).contains("'soon' is not a duration");
         }
+
+        @Test
+        @DisplayName("with a --timeout too long to count in nanoseconds exits 2 naming the accepted range")
+        void timeoutOutOfRange() throws Exception {
+            CliRun run = CliRun.run("discover", "--conf-dir", conf("a: b\n").toString(), "--timeout", "99999999 d");
+
+            assertThat(run.exitCode()).isEqualTo(2);
+            assertThat(run.err()).contains("'99999999 d' is not a duration from 1 ms to 1 d");
+        }
     }
 
     @Nested
