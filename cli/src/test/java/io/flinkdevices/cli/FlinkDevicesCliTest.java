@@ -7,11 +7,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 class FlinkDevicesCliTest {
 
@@ -83,6 +85,41 @@ class FlinkDevicesCliTest {
         }
 
         @Test
+        @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+        @DisplayName("a config.yaml that is a FIFO: one line naming the file and what it is, never a wait for a writer")
+        void fifoConfigFile() throws Exception {
+            Path conf = Files.createDirectories(home.resolve("conf"));
+            Process mkfifo = new ProcessBuilder("mkfifo", conf.resolve("config.yaml").toString()).start();
+            assertThat(mkfifo.waitFor()).isZero();
+
+            for (String command : new String[] {"discover", "doctor", "render"}) {
+                CliRun run = command.equals("render")
+                        ? CliRun.run("render", "kubernetes", "--conf-dir", conf.toString())
+                        : CliRun.run(command, "--conf-dir", conf.toString());
+
+                assertThat(run.exitCode()).as(command).isEqualTo(2);
+                assertThat(run.err().strip())
+                        .as(command)
+                        .isEqualTo("--conf-dir: " + conf.resolve("config.yaml")
+                                + " is not a regular file but a FIFO (named pipe); expected Flink's configuration file,"
+                                + " a regular file");
+            }
+        }
+
+        @Test
+        @DisplayName("a config.yaml that is a symbolic link, as in a Kubernetes ConfigMap mount, is read through the link")
+        void linkedConfigFile() throws Exception {
+            Path conf = Files.createDirectories(home.resolve("conf"));
+            Path data = Files.createDirectories(conf.resolve("..data"));
+            Files.writeString(data.resolve("config.yaml"), "external-resources: none\n");
+            Files.createSymbolicLink(conf.resolve("config.yaml"), Path.of("..data/config.yaml"));
+
+            CliRun run = CliRun.run("discover", "--conf-dir", conf.toString());
+
+            assertThat(run.exitCode()).as(run.err()).isZero();
+        }
+
+        @Test
         @DisplayName("with only a legacy flink-conf.yaml says how to migrate it")
         void legacyConfigFile() throws Exception {
             Path conf = Files.createDirectories(home.resolve("conf"));
@@ -125,6 +162,15 @@ class FlinkDevicesCliTest {
 
             assertThat(run.exitCode()).isEqualTo(2);
             assertThat(run.err()).contains("'soon' is not a duration");
+        }
+
+        @Test
+        @DisplayName("with a --timeout too long to count in nanoseconds exits 2 naming the accepted range")
+        void timeoutOutOfRange() throws Exception {
+            CliRun run = CliRun.run("discover", "--conf-dir", conf("a: b\n").toString(), "--timeout", "99999999 d");
+
+            assertThat(run.exitCode()).isEqualTo(2);
+            assertThat(run.err()).contains("'99999999 d' is not a duration from 1 ms to 1 d");
         }
     }
 

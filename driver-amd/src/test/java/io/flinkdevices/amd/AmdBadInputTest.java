@@ -129,6 +129,8 @@ class AmdBadInputTest {
                                 P + "amd-smi.path", "expected an absolute path", "working directory")
                         .row("bad timeout", () -> attempt(Map.of(), params("timeout", "soon"), 1),
                                 P + "timeout", "expected a duration")
+                        .row("timeout too long to count", () -> attempt(Map.of(), params("timeout", "99999999 d"), 1),
+                                P + "timeout", "expected a duration from 1 ms to 1 d", "'99999999 d'")
                         .row("bad Kubernetes resource name", () -> attempt(Map.of(), params("kubernetes.resource-name", "amd gpu"), 1),
                                 P + "kubernetes.resource-name", "'amd gpu'")
                         .row("bad node-selector label value", () -> attempt(Map.of(), params("kubernetes.product-name", "AMD Instinct MI300X"), 1),

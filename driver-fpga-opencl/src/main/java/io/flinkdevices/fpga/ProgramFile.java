@@ -1,8 +1,9 @@
 package io.flinkdevices.fpga;
 
+import io.flinkdevices.sdk.host.HostFiles;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -28,9 +29,15 @@ final class ProgramFile {
         this.key = key;
     }
 
-    /** The file's bytes; read each time, so a replaced bitstream is what gets loaded. */
+    /** The largest program read: far above any bitstream, far below a Java array's limit. */
+    static final int MAX_BYTES = 1 << 30;
+
+    /**
+     * The file's bytes; read each time, so a replaced bitstream is what gets loaded. A FIFO or
+     * folder put at the path (also after the factory looked at it) is refused, never waited on.
+     */
     byte[] bytes() throws IOException {
-        return Files.readAllBytes(path);
+        return HostFiles.read(path, MAX_BYTES);
     }
 
     /** The file's text, for source programs. */

@@ -107,6 +107,8 @@ class NvidiaBadInputTest {
                                 P + "backend", "expected one of auto, nvidia-smi, jcuda, script", "'cuda'")
                         .row("bad timeout", () -> attempt(Map.of(), params("timeout", "soon"), 1),
                                 P + "timeout", "expected a duration")
+                        .row("timeout too long to count", () -> attempt(Map.of(), params("timeout", "99999999 d"), 1),
+                                P + "timeout", "expected a duration from 1 ms to 1 d", "'99999999 d'")
                         .row("bad boolean", () -> attempt(Map.of(), params("coordination.enabled", "yes"), 1),
                                 P + "coordination.enabled", "expected true or false")
                         .row("nvidia-smi.path missing", () -> attempt(Map.of(), params("nvidia-smi.path", "/no/such/nvidia-smi"), 1),

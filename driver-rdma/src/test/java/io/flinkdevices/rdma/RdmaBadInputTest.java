@@ -1,5 +1,8 @@
 package io.flinkdevices.rdma;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flinkdevices.sdk.config.DriverConfigException;
 import io.flinkdevices.testkit.contract.BadInputTable;
 import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
@@ -98,8 +101,26 @@ class RdmaBadInputTest {
                                 AMOUNT, "Asked for 2 RDMA ports", "has 1 that are healthy", "port is DOWN/Disabled, not ACTIVE/LinkUp")
                         .row("amount 0", () -> attempt(params(good), 0),
                                 AMOUNT, "must be at least 1 but is 0")
+                        .row("verbs-probe.timeout too long to count", () -> attempt(params(good, "verbs-probe.timeout", "99999999 d"), 1),
+                                P + "verbs-probe.timeout", "expected a duration from 1 ms to 1 d", "'99999999 d'")
+                        .row("coordination.lock-timeout too long to count", () -> attempt(params(good, "coordination.lock-timeout", "99999999 d"), 1),
+                                P + "coordination.lock-timeout", "expected a duration from 1 ms to 1 d", "'99999999 d'")
                         .run();
 
         result.assertAllClear();
+    }
+
+    @Test
+    @DisplayName("the factory refuses durations that would overflow at retrieval, each with its full key, value and range")
+    void overflowingDurations() {
+        Configuration full = new Configuration();
+        params(ib(), "verbs-probe.timeout", "99999999 d", "coordination.lock-timeout", "99999999999999999 d")
+                .forEach((k, v) -> full.setString(P + k, v));
+
+        assertThatThrownBy(() -> new RdmaDriverFactory().createExternalResourceDriver(new DelegatingConfiguration(full, P)))
+                .isInstanceOf(DriverConfigException.class)
+                .hasMessageContaining(P + "verbs-probe.timeout: expected a duration from 1 ms to 1 d but got '99999999 d'")
+                .hasMessageContaining(
+                        P + "coordination.lock-timeout: expected a duration from 1 ms to 1 d but got '99999999999999999 d'");
     }
 }

@@ -1,6 +1,8 @@
 package io.flinkdevices.cli.common;
 
 import io.flinkdevices.cli.flink.FlinkSetup;
+import io.flinkdevices.sdk.config.DriverParams;
+import io.flinkdevices.sdk.host.HostFiles;
 
 import org.apache.flink.configuration.ConfigConstants;
 import org.apache.flink.configuration.Configuration;
@@ -10,7 +12,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
@@ -37,6 +42,9 @@ public final class FlinkDirsOptions {
             })
     Path pluginsDir;
 
+    /** The largest {@code config.yaml} read; Flink's default one is about 15 KiB. */
+    static final int MAX_CONFIG_BYTES = 16 << 20;
+
     /**
      * Loads the configuration with Flink's own loader and decides the plugins directory.
      *
@@ -49,9 +57,11 @@ public final class FlinkDirsOptions {
             throw new ParameterException(
                     commandLine, "--conf-dir: " + conf + " is not a directory");
         }
+        Path configFile = conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME);
+        byte[] content = readConfigFile(configFile, commandLine);
         Configuration configuration;
         try {
-            configuration = GlobalConfiguration.loadConfiguration(conf.toString());
+            configuration = load(conf, content);
         } catch (RuntimeException e) {
             String reason = oneLine(e);
             if (Files.exists(conf.resolve("flink-conf.yaml"))
@@ -68,7 +78,6 @@ public final class FlinkDirsOptions {
                             + reason,
                     e);
         }
-        Path configFile = conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME);
 
         if (pluginsDir != null) {
             Path plugins = pluginsDir.toAbsolutePath().normalize();
@@ -89,6 +98,78 @@ public final class FlinkDirsOptions {
         Path home = conf.getParent() == null ? conf : conf.getParent();
         Path beside = home.resolve("plugins");
         return new FlinkSetup(configuration, configFile, beside, "<conf-dir>/../plugins");
+    }
+
+    /**
+     * The bytes of {@code config.yaml}, read so that a FIFO there (even one put there after it was
+     * looked at) is refused instead of waited on, as Flink's own loader would; null when there is
+     * no such file (Flink then says so).
+     */
+    private static byte[] readConfigFile(Path configFile, CommandLine commandLine) {
+        try {
+            return HostFiles.read(configFile, MAX_CONFIG_BYTES);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (HostFiles.RefusedFileException e) {
+            throw new ConfigFileException(
+                    commandLine,
+                    "--conf-dir: " + e.getMessage() + "; expected Flink's configuration file, a regular file",
+                    e);
+        } catch (IOException e) {
+            throw new ConfigFileException(
+                    commandLine, "--conf-dir: cannot read " + configFile + ": " + DriverParams.osReason(e), e);
+        }
+    }
+
+    /**
+     * Flink's own loader on a private copy of {@code content} (none: no {@code config.yaml}), so
+     * that Flink never opens the operator's file itself; the copy's folder is named as {@code
+     * conf} in Flink's messages.
+     */
+    private static Configuration load(Path conf, byte[] content) {
+        Path copy;
+        try {
+            copy = Files.createTempDirectory("flink-devices-conf");
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "cannot make a private copy of it in " + System.getProperty("java.io.tmpdir") + ": "
+                            + DriverParams.osReason(e),
+                    e);
+        }
+        Path copied = copy.resolve(GlobalConfiguration.FLINK_CONF_FILENAME);
+        try {
+            if (content != null) {
+                Files.write(copied, content);
+            }
+            return GlobalConfiguration.loadConfiguration(copy.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "cannot make a private copy of it in " + copy + ": " + DriverParams.osReason(e), e);
+        } catch (RuntimeException e) {
+            throw new CopyFailure(e, copy.toString(), conf.toString());
+        } finally {
+            try {
+                Files.deleteIfExists(copied);
+                Files.deleteIfExists(copy);
+            } catch (IOException e) {
+                copy.toFile().deleteOnExit();
+            }
+        }
+    }
+
+    /** Flink's failure on the private copy, worded as if Flink had read the operator's folder. */
+    private static final class CopyFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        CopyFailure(RuntimeException flinks, String copy, String conf) {
+            super(
+                    String.valueOf(flinks.getMessage()).replace(copy, conf),
+                    flinks.getCause() == null
+                            ? null
+                            : new RuntimeException(
+                                    String.valueOf(flinks.getCause().getMessage()).replace(copy, conf),
+                                    flinks.getCause()));
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.flinkdevices.sdk.config;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.host.HostFiles;
 import io.flinkdevices.sdk.internal.NearMiss;
 import io.flinkdevices.sdk.internal.ParamPrefix;
 
@@ -8,6 +9,7 @@ import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.util.TimeUtils;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
@@ -29,6 +31,8 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -159,7 +163,26 @@ public final class DriverParams {
         return defaultValue;
     }
 
-    /** A positive duration in Flink's syntax ({@code 10 s}, {@code 500ms}, {@code 1 min}). */
+    /**
+     * The shortest duration {@link #duration} accepts: a shorter wait is no wait (and reads as
+     * {@code 0 ms} in every message).
+     */
+    public static final Duration MIN_DURATION = Duration.ofMillis(1);
+
+    /**
+     * The longest duration {@link #duration} accepts. Timeouts are counted in nanoseconds from
+     * now, which overflows past about 292 years; anything beyond a day is a mistake for a
+     * TaskManager that waits for it at start.
+     */
+    public static final Duration MAX_DURATION = Duration.ofDays(1);
+
+    private static final Pattern NUMBER_AND_UNIT = Pattern.compile("\\d+\\s*(\\S*)");
+
+    /**
+     * A duration in Flink's syntax ({@code 10 s}, {@code 500ms}, {@code 1 min}) from {@link
+     * #MIN_DURATION} to {@link #MAX_DURATION}; a value outside that range is a problem naming the
+     * key, the value and the range.
+     */
     public Duration duration(String key, Duration defaultValue) {
         known.add(key);
         String v = raw(key);
@@ -167,17 +190,57 @@ public final class DriverParams {
             return defaultValue;
         }
         ConfigOption<Duration> option = ConfigOptions.key(key).durationType().noDefaultValue();
+        Duration d;
         try {
-            Duration d = config.get(option);
-            if (d == null || d.isNegative() || d.isZero()) {
-                problem(key, "expected a positive duration but got '" + v + "'");
-                return defaultValue;
-            }
-            return d;
+            d = config.get(option);
         } catch (RuntimeException e) {
-            problem(key, "expected a duration such as '10 s' or '500 ms' but got '" + v + "'");
+            problem(
+                    key,
+                    tooLargeForDuration(v)
+                            ? outOfRange(v)
+                            : "expected a duration such as '10 s' or '500 ms' but got '" + v + "'");
             return defaultValue;
         }
+        if (d == null || d.compareTo(MIN_DURATION) < 0 || d.compareTo(MAX_DURATION) > 0) {
+            problem(key, outOfRange(v));
+            return defaultValue;
+        }
+        return d;
+    }
+
+    private static String outOfRange(String v) {
+        return "expected a duration from " + describe(MIN_DURATION) + " to " + describe(MAX_DURATION) + " but got '" + v + "'";
+    }
+
+    /** A number and a unit Flink knows, too large for a {@link Duration} ({@code 99999999999999999 d}). */
+    private static boolean tooLargeForDuration(String v) {
+        Matcher m = NUMBER_AND_UNIT.matcher(v);
+        if (!m.matches()) {
+            return false;
+        }
+        try {
+            TimeUtils.parseDuration("1" + m.group(1));
+            return true;
+        } catch (RuntimeException unknownUnit) {
+            return false;
+        }
+    }
+
+    /** {@code 1 ms}, {@code 10 s}, {@code 1 d}: the largest whole unit, in Flink's syntax. */
+    private static String describe(Duration d) {
+        if (d.toDays() > 0 && d.equals(Duration.ofDays(d.toDays()))) {
+            return d.toDays() + " d";
+        }
+        if (d.toHours() > 0 && d.equals(Duration.ofHours(d.toHours()))) {
+            return d.toHours() + " h";
+        }
+        if (d.toMinutes() > 0 && d.equals(Duration.ofMinutes(d.toMinutes()))) {
+            return d.toMinutes() + " min";
+        }
+        if (d.getSeconds() > 0 && d.equals(Duration.ofSeconds(d.getSeconds()))) {
+            return d.getSeconds() + " s";
+        }
+        return d.toMillis() + " ms";
     }
 
     /**
@@ -282,8 +345,12 @@ public final class DriverParams {
                             + " (chmod +x)");
         }
         if (check == PathCheck.READABLE_FILE) {
-            try (var in = Files.newByteChannel(path)) {
+            try {
+                // not a plain open: a FIFO swapped in since the look above would block it
+                HostFiles.checkReadable(path);
                 return Optional.empty();
+            } catch (HostFiles.RefusedFileException e) {
+                return Optional.of(e.getMessage() + "; expected " + expected);
             } catch (IOException e) {
                 return Optional.of(
                         "file " + path + " is not readable; expected " + expected + " (" + osReason(e) + ")");

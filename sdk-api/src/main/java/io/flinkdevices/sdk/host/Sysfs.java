@@ -32,6 +32,11 @@ import java.util.regex.Pattern;
  * never follow a FIFO or wait, and every failure is one {@link DeviceDriverException} naming the
  * config key of the root, the full path, what was expected and the operating system's reason.
  *
+ * <p>Under a root on the kernel's sysfs an attribute is opened and read directly: sysfs holds no
+ * FIFOs and nothing can be put into it. Under any other root (a fake tree, a copy of one, a folder
+ * someone else may write to) every attribute is read through {@link HostFiles#read}, which refuses
+ * a FIFO even when it is swapped in between the look at the path and the open.
+ *
  * <pre>{@code
  * Sysfs sys = Sysfs.at(Path.of("/sys"), params.fullKey("sysfs.root"));
  * for (String node : sys.list("class/kfd/kfd/topology/nodes")) {
@@ -59,10 +64,14 @@ public final class Sysfs {
 
     private final Path root;
     private final String rootKey;
+    private final HostFiles.BeforeOpen beforeOpen;
+    /** Whether the root is on the kernel's sysfs; null until first asked. */
+    private volatile Boolean kernelTree;
 
-    private Sysfs(Path root, String rootKey) {
+    private Sysfs(Path root, String rootKey, HostFiles.BeforeOpen beforeOpen) {
         this.root = root.toAbsolutePath().normalize();
         this.rootKey = Objects.requireNonNull(rootKey);
+        this.beforeOpen = beforeOpen;
     }
 
     /**
@@ -72,7 +81,14 @@ public final class Sysfs {
      *     from), at the start of every error
      */
     public static Sysfs at(Path root, String rootKey) {
-        return new Sysfs(root, rootKey);
+        return new Sysfs(root, rootKey, HostFiles.NOTHING);
+    }
+
+    /** A reader of a tree that is not the kernel's, with a step between look and open (tests). */
+    static Sysfs at(Path root, String rootKey, HostFiles.BeforeOpen beforeOpen) {
+        Sysfs sys = new Sysfs(root, rootKey, beforeOpen);
+        sys.kernelTree = false;
+        return sys;
     }
 
     /** The root, absolute. */
@@ -118,6 +134,21 @@ public final class Sysfs {
      */
     public Optional<String> attribute(String relative) throws DeviceDriverException {
         Path file = resolve(relative);
+        if (!kernelTree()) {
+            byte[] bytes;
+            try {
+                bytes = HostFiles.read(file, MAX_ATTRIBUTE_BYTES, beforeOpen);
+            } catch (NoSuchFileException e) {
+                return Optional.empty();
+            } catch (HostFiles.RefusedFileException e) {
+                throw new DeviceDriverException(
+                        rootKey + " (" + root + "): " + e.getMessage()
+                                + "; expected a sysfs attribute (a regular file of at most a page)", e);
+            } catch (IOException e) {
+                throw failure("cannot read " + file, e, "a readable sysfs attribute");
+            }
+            return Optional.of(new String(bytes, StandardCharsets.UTF_8).strip());
+        }
         BasicFileAttributes attrs;
         try {
             attrs = Files.readAttributes(file, BasicFileAttributes.class);
@@ -127,7 +158,6 @@ public final class Sysfs {
             throw failure("cannot look at " + file, e, "a readable sysfs attribute");
         }
         if (!attrs.isRegularFile()) {
-            // never opened: opening a FIFO would wait for a writer
             throw new DeviceDriverException(
                     rootKey + " (" + root + "): " + file + " is not a regular file; expected a sysfs attribute");
         }
@@ -246,6 +276,23 @@ public final class Sysfs {
             return Optional.empty();
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether the root is on the kernel's sysfs, where no FIFO can exist, so that attributes are
+     * read on the caller's thread without an opener (hundreds of reads a discovery).
+     */
+    private boolean kernelTree() {
+        Boolean k = kernelTree;
+        if (k == null) {
+            try {
+                k = "sysfs".equals(Files.getFileStore(root).type());
+            } catch (IOException | RuntimeException e) {
+                k = false;
+            }
+            kernelTree = k;
+        }
+        return k;
     }
 
     private long parseLong(String where, String value) throws DeviceDriverException {

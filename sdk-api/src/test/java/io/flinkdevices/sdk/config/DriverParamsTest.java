@@ -171,7 +171,41 @@ class DriverParamsTest {
                     .containsExactly(
                             "external-resource.gpu.param.timeout: expected a duration such as '10 s' or"
                                     + " '500 ms' but got 'ten seconds'",
-                            "external-resource.gpu.param.poll: expected a positive duration but got '0 s'");
+                            "external-resource.gpu.param.poll: expected a duration from 1 ms to 1 d but got '0 s'");
+        }
+
+        @Test
+        @DisplayName("a duration outside 1 ms to 1 d, overflowing ones included: the full key, the value and the range")
+        void durationRange() {
+            DriverParams p =
+                    params(
+                            "timeout", "99999999 d",
+                            "coordination.lock-timeout", "99999999999999999 d",
+                            "verbs-probe.timeout", "25 h",
+                            "poll", "500 micros");
+
+            assertThat(p.duration("timeout", Duration.ofSeconds(10))).isEqualTo(Duration.ofSeconds(10));
+            assertThat(p.duration("coordination.lock-timeout", Duration.ofSeconds(10))).isEqualTo(Duration.ofSeconds(10));
+            assertThat(p.duration("verbs-probe.timeout", Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(30));
+            assertThat(p.duration("poll", Duration.ofSeconds(1))).isEqualTo(Duration.ofSeconds(1));
+            String range = ": expected a duration from 1 ms to 1 d but got ";
+            assertThat(p.problems())
+                    .containsExactly(
+                            "external-resource.gpu.param.timeout" + range + "'99999999 d'",
+                            "external-resource.gpu.param.coordination.lock-timeout" + range + "'99999999999999999 d'",
+                            "external-resource.gpu.param.verbs-probe.timeout" + range + "'25 h'",
+                            "external-resource.gpu.param.poll" + range + "'500 micros'");
+        }
+
+        @Test
+        @DisplayName("the ends of the range are accepted")
+        void durationRangeEnds() {
+            DriverParams p = params("short", "1 ms", "long", "1 d", "hours", "24 h");
+
+            assertThat(p.duration("short", Duration.ofSeconds(1))).isEqualTo(DriverParams.MIN_DURATION);
+            assertThat(p.duration("long", Duration.ofSeconds(1))).isEqualTo(DriverParams.MAX_DURATION);
+            assertThat(p.duration("hours", Duration.ofSeconds(1))).isEqualTo(Duration.ofDays(1));
+            assertThat(p.problems()).isEmpty();
         }
 
         @Test

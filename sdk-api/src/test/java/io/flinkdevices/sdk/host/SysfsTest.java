@@ -2,14 +2,21 @@ package io.flinkdevices.sdk.host;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.flinkdevices.sdk.DeviceDriverException;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /** Bounded, FIFO-safe reads of a sysfs tree under a configurable root. */
 class SysfsTest {
@@ -67,5 +74,38 @@ class SysfsTest {
         assertThatThrownBy(() -> sys().requireAttribute("a/none")).hasMessageContaining("does not exist; expected a sysfs attribute");
         assertThatThrownBy(() -> sys().list("nowhere"))
                 .hasMessageStartingWith(key + "cannot list " + root.resolve("nowhere") + ": No such file or directory; expected a folder");
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    @DisplayName("an attribute swapped for a FIFO between the look and the open gives an error naming the key and the path, at once")
+    void fifoSwappedInAfterTheLook() throws Exception {
+        file("class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
+        Path fifo = root.resolve("fifo");
+        HostFilesTest.mkfifo(fifo);
+        Sysfs racing =
+                Sysfs.at(
+                        root,
+                        "external-resource.x.param.sysfs.root",
+                        path -> Files.move(fifo, path, StandardCopyOption.REPLACE_EXISTING));
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> racing.attribute("class/infiniband/mlx5_0/ports/1/state"))
+                .isInstanceOf(DeviceDriverException.class)
+                .hasMessageStartingWith(
+                        "external-resource.x.param.sysfs.root (" + root + "): "
+                                + root.resolve("class/infiniband/mlx5_0/ports/1/state")
+                                + " is not a regular file: a FIFO or socket was put there after it was looked at")
+                .hasMessageEndingWith("; expected a sysfs attribute (a regular file of at most a page)");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(HostFiles.OPEN_TIMEOUT_SECONDS));
+    }
+
+    @Test
+    @DisplayName("the kernel's own sysfs is read (on the caller's thread: it cannot hold a FIFO)")
+    void kernelSysfs() throws Exception {
+        Path sys = Path.of("/sys");
+        assumeTrue(Files.isRegularFile(sys.resolve("class/net/lo/mtu")), "no sysfs with a loopback device at /sys");
+        assertThat(Sysfs.at(sys, "test").list("class")).isNotEmpty();
+        assertThat(Sysfs.at(sys, "test").attribute("class/net/lo/mtu")).hasValueSatisfying(v -> assertThat(v).matches("\\d+"));
     }
 }

@@ -1,8 +1,12 @@
 package io.flinkdevices.cli.doctor.checks;
 
+import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.internal.NearMiss;
 
+import org.apache.flink.util.TimeUtils;
+
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -29,6 +33,7 @@ final class Fixes {
     private static final Pattern SYMLINK = Pattern.compile("^(\\S+) is a symbolic link");
     private static final Pattern EXAMPLE = Pattern.compile("e\\.g\\. ([^\\s,;()]+)");
     private static final Pattern NUMBER = Pattern.compile("(\\d+(\\.\\d+)?)");
+    private static final Pattern DURATION_RANGE = Pattern.compile("from (.+?) to (.+?) but got");
     private static final Pattern LIBRARY = Pattern.compile("(lib[\\w.+-]*\\.so(\\.\\d+)*)");
     private static final Pattern CLASS = Pattern.compile("([a-zA-Z_$][\\w$]*([./][a-zA-Z_$][\\w$]*)+)");
     private static final List<String> IMPERATIVES =
@@ -102,9 +107,7 @@ final class Fixes {
             return "set it to a whole number" + number(problem).map(n -> ": " + n).orElse(", such as 1");
         }
         if (problem.startsWith("expected a duration") || problem.startsWith("expected a positive duration")) {
-            return "set it to "
-                    + number(problem).filter(n -> !n.equals("0")).map(n -> n + " s").orElse("10 s")
-                    + " (Flink's duration syntax: 500 ms, 10 s, 2 min)";
+            return "set it to " + durationFor(problem) + " (Flink's duration syntax: 500 ms, 10 s, 2 min)";
         }
         if (problem.startsWith("expected an absolute path")) {
             Matcher got = GOT.matcher(problem);
@@ -179,6 +182,43 @@ final class Fixes {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * A duration that {@code DriverParams} accepts for a duration problem: the longest or shortest
+     * accepted when the value was out of range, else the value's number in seconds where that is
+     * in range, else 10 s.
+     */
+    private static String durationFor(String problem) {
+        Duration min = DriverParams.MIN_DURATION;
+        Duration max = DriverParams.MAX_DURATION;
+        Matcher range = DURATION_RANGE.matcher(problem);
+        boolean ranged = range.find();
+        String shortest = ranged ? range.group(1) : TimeUtils.formatWithHighestUnit(min);
+        String longest = (ranged ? range.group(2) : TimeUtils.formatWithHighestUnit(max)) + " or less";
+        Matcher got = GOT.matcher(problem);
+        if (got.find()) {
+            try {
+                Duration d = TimeUtils.parseDuration(got.group(1));
+                if (d.compareTo(max) > 0) {
+                    return longest;
+                }
+                if (!d.isNegative() && !d.isZero() && d.compareTo(min) < 0) {
+                    return shortest + " or more";
+                }
+            } catch (RuntimeException notADuration) {
+                // no unit, an unknown one, or a number too large for a Duration: its number below
+            }
+        }
+        Optional<String> seconds = number(problem).filter(n -> !n.matches("0+"));
+        if (seconds.isEmpty()) {
+            return "10 s";
+        }
+        try {
+            return Duration.ofSeconds(Long.parseLong(seconds.get())).compareTo(max) > 0 ? longest : seconds.get() + " s";
+        } catch (NumberFormatException | ArithmeticException tooLarge) {
+            return longest;
+        }
     }
 
     private static Optional<String> number(String problem) {

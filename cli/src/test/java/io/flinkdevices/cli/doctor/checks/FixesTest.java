@@ -27,6 +27,12 @@ class FixesTest {
 
     @TempDir Path dir;
 
+    private static DriverParams params(String key, String value) {
+        Configuration config = new Configuration();
+        config.setString(key, value);
+        return DriverParams.of(config, "gpu");
+    }
+
     /** The one problem {@code read} finds in {@code key: value}, and the fix doctor gives for it. */
     private static String fixOf(String key, String value, java.util.function.Consumer<DriverParams> read) {
         Configuration config = new Configuration();
@@ -47,6 +53,27 @@ class FixesTest {
                 .startsWith("set it to 30 s (");
         assertThat(fixOf("timeout", "soon", p -> p.duration("timeout", Duration.ofSeconds(1))))
                 .startsWith("set it to 10 s (Flink's duration syntax");
+    }
+
+    @Test
+    @DisplayName("a duration out of range or too large to count: the fix proposes a value the driver accepts")
+    void durationOutOfRange() {
+        assertThat(fixOf("timeout", "99999999 d", p -> p.duration("timeout", Duration.ofSeconds(1))))
+                .isEqualTo("set it to 1 d or less (Flink's duration syntax: 500 ms, 10 s, 2 min)");
+        assertThat(fixOf("timeout", "500 micros", p -> p.duration("timeout", Duration.ofSeconds(1))))
+                .startsWith("set it to 1 ms or more (");
+        for (String bad :
+                new String[] {
+                    "99999999 d", "99999999999999999 d", "25 h", "500 micros", "0 s", "PT-5S",
+                    "-99999999999 d", "99999999999 sek", "99999999999999999999 s", "30 sek", "soon"
+                }) {
+            String fix = fixOf("coordination.lock-timeout", bad, p -> p.duration("coordination.lock-timeout", Duration.ofSeconds(1)));
+            assertThat(fix).as(bad).startsWith("set it to ");
+            String proposed = fix.substring("set it to ".length(), fix.indexOf(" (")).replaceAll(" or (less|more)$", "");
+            DriverParams again = params("coordination.lock-timeout", proposed);
+            again.duration("coordination.lock-timeout", Duration.ofSeconds(1));
+            assertThat(again.problems()).as("%s -> %s", bad, fix).isEmpty();
+        }
     }
 
     @Test

@@ -120,6 +120,11 @@ public final class FileNode {
         }
     }
 
+    /** The type an {@code st_mode} (Java's {@code unix:mode} attribute) names. */
+    public static Type typeOfMode(int mode) {
+        return type(mode);
+    }
+
     private static Type type(int mode) {
         switch (mode & S_IFMT) {
             case S_IFREG:

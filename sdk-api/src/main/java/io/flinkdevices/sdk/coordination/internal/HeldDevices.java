@@ -1,7 +1,8 @@
 package io.flinkdevices.sdk.coordination.internal;
 
+import io.flinkdevices.sdk.host.HostFiles;
+
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -28,12 +29,11 @@ public final class HeldDevices {
         byte[] content;
         try {
             Optional<FileNode> node = FileNode.of(file);
-            if (node.isEmpty()
-                    || node.get().type() != FileNode.Type.REGULAR
-                    || Files.size(file) > CoordinationFile.MAX_BYTES) {
+            if (node.isEmpty() || node.get().type() != FileNode.Type.REGULAR) {
                 return held;
             }
-            content = Files.readAllBytes(file);
+            // a FIFO swapped in since the look is refused, not waited on
+            content = HostFiles.read(file, CoordinationFile.MAX_BYTES);
         } catch (IOException | RuntimeException e) {
             return held;
         }
