@@ -287,7 +287,10 @@ class DocSnippetsTest {
             List<Path> yamls = files.filter(p -> p.toString().endsWith(".yaml")).sorted().collect(Collectors.toList());
             List<Snippet> out = new ArrayList<>();
             for (Path p : yamls) {
-                out.add(new Snippet(REPO.relativize(p).toString(), 1, Files.readString(p), Expect.CLEAN));
+                // the simulated host's example, after the sed its own comment tells operators to run
+                String yaml = Files.readString(p)
+                        .replace("FLINK_DEVICES_HOME", REPO.resolve("dist/src/main/dist").toAbsolutePath().normalize().toString());
+                out.add(new Snippet(REPO.relativize(p).toString(), 1, yaml, Expect.CLEAN));
             }
             return out;
         }

@@ -268,6 +268,22 @@ final class OpenClFpgaDriver
         return Map.of(settings.kubernetesResource, amount);
     }
 
+    /** libjsig of the JDK in Flink's official images (eclipse-temurin). */
+    static final String JSIG_IN_FLINK_IMAGE = "/opt/java/openjdk/lib/libjsig.so";
+
+    /** OpenCL runtimes built on LLVM replace the JVM's signal handlers: chain them. */
+    @Override
+    public Map<String, String> kubernetesEnvironment() {
+        return Map.of("LD_PRELOAD", JSIG_IN_FLINK_IMAGE);
+    }
+
+    @Override
+    public List<String> kubernetesNeedsReasons() {
+        return List.of("OpenCL runtimes built on LLVM replace the JVM's signal handlers, so the template preloads"
+                + " the JDK's signal-chaining library, LD_PRELOAD=" + JSIG_IN_FLINK_IMAGE
+                + " (the JDK of Flink's official images); change it for an image whose JDK lies elsewhere");
+    }
+
     @Override
     public Map<String, Long> yarnResources(long amount) {
         return Map.of(YARN_FPGA, amount);

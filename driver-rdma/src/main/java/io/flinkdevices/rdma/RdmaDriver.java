@@ -136,6 +136,18 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
         return Map.of(kubernetesName, amount);
     }
 
+    /** RDMA registers memory: the TaskManager container may lock it. */
+    @Override
+    public List<String> kubernetesCapabilities() {
+        return List.of("IPC_LOCK");
+    }
+
+    @Override
+    public List<String> kubernetesNeedsReasons() {
+        return List.of("RDMA registers memory, which needs the IPC_LOCK capability (or an unlimited memlock limit)"
+                + " in the TaskManager container; the template adds it to flink-main-container's securityContext");
+    }
+
     @Override
     public Map<String, Long> yarnResources(long amount) {
         return Map.of(yarnName, amount);

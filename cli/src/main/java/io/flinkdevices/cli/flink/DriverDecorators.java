@@ -3,10 +3,12 @@ package io.flinkdevices.cli.flink;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -113,6 +115,86 @@ public final class DriverDecorators {
             return absent;
         }
         return invoke(driver, decorator, method, null);
+    }
+
+    /** Calls a decorator method taking the amount that an older sdk-api may not have. */
+    private static Object optional(Object driver, Class<?> decorator, String method, long amount, Object absent)
+            throws DecoratorException {
+        try {
+            decorator.getMethod(method, long.class);
+        } catch (NoSuchMethodException e) {
+            return absent;
+        }
+        return invoke(driver, decorator, method, amount);
+    }
+
+    /**
+     * What the driver's TaskManager container needs beyond the devices for {@code amount} devices
+     * (capabilities, environment, host paths, extra resources, tolerations, and why); empty when it
+     * does not implement the Kubernetes decorator. A plugin built against an sdk-api without these
+     * methods needs nothing.
+     */
+    public static Optional<PodNeeds> kubernetesPod(Object driver, long amount) throws DecoratorException {
+        Optional<Class<?>> decorator = find(driver.getClass(), KUBERNETES_DECORATOR);
+        if (decorator.isEmpty()) {
+            return Optional.empty();
+        }
+        Class<?> d = decorator.get();
+        List<String> capabilities = stringList(optional(driver, d, "kubernetesCapabilities", List.of()), "kubernetesCapabilities()");
+        Map<String, String> env = values(optional(driver, d, "kubernetesEnvironment", Map.of()), "kubernetesEnvironment()");
+        Map<String, String> paths = values(optional(driver, d, "kubernetesHostPaths", Map.of()), "kubernetesHostPaths()");
+        Map<String, String> extra =
+                values(optional(driver, d, "kubernetesExtraResources", amount, Map.of()), "kubernetesExtraResources(" + amount + ")");
+        Object rawTolerations = optional(driver, d, "kubernetesTolerations", List.of());
+        if (!(rawTolerations instanceof List)) {
+            throw new DecoratorException("kubernetesTolerations() returned "
+                    + (rawTolerations == null ? "null" : rawTolerations.getClass().getName()) + " instead of a list", null);
+        }
+        List<Map<String, String>> tolerations = new ArrayList<>();
+        for (Object t : (List<?>) rawTolerations) {
+            tolerations.add(values(t, "kubernetesTolerations()"));
+        }
+        List<String> reasons = stringList(optional(driver, d, "kubernetesNeedsReasons", List.of()), "kubernetesNeedsReasons()");
+        return Optional.of(new PodNeeds(capabilities, env, paths, extra, tolerations, reasons));
+    }
+
+    /**
+     * The environment the driver's Yarn TaskManager container needs; empty when it says none or does
+     * not implement the Yarn decorator (or an sdk-api without the method).
+     */
+    public static Map<String, String> yarnEnvironment(Object driver) throws DecoratorException {
+        Optional<Class<?>> decorator = find(driver.getClass(), YARN_DECORATOR);
+        if (decorator.isEmpty()) {
+            return Map.of();
+        }
+        return values(optional(driver, decorator.get(), "yarnEnvironment", Map.of()), "yarnEnvironment()");
+    }
+
+    private static List<String> stringList(Object value, String call) throws DecoratorException {
+        if (!(value instanceof List)) {
+            throw new DecoratorException(
+                    call + " returned " + (value == null ? "null" : value.getClass().getName()) + " instead of a list", null);
+        }
+        List<String> out = new ArrayList<>();
+        for (Object o : (List<?>) value) {
+            if (!(o instanceof String)) {
+                throw new DecoratorException(call + " returned the element " + o + ", expected a string", null);
+            }
+            out.add((String) o);
+        }
+        return List.copyOf(out);
+    }
+
+    /** A map of strings to strings, kept in the driver's order; null keys or values are refused. */
+    private static Map<String, String> values(Object value, String call) throws DecoratorException {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> e : map(value, call).entrySet()) {
+            if (!(e.getKey() instanceof String) || !(e.getValue() instanceof String)) {
+                throw new DecoratorException(call + " returned the entry " + e + ", expected a name and a string value", null);
+            }
+            out.put((String) e.getKey(), (String) e.getValue());
+        }
+        return Collections.unmodifiableMap(out);
     }
 
     private static String string(Object value, String call) throws DecoratorException {

@@ -4,6 +4,7 @@ import io.flinkdevices.cli.flink.DriverDecorators;
 import io.flinkdevices.cli.flink.DriverDecorators.DecoratorException;
 import io.flinkdevices.cli.flink.DriverDecorators.DraDevices;
 import io.flinkdevices.cli.flink.PluginFactories;
+import io.flinkdevices.cli.flink.PodNeeds;
 import io.flinkdevices.cli.flink.ResourceSetting;
 import io.flinkdevices.sdk.deploy.DraParams;
 
@@ -57,8 +58,10 @@ public final class DraCollector {
             return Optional.empty();
         }
         Optional<DraDevices> devices;
+        PodNeeds pod;
         try {
             devices = DriverDecorators.kubernetesDra(driver);
+            pod = DriverDecorators.kubernetesPod(driver, setting.amount().value().orElseThrow()).orElse(PodNeeds.NONE);
         } catch (DecoratorException e) {
             // a driver that cannot express its settings in a claim says why, naming its key
             problems.add(
@@ -102,7 +105,13 @@ public final class DraCollector {
                             + String.join("; ", invalid));
             return Optional.empty();
         }
-        return Optional.of(new DraNeeds(name, setting.amount().value().orElseThrow(), d));
+        invalid = pod.problems();
+        if (!invalid.isEmpty()) {
+            problems.add(name + ": " + setting.factoryKey() + " (the driver's Kubernetes decorator): "
+                    + String.join("; ", invalid));
+            return Optional.empty();
+        }
+        return Optional.of(new DraNeeds(name, setting.amount().value().orElseThrow(), d, pod));
     }
 
     /** Every reason the driver's answers cannot go into a claim; empty when they can. */

@@ -2,6 +2,7 @@ package io.flinkdevices.cli.render;
 
 import io.flinkdevices.cli.flink.Deployment;
 import io.flinkdevices.cli.flink.DriverDecorators.DraDevices;
+import io.flinkdevices.cli.flink.PodNeeds;
 import io.flinkdevices.sdk.deploy.DraParams;
 
 import org.apache.flink.configuration.Configuration;
@@ -135,12 +136,14 @@ public final class DraRender {
                             + " (resource.k8s.io/v1: Kubernetes 1.34 or newer)");
         }
         List<String> names = new ArrayList<>(byResource.keySet());
-        List<String> rdma = KubernetesRender.resourcesOf(KubernetesRender.RDMA_FACTORY, names, config);
-        List<String> openCl = KubernetesRender.resourcesOf(KubernetesRender.OPENCL_FACTORY, names, config);
-        notes.addAll(KubernetesRender.containerNotes(rdma, openCl));
+        List<PodNeeds.Owned> pods =
+                byResource.values().stream().map(n -> new PodNeeds.Owned(n.resource(), n.pod())).toList();
+        PodNeeds pod = PodNeeds.merge(pods, problems);
+        notes.addAll(PodNeeds.notes(pods));
         List<String> rooted =
                 names.stream().filter(r -> byResource.get(r).devices().pcieRoot()).toList();
-        if (sameRoot.isEmpty() && rooted.size() > 1 && !rdma.isEmpty()) {
+        // memory registration (IPC_LOCK) is what GPUDirect RDMA between two resources needs
+        if (sameRoot.isEmpty() && rooted.size() > 1 && pod.capabilities().contains("IPC_LOCK")) {
             notes.add(
                     String.join(", ", rooted)
                             + ": their devices publish "
@@ -149,10 +152,8 @@ public final class DraRender {
                             + String.join(",", rooted)
                             + " puts them into one claim under one PCIe root (for GPUDirect RDMA)");
         }
-        String pod =
-                KubernetesRender.podTemplate(
-                        Map.of(), Map.of(), !rdma.isEmpty(), !openCl.isEmpty(), claims);
-        return new Output(new Rendered(lines, removals, pod, notes, problems), templates);
+        String template = KubernetesRender.podTemplate(Map.of(), Map.of(), pod, claims);
+        return new Output(new Rendered(lines, removals, template, notes, problems), templates);
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.flinkdevices.cli.render;
 
 import io.flinkdevices.cli.flink.Deployment;
-import io.flinkdevices.cli.flink.ResourceSetting;
+import io.flinkdevices.cli.flink.PodNeeds;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.util.StringUtils;
@@ -119,12 +119,10 @@ public final class KubernetesRender {
         List<String> notes = new ArrayList<>();
         existingTemplateNote(config, "nodeSelector and " + MAIN_CONTAINER + " resources")
                 .ifPresent(notes::add);
-        List<String> names = needs.stream().map(ResourceNeeds::resource).toList();
-        List<String> rdma = resourcesOf(RDMA_FACTORY, names, config);
-        List<String> openCl = resourcesOf(OPENCL_FACTORY, names, config);
-        notes.addAll(containerNotes(rdma, openCl));
-        return new Rendered(
-                lines, removals, podTemplate(requests, nodeSelector, !rdma.isEmpty(), !openCl.isEmpty(), Map.of()), notes, problems);
+        List<PodNeeds.Owned> pods = needs.stream().map(n -> new PodNeeds.Owned(n.resource(), n.pod())).toList();
+        PodNeeds pod = PodNeeds.merge(pods, problems);
+        notes.addAll(PodNeeds.notes(pods));
+        return new Rendered(lines, removals, podTemplate(requests, nodeSelector, pod, Map.of()), notes, problems);
     }
 
     /**
@@ -145,65 +143,22 @@ public final class KubernetesRender {
                         + " into that file");
     }
 
-    /** What the template adds to the main container for RDMA and OpenCL resources, and why. */
-    static List<String> containerNotes(List<String> rdma, List<String> openCl) {
-        List<String> notes = new ArrayList<>();
-        if (!rdma.isEmpty()) {
-            notes.add(
-                    String.join(", ", rdma)
-                            + ": RDMA registers memory, which needs the IPC_LOCK capability (or an unlimited memlock"
-                            + " limit) in the TaskManager container; the template adds it to "
-                            + MAIN_CONTAINER
-                            + "'s securityContext");
-        }
-        if (!openCl.isEmpty()) {
-            notes.add(
-                    String.join(", ", openCl)
-                            + ": OpenCL runtimes built on LLVM replace the JVM's signal handlers, so the template preloads"
-                            + " the JDK's signal-chaining library, LD_PRELOAD="
-                            + JSIG_IN_FLINK_IMAGE
-                            + " (the JDK of Flink's official images); change it for an image whose JDK lies elsewhere");
-        }
-        return notes;
-    }
-
-    /** The OpenCL driver's factory: its TaskManagers need the JDK's libjsig preloaded. */
-    static final String OPENCL_FACTORY = "io.flinkdevices.fpga.OpenClFpgaDriverFactory";
-
-    /** libjsig of the JDK in Flink's official images (eclipse-temurin). */
-    static final String JSIG_IN_FLINK_IMAGE = "/opt/java/openjdk/lib/libjsig.so";
-
-    /** The resources among {@code resources} whose driver is {@code factory}. */
-    static List<String> resourcesOf(String factory, List<String> resources, Configuration config) {
-        List<String> names = new ArrayList<>();
-        for (String r : resources) {
-            if (factory.equals(ResourceSetting.read(config, r).factoryClass().orElse(null))) {
-                names.add(r);
-            }
-        }
-        return names;
-    }
-
-    /** The RDMA driver's factory: its TaskManagers register memory and so need {@code IPC_LOCK}. */
-    static final String RDMA_FACTORY = "io.flinkdevices.rdma.RdmaDriverFactory";
-
-    /** A pod template without extra capabilities. */
+    /** A pod template with nothing for the container beyond the devices. */
     static String podTemplate(Map<String, Long> requests, Map<String, String> nodeSelector) {
-        return podTemplate(requests, nodeSelector, false, false, Map.of());
+        return podTemplate(requests, nodeSelector, PodNeeds.NONE, Map.of());
     }
 
     /**
-     * A pod template Flink's {@code kubernetes.pod-template-file.taskmanager} accepts; with {@code
-     * ipcLock} its main container may lock memory (RDMA), with {@code jsig} it preloads the JDK's
-     * signal-chaining library (OpenCL); {@code claims} (the pod's claim name to its
-     * ResourceClaimTemplate) go into {@code spec.resourceClaims} and the main container's {@code
-     * resources.claims}.
+     * A pod template Flink's {@code kubernetes.pod-template-file.taskmanager} accepts: the devices'
+     * extended resources, and what the drivers said the main container needs beyond them ({@code
+     * pod}: environment, capabilities, host paths, extra resources, tolerations); {@code claims}
+     * (the pod's claim name to its ResourceClaimTemplate) go into {@code spec.resourceClaims} and
+     * the main container's {@code resources.claims}.
      */
     static String podTemplate(
             Map<String, Long> requests,
             Map<String, String> nodeSelector,
-            boolean ipcLock,
-            boolean jsig,
+            PodNeeds pod,
             Map<String, String> claims) {
         StringBuilder y = new StringBuilder();
         y.append("apiVersion: v1\n");
@@ -221,17 +176,43 @@ public final class KubernetesRender {
                                     .append(Yaml.quote(v))
                                     .append('\n'));
         }
-        if (!requests.isEmpty()) {
-            // what Kubernetes' ExtendedResourceToleration admission plugin adds where it is on:
-            // nodes tainted with the resource's name (GPU node pools usually are) accept the pod
+        if (!requests.isEmpty() || !pod.tolerations().isEmpty()) {
             y.append("  tolerations:\n");
-            requests.keySet()
-                    .forEach(
-                            name ->
-                                    y.append("    - key: ")
-                                            .append(Yaml.quote(name))
-                                            .append("\n      operator: Exists\n")
-                                            .append("      effect: NoSchedule\n"));
+        }
+        // what Kubernetes' ExtendedResourceToleration admission plugin adds where it is on:
+        // nodes tainted with the resource's name (GPU node pools usually are) accept the pod
+        requests.keySet()
+                .forEach(
+                        name ->
+                                y.append("    - key: ")
+                                        .append(Yaml.quote(name))
+                                        .append("\n      operator: Exists\n")
+                                        .append("      effect: NoSchedule\n"));
+        for (Map<String, String> t : pod.tolerations()) {
+            String prefix = "    - ";
+            for (String field : List.of("key", "operator", "value", "effect")) {
+                String v = t.get(field);
+                if (v != null && !v.isEmpty()) {
+                    y.append(prefix).append(field).append(": ").append(Yaml.quote(v)).append('\n');
+                    prefix = "      ";
+                }
+            }
+            if (prefix.equals("    - ")) {
+                y.append("    - operator: Exists\n");
+            }
+        }
+        Map<String, String> volumes = volumeNames(pod.hostPaths().keySet());
+        if (!volumes.isEmpty()) {
+            y.append("  volumes:\n");
+            volumes.forEach((path, volume) -> {
+                y.append("    - name: ").append(volume).append('\n');
+                y.append("      hostPath:\n");
+                y.append("        path: ").append(Yaml.quote(path)).append('\n');
+                String type = pod.hostPaths().get(path);
+                if (!type.isEmpty()) {
+                    y.append("        type: ").append(type).append('\n');
+                }
+            });
         }
         if (!claims.isEmpty()) {
             y.append("  resourceClaims:\n");
@@ -246,17 +227,31 @@ public final class KubernetesRender {
         y.append("  containers:\n");
         y.append("    # Flink finds its container by this name; do not change it\n");
         y.append("    - name: ").append(MAIN_CONTAINER).append('\n');
-        if (jsig) {
+        if (!pod.environment().isEmpty()) {
             y.append("      env:\n");
-            y.append("        - name: LD_PRELOAD\n");
-            y.append("          value: ").append(Yaml.quote(JSIG_IN_FLINK_IMAGE)).append('\n');
+            pod.environment().forEach((name, value) -> {
+                y.append("        - name: ").append(name).append('\n');
+                y.append("          value: ").append(Yaml.quote(value)).append('\n');
+            });
         }
-        if (ipcLock) {
+        if (!pod.capabilities().isEmpty()) {
             y.append("      securityContext:\n");
             y.append("        capabilities:\n");
-            y.append("          add: [\"IPC_LOCK\"]\n");
+            y.append("          add: [")
+                    .append(String.join(", ", pod.capabilities().stream().map(Yaml::quote).toList()))
+                    .append("]\n");
         }
-        if (!requests.isEmpty() || !claims.isEmpty()) {
+        if (!volumes.isEmpty()) {
+            y.append("      volumeMounts:\n");
+            volumes.forEach((path, volume) -> {
+                y.append("        - name: ").append(volume).append('\n');
+                y.append("          mountPath: ").append(Yaml.quote(path)).append('\n');
+            });
+        }
+        Map<String, String> quantities = new TreeMap<>();
+        requests.forEach((k, v) -> quantities.put(k, Long.toString(v)));
+        pod.extraResources().forEach(quantities::putIfAbsent);
+        if (!quantities.isEmpty() || !claims.isEmpty()) {
             y.append("      resources:\n");
         }
         if (!claims.isEmpty()) {
@@ -264,19 +259,41 @@ public final class KubernetesRender {
             claims.keySet()
                     .forEach(claim -> y.append("          - name: ").append(Yaml.quote(claim)).append('\n'));
         }
-        if (!requests.isEmpty()) {
-            // extended resources cannot be overcommitted: limits must equal requests
+        if (!quantities.isEmpty()) {
+            // extended resources and hugepages cannot be overcommitted: limits must equal requests
             for (String section : List.of("requests", "limits")) {
                 y.append("        ").append(section).append(":\n");
-                requests.forEach(
+                quantities.forEach(
                         (k, v) ->
                                 y.append("          ")
                                         .append(Yaml.quote(k))
                                         .append(": ")
-                                        .append(Yaml.quote(Long.toString(v)))
+                                        .append(Yaml.quote(v))
                                         .append('\n'));
             }
         }
         return y.toString();
+    }
+
+    /**
+     * A volume name per host path, a DNS label Kubernetes accepts: {@code host-dev-infiniband} for
+     * {@code /dev/infiniband}, numbered where two paths would share one.
+     */
+    static Map<String, String> volumeNames(java.util.Set<String> paths) {
+        Map<String, String> names = new LinkedHashMap<>();
+        java.util.Set<String> used = new java.util.HashSet<>();
+        for (String path : new java.util.TreeSet<>(paths)) {
+            String base = ("host" + path.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-"))
+                    .replaceAll("-+$", "");
+            if (base.length() > 58) {
+                base = base.substring(0, 58).replaceAll("-+$", "");
+            }
+            String name = base;
+            for (int i = 2; !used.add(name); i++) {
+                name = base + "-" + i;
+            }
+            names.put(path, name);
+        }
+        return names;
     }
 }

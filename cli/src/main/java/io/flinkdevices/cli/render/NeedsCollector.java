@@ -6,6 +6,7 @@ import io.flinkdevices.cli.flink.DriverDecorators;
 import io.flinkdevices.cli.flink.DriverDecorators.DecoratorException;
 import io.flinkdevices.cli.flink.DriverDecorators.KubernetesNeeds;
 import io.flinkdevices.cli.flink.PluginFactories;
+import io.flinkdevices.cli.flink.PodNeeds;
 import io.flinkdevices.cli.flink.ResourceSetting;
 import io.flinkdevices.cli.flink.ResourceSetting.AmountState;
 import io.flinkdevices.cli.flink.TimedCall;
@@ -83,17 +84,27 @@ public final class NeedsCollector {
         }
         final Map<String, Long> requests;
         final Map<String, String> nodeSelector;
+        final PodNeeds pod;
         try {
             if (deployment == Deployment.KUBERNETES) {
                 Optional<KubernetesNeeds> k = DriverDecorators.kubernetes(driver, amount);
                 requests = k.map(KubernetesNeeds::resources).orElse(null);
                 nodeSelector = k.map(KubernetesNeeds::nodeSelector).orElse(Map.of());
+                pod = DriverDecorators.kubernetesPod(driver, amount).orElse(PodNeeds.NONE);
             } else {
                 requests = DriverDecorators.yarn(driver, amount).orElse(null);
                 nodeSelector = Map.of();
+                Map<String, String> env = DriverDecorators.yarnEnvironment(driver);
+                pod = new PodNeeds(List.of(), env, Map.of(), Map.of(), List.of(), List.of());
             }
         } catch (DecoratorException e) {
             problems.add(name + ": " + e.getMessage());
+            return Optional.empty();
+        }
+        List<String> podProblems = pod.problems();
+        if (!podProblems.isEmpty()) {
+            problems.add(name + ": " + setting.factoryKey() + " (the driver's " + deployment.label()
+                    + " decorator): " + String.join("; ", podProblems));
             return Optional.empty();
         }
         if (requests == null) {
@@ -108,11 +119,11 @@ public final class NeedsCollector {
                                 + configKey
                                 + " yourself");
             }
-            return validate(fromKey, deployment, configKey, problems);
+            return validate(withPod(fromKey, pod), deployment, configKey, problems);
         }
         if (requests.isEmpty()) {
             if (fromKey.isPresent()) {
-                return validate(fromKey, deployment, configKey, problems);
+                return validate(withPod(fromKey, pod), deployment, configKey, problems);
             }
             String driverKey = setting.paramPrefix() + deployment.label().toLowerCase(java.util.Locale.ROOT) + ".resource-name";
             problems.add(
@@ -131,10 +142,14 @@ public final class NeedsCollector {
         return validate(
                 Optional.of(
                         new ResourceNeeds(
-                                name, amount, new TreeMap<>(requests), nodeSelector, true)),
+                                name, amount, new TreeMap<>(requests), nodeSelector, true, pod)),
                 deployment,
                 setting.factoryKey() + " (the driver's " + deployment.label() + " decorator)",
                 problems);
+    }
+
+    private static Optional<ResourceNeeds> withPod(Optional<ResourceNeeds> needs, PodNeeds pod) {
+        return needs.map(n -> new ResourceNeeds(n.resource(), n.amount(), n.requests(), n.nodeSelector(), n.fromDriver(), pod));
     }
 
     /** Whether the amount is usable; why not is added to {@code problems}. */

@@ -42,6 +42,9 @@ public final class YarnRender {
     /** How a NodeManager is told the count of a type: this prefix and the type's name. */
     public static final String NODE_RESOURCE_PREFIX = "yarn.nodemanager.resource-type.";
 
+    /** Flink's prefix for an environment variable of every TaskManager container on Yarn. */
+    public static final String ENV_PREFIX = "containerized.taskmanager.env.";
+
     private YarnRender() {}
 
     /** The config lines, the Hadoop files and the notes for {@code needs}. */
@@ -92,6 +95,20 @@ public final class YarnRender {
             }
             lines.put(key, only.getKey());
             types.put(only.getKey(), only.getValue());
+        }
+        // what the drivers said their containers need: Flink's Yarn resource manager sets these
+        Map<String, String> envOwner = new TreeMap<>();
+        for (ResourceNeeds n : needs) {
+            n.pod().environment().forEach((name, value) -> {
+                String key = ENV_PREFIX + name;
+                String before = lines.putIfAbsent(key, value);
+                if (before == null) {
+                    envOwner.put(name, n.resource());
+                } else if (!before.equals(value)) {
+                    problems.add(n.resource() + ": needs environment variable " + name + "=" + value + " but resource "
+                            + envOwner.get(name) + " needs " + name + "=" + before + "; " + key + " keeps " + before);
+                }
+            });
         }
         String resourceTypesXml = YarnHadoopFiles.resourceTypes(types.keySet());
         return new YarnRendered(

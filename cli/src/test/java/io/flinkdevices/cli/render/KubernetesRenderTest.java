@@ -1,5 +1,7 @@
 package io.flinkdevices.cli.render;
 
+import io.flinkdevices.cli.flink.PodNeeds;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.apache.flink.configuration.Configuration;
@@ -54,12 +56,14 @@ class KubernetesRenderTest {
     }
 
     @Test
-    @DisplayName("a resource of the RDMA driver gets IPC_LOCK in the main container and a note saying why")
+    @DisplayName("a driver that asks for IPC_LOCK gets it in the main container and its reason as a note; the CLI knows no driver")
     void rdmaNeedsIpcLock() {
+        PodNeeds ipcLock = new PodNeeds(List.of("IPC_LOCK"), Map.of(), Map.of(), Map.of(), List.of(),
+                List.of("RDMA registers memory, which needs the IPC_LOCK capability"));
         Rendered r =
                 KubernetesRender.render(
-                        List.of(new ResourceNeeds("rdma", 1, Map.of("rdma/hca_shared_devices_a", 1L), Map.of(), true)),
-                        Configuration.fromMap(Map.of("external-resource.rdma.driver-factory.class", KubernetesRender.RDMA_FACTORY)),
+                        List.of(new ResourceNeeds("rdma", 1, Map.of("rdma/hca_shared_devices_a", 1L), Map.of(), true, ipcLock)),
+                        new Configuration(),
                         null,
                         List.of());
 
@@ -75,6 +79,52 @@ class KubernetesRenderTest {
                         null,
                         List.of());
         assertThat(gpu.clusterFile()).doesNotContain("IPC_LOCK");
+    }
+
+    @Test
+    @DisplayName("a third party's needs: capability, environment, host device path, hugepages and a toleration, merged over resources")
+    void everyKindOfNeed() {
+        PodNeeds npu = new PodNeeds(List.of("SYS_RAWIO"), Map.of("ZETA_VISIBLE", "all"), Map.of("/dev/zeta", "CharDevice"),
+                Map.of("hugepages-2Mi", "1Gi"), List.of(Map.of("key", "zeta.example.com/npu", "operator", "Exists", "effect", "NoSchedule")),
+                List.of("the NPU runtime maps /dev/zeta"));
+        PodNeeds other = new PodNeeds(List.of("SYS_RAWIO", "IPC_LOCK"), Map.of("ZETA_VISIBLE", "none"), Map.of(), Map.of(), List.of(), List.of());
+        Rendered r =
+                KubernetesRender.render(
+                        List.of(new ResourceNeeds("npu", 2, Map.of("zeta.example.com/npu", 2L), Map.of(), true, npu),
+                                new ResourceNeeds("nic", 1, Map.of("x.io/vf", 1L), Map.of(), true, other)),
+                        new Configuration(),
+                        null,
+                        List.of());
+
+        assertThat(r.clusterFile())
+                .contains("  volumes:\n    - name: host-dev-zeta\n      hostPath:\n        path: \"/dev/zeta\"\n        type: CharDevice\n")
+                .contains("      env:\n        - name: ZETA_VISIBLE\n          value: \"all\"\n")
+                .contains("          add: [\"SYS_RAWIO\", \"IPC_LOCK\"]\n")
+                .contains("      volumeMounts:\n        - name: host-dev-zeta\n          mountPath: \"/dev/zeta\"\n")
+                .contains("          \"hugepages-2Mi\": \"1Gi\"\n")
+                .contains("    - key: \"zeta.example.com/npu\"\n      operator: \"Exists\"\n      effect: \"NoSchedule\"\n");
+        assertThat(r.notes()).contains("npu: the NPU runtime maps /dev/zeta");
+        assertThat(r.problems()).containsExactly(
+                "nic: needs environment variable ZETA_VISIBLE=none but resource npu needs ZETA_VISIBLE=all; the template keeps all");
+    }
+
+    @Test
+    @DisplayName("answers the API server would refuse are named, each with what was expected")
+    void invalidAnswers() {
+        PodNeeds bad = new PodNeeds(List.of("CAP_IPC_LOCK", "ipc_lock"), Map.of("1X", "v"), Map.of("dev/x", "Char", "/a//b", ""),
+                Map.of("hugepages-2Mi", "lots"), List.of(Map.of("operator", "Equal"), Map.of("key", "k", "effect", "Never")), List.of());
+        assertThat(bad.problems())
+                .anySatisfy(p -> assertThat(p).contains("'CAP_IPC_LOCK' must be written without CAP_"))
+                .anySatisfy(p -> assertThat(p).contains("capability 'ipc_lock' is not a Linux capability name"))
+                .anySatisfy(p -> assertThat(p).contains("environment variable name '1X' is not valid"))
+                .anySatisfy(p -> assertThat(p).contains("host path 'dev/x' is not an absolute path"))
+                .anySatisfy(p -> assertThat(p).contains("hostPath type 'Char' of dev/x is not one of"))
+                .anySatisfy(p -> assertThat(p).contains("host path '/a//b' is not normalised"))
+                .anySatisfy(p -> assertThat(p).contains("the quantity 'lots' of hugepages-2Mi is not a positive Kubernetes quantity"))
+                .anySatisfy(p -> assertThat(p).contains("an empty key needs operator Exists"))
+                .anySatisfy(p -> assertThat(p).contains("effect 'Never' is not NoSchedule"))
+                .hasSize(9);
+        assertThat(PodNeeds.NONE.problems()).isEmpty();
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.flinkdevices.sdk.deploy;
 
 import org.apache.flink.annotation.PublicEvolving;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -26,6 +27,63 @@ public interface KubernetesResourceDecorator {
     /** Node-selector labels the pod needs, for example the GPU product; empty by default. */
     default Map<String, String> kubernetesNodeSelector() {
         return Map.of();
+    }
+
+    /*
+     * What the TaskManager's main container needs beyond the devices themselves. The CLI renders
+     * every answer into the pod template (render kubernetes and render flink-operator, with and
+     * without --dra); KubernetesPodNeeds validates them as the API server would.
+     */
+
+    /**
+     * Linux capabilities the main container must add, as Kubernetes spells them without {@code
+     * CAP_} ({@code IPC_LOCK} for memory registration); empty by default.
+     */
+    default List<String> kubernetesCapabilities() {
+        return List.of();
+    }
+
+    /**
+     * Environment variables of the main container, name to value ({@code LD_PRELOAD}); empty by
+     * default.
+     */
+    default Map<String, String> kubernetesEnvironment() {
+        return Map.of();
+    }
+
+    /**
+     * Host paths the main container must see at the same path (device files such as {@code
+     * /dev/infiniband} or {@code /dev/kfd}), path to its {@code hostPath} type ({@code
+     * CharDevice}, {@code Directory}, ..., or {@code ""} for no check); empty by default.
+     */
+    default Map<String, String> kubernetesHostPaths() {
+        return Map.of();
+    }
+
+    /**
+     * Resources the pod requests (and is limited to) besides the devices' extended resources, for
+     * {@code amount} devices: name to Kubernetes quantity ({@code hugepages-2Mi: 1Gi}); empty by
+     * default.
+     */
+    default Map<String, String> kubernetesExtraResources(long amount) {
+        return Map.of();
+    }
+
+    /**
+     * Tolerations the pod needs besides the one the CLI adds per extended resource, each a map of
+     * {@code key}, {@code operator} ({@code Exists} or {@code Equal}), {@code value} and {@code
+     * effect}; empty by default.
+     */
+    default List<Map<String, String>> kubernetesTolerations() {
+        return List.of();
+    }
+
+    /**
+     * Why the pod needs the answers above, one sentence each, which the CLI prints for the operator
+     * ("RDMA registers memory, which needs IPC_LOCK"); empty by default.
+     */
+    default List<String> kubernetesNeedsReasons() {
+        return List.of();
     }
 
     /*

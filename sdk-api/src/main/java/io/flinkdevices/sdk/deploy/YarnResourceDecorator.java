@@ -20,4 +20,14 @@ public interface YarnResourceDecorator {
      * YarnResourceNames#validateAmount(String, long)}.
      */
     Map<String, Long> yarnResources(long amount);
+
+    /**
+     * Environment variables the TaskManager container needs, name to value; the CLI renders them as
+     * Flink's {@code containerized.taskmanager.env.<NAME>} keys, which Flink's Yarn resource manager
+     * sets in the container. Names follow {@link KubernetesPodNeeds#validateEnvironment}. Empty by
+     * default.
+     */
+    default Map<String, String> yarnEnvironment() {
+        return Map.of();
+    }
 }
