@@ -1,6 +1,7 @@
 package io.flinkdevices.testkit.contract;
 
 import io.flinkdevices.sdk.deploy.DraParams;
+import io.flinkdevices.sdk.deploy.KubernetesPodNeeds;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
@@ -53,7 +54,9 @@ public abstract class CapabilityContract extends ContractSuite {
      * <p>Must hold: declared, the driver is a {@link KubernetesResourceDecorator}, every map is
      * non-empty, every name passes {@link KubernetesResourceNames#validateExtendedResource} and
      * every quantity {@link KubernetesResourceNames#validateQuantity}; node-selector entries are
-     * non-blank; the DRA answers pass {@link DraParams#validateAnswers}. Not declared, the driver
+     * non-blank; the DRA answers pass {@link DraParams#validateAnswers}; the pod needs
+     * (capabilities, environment, host paths, extra resources, tolerations) pass {@link
+     * KubernetesPodNeeds#validate}. Not declared, the driver
      * is not a {@link KubernetesResourceDecorator}.
      */
     @Test
@@ -269,6 +272,13 @@ public abstract class CapabilityContract extends ContractSuite {
                     assertThat(v).as("the value of node-selector label %s", k).isNotBlank();
                 });
         assertDraValid(decorator);
+        for (long amount : AMOUNTS) {
+            List<String> pod =
+                    Attempt.of("the pod needs (kubernetesCapabilities(), kubernetesEnvironment(), ...)",
+                                    () -> KubernetesPodNeeds.validate(decorator, amount))
+                            .value("the pod needs");
+            assertThat(pod).as("problems of the pod needs for %d devices (KubernetesPodNeeds.validate)", amount).isEmpty();
+        }
     }
 
     /** The DRA answers go into a ResourceClaimTemplate as they are ({@code render kubernetes --dra}). */
@@ -310,5 +320,10 @@ public abstract class CapabilityContract extends ContractSuite {
                         assertThat(value).as("amount of '%s' for %d", name, amount).isPositive();
                     });
         }
+        Map<String, String> env = Attempt.of("yarnEnvironment()", decorator::yarnEnvironment).value("yarnEnvironment()");
+        assertThat(env).as("yarnEnvironment()").isNotNull();
+        env.forEach((name, value) -> assertThat(KubernetesPodNeeds.validateEnvironment(name, value))
+                .as("problems of Yarn environment variable %s", name)
+                .isEmpty());
     }
 }
