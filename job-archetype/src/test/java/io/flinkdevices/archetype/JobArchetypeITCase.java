@@ -2,10 +2,20 @@ package io.flinkdevices.archetype;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
+import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost;
+import io.flinkdevices.testkit.plugin.PluginFolder;
+
+import org.apache.flink.client.cli.CliFrontend;
+import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -13,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
@@ -34,7 +45,7 @@ class JobArchetypeITCase {
             Pattern.compile("tests=\"(\\d+)\" errors=\"(\\d+)\" skipped=\"(\\d+)\" failures=\"(\\d+)\"");
 
     @Test
-    @DisplayName("archetype:generate, then ./mvnw verify: a job jar for flink run, the job on a local device cluster")
+    @DisplayName("archetype:generate, then ./mvnw verify: a job jar for flink run, the job on a local device cluster; flink run of that jar")
     void generatedProjectBuilds() throws Exception {
         String version = System.getProperty("project.version");
         Path it = Path.of("target/archetype-it").toAbsolutePath();
@@ -44,8 +55,8 @@ class JobArchetypeITCase {
         install(repo, "flink-devices-bom", version, ROOT.resolve("bom/pom.xml"), null, null);
         install(repo, "sdk-api", version, ROOT.resolve("sdk-api/pom.xml"), ROOT.resolve("sdk-api/target/sdk-api-" + version + ".jar"), null);
         install(repo, "testkit", version, ROOT.resolve("testkit/pom.xml"), ROOT.resolve("testkit/target/testkit-" + version + ".jar"), null);
-        install(repo, "driver-nvidia", version, ROOT.resolve("driver-nvidia/pom.xml"),
-                ROOT.resolve("driver-nvidia/target/driver-nvidia-" + version + "-plugin.jar"), "plugin");
+        Path nvidiaPlugin = ROOT.resolve("driver-nvidia/target/driver-nvidia-" + version + "-plugin.jar");
+        install(repo, "driver-nvidia", version, ROOT.resolve("driver-nvidia/pom.xml"), nvidiaPlugin, "plugin");
         install(repo, "flink-devices-job-archetype", version, Path.of("pom.xml"), Path.of(System.getProperty("archetype.jar")), null);
 
         Path work = Files.createDirectories(it.resolve("work"));
@@ -88,6 +99,48 @@ class JobArchetypeITCase {
         System.out.printf("generated project: %d cluster test(s), no failure%n", cluster[0]);
         assertThat(cluster[0]).as("GpuJobITCase: the job on the local device cluster").isEqualTo(1);
         assertThat(cluster[1] + cluster[2] + cluster[3]).as("errors, skipped, failures").isZero();
+
+        List<String> printed = flinkRun(it, nvidiaPlugin, "run", "-p", "2", jar.toString());
+        assertThat(printed)
+                .as("flink run without -c: the job jar's own classes and sdk-api in the TaskManager")
+                .contains(
+                        "subtask 0 of 2 uses GPU 0 (NVIDIA H100 80GB HBM3, " + FakeNvidiaHost.gpuUuid(0) + ")",
+                        "subtask 1 of 2 uses GPU 1 (NVIDIA H100 80GB HBM3, " + FakeNvidiaHost.gpuUuid(1) + ")");
+    }
+
+    /**
+     * Runs Flink's own client ({@code CliFrontend}, what {@code bin/flink} starts) in this JVM
+     * against a local device cluster with the NVIDIA plugin on a fake host of two H100s; returns
+     * what it printed.
+     */
+    private static List<String> flinkRun(Path it, Path nvidiaPlugin, String... args) throws Exception {
+        Path nvidiaSmi = FakeNvidiaHost.installH100s(FakeHost.create(it.resolve("host")), 2);
+        Path plugins = it.resolve("plugins");
+        PluginFolder.builder("nvidia").includeJar(nvidiaPlugin).buildInto(plugins);
+        try (LocalDeviceCluster cluster = LocalDeviceCluster.builder()
+                .pluginsDir(plugins)
+                .slotsPerTaskManager(2)
+                .resource("gpu", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory", 2,
+                        Map.of("backend", "nvidia-smi", "nvidia-smi.path", nvidiaSmi.toString()))
+                .build()
+                .start()) {
+            Configuration config = cluster.configuration();
+            Path confDir = Files.createDirectories(it.resolve("flink-conf"));
+            CliFrontend cli = new CliFrontend(config, CliFrontend.loadCustomCommandLines(config, confDir.toString()));
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            PrintStream stdout = System.out;
+            int rc;
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            try {
+                rc = cli.parseAndRun(args);
+            } finally {
+                System.setOut(stdout);
+            }
+            String printed = out.toString(StandardCharsets.UTF_8);
+            System.out.print(printed);
+            assertThat(rc).as("flink %s exits 0; it printed:%n%s", String.join(" ", args), printed).isZero();
+            return printed.lines().toList();
+        }
     }
 
     /** Places a pom (and jar) where a local repository keeps them, as mvn install would. */
