@@ -14,22 +14,33 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The code in docs/driver-authors.md cannot drift: every Java block is an excerpt of a file the
- * build compiles (the example driver and its tests, the archetype's template, which the
- * archetype's ITCase generates and builds), named by a {@code <!-- snippet: path -->} line right
- * above it. The block's lines must appear in that file in the same order (indentation aside; a
- * {@code // ...} line stands for lines left out).
+ * The code in docs/driver-authors.md and docs/job-authors.md cannot drift: every Java block is an
+ * excerpt of a file the build compiles (the example driver and its tests, the archetypes'
+ * templates, which the archetypes' ITCases generate and build), named by a {@code <!-- snippet:
+ * path -->} line right above it; so is every other block with such a line (the archetypes' poms).
+ * The block's lines must appear in that file in the same order (indentation aside; a {@code //
+ * ...} line stands for lines left out).
  */
-class DriverAuthorsDocSnippetsTest {
+class AuthorDocsSnippetsTest {
 
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-    private static final Path DOC = ROOT.resolve("docs/driver-authors.md");
     private static final Pattern MARKER = Pattern.compile("<!-- snippet: (\\S+) -->");
 
     @Test
     @DisplayName("every Java block of docs/driver-authors.md is an excerpt, in order, of the compiled file it names")
-    void snippetsAreExcerptsOfCompiledFiles() throws IOException {
-        List<String> doc = Files.readAllLines(DOC);
+    void driverAuthorsSnippetsAreExcerptsOfCompiledFiles() throws IOException {
+        assertThat(checkedBlocks("docs/driver-authors.md")).as("snippet blocks checked").isGreaterThanOrEqualTo(6);
+    }
+
+    @Test
+    @DisplayName("every Java block of docs/job-authors.md is an excerpt, in order, of the compiled file it names")
+    void jobAuthorsSnippetsAreExcerptsOfCompiledFiles() throws IOException {
+        assertThat(checkedBlocks("docs/job-authors.md")).as("snippet blocks checked").isGreaterThanOrEqualTo(3);
+    }
+
+    /** Checks every marked block of {@code page}; returns how many there were. */
+    private static int checkedBlocks(String page) throws IOException {
+        List<String> doc = Files.readAllLines(ROOT.resolve(page));
         List<String> problems = new ArrayList<>();
         int blocks = 0;
         for (int i = 0; i < doc.size(); i++) {
@@ -44,7 +55,7 @@ class DriverAuthorsDocSnippetsTest {
             Matcher marker = i > 0 ? MARKER.matcher(doc.get(i - 1).strip()) : MARKER.matcher("");
             if (!marker.matches()) {
                 if (fence.equals("```java")) {
-                    problems.add("docs/driver-authors.md:" + (i + 1) + ": a Java block without a <!-- snippet: path --> line above it");
+                    problems.add(page + ":" + (i + 1) + ": a Java block without a <!-- snippet: path --> line above it");
                 }
                 i = end;
                 continue;
@@ -52,7 +63,7 @@ class DriverAuthorsDocSnippetsTest {
             blocks++;
             Path source = ROOT.resolve(marker.group(1));
             if (!Files.isRegularFile(source)) {
-                problems.add("docs/driver-authors.md:" + i + ": no such file " + marker.group(1));
+                problems.add(page + ":" + i + ": no such file " + marker.group(1));
                 i = end;
                 continue;
             }
@@ -67,7 +78,7 @@ class DriverAuthorsDocSnippetsTest {
                     at++;
                 }
                 if (at == file.size()) {
-                    problems.add("docs/driver-authors.md:" + (line + 1) + ": '" + want + "' is not in "
+                    problems.add(page + ":" + (line + 1) + ": '" + want + "' is not in "
                             + marker.group(1) + " (after the block's previous lines)");
                     break;
                 }
@@ -76,6 +87,6 @@ class DriverAuthorsDocSnippetsTest {
             i = end;
         }
         assertThat(problems).isEmpty();
-        assertThat(blocks).as("snippet blocks checked").isGreaterThanOrEqualTo(6);
+        return blocks;
     }
 }
