@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -94,7 +95,7 @@ final class SmiTool {
                     + e.getOriginalMessage() + where(e) + "); expected "
                     + (limit ? "amd-smi's few levels of objects and lists" : "a whole JSON document (truncated output?)")
                     + "; stdout begins with: " + abbreviate(out, 200));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new DeviceDriverException(call + " (" + key + ") printed JSON that cannot be read (" + e + ")", e);
         }
         return tree;

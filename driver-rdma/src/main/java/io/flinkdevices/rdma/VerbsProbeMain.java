@@ -5,8 +5,11 @@ import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
 
+import java.io.File;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * The verbs probe's own JVM ({@link VerbsProbe} starts it, so that the TaskManager never loads
@@ -49,9 +52,9 @@ final class VerbsProbeMain {
     /** The libdisni file the JVM loaded: the first on java.library.path. */
     private static String library() {
         String name = System.mapLibraryName("disni");
-        for (String dir : System.getProperty("java.library.path", "").split(java.io.File.pathSeparator)) {
-            java.nio.file.Path p = java.nio.file.Path.of(dir.isEmpty() ? "." : dir, name);
-            if (java.nio.file.Files.exists(p)) {
+        for (String dir : System.getProperty("java.library.path", "").split(File.pathSeparator)) {
+            Path p = Path.of(dir.isEmpty() ? "." : dir, name);
+            if (Files.exists(p)) {
                 return p.toAbsolutePath().toString();
             }
         }

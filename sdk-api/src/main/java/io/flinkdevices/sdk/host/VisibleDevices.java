@@ -8,10 +8,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -186,7 +188,7 @@ public final class VisibleDevices {
             }
             List<T> exact = new ArrayList<>();
             List<T> byPrefix = new ArrayList<>();
-            Set<String> prefixIds = new java.util.TreeSet<>();
+            Set<String> prefixIds = new TreeSet<>();
             for (T d : devices) {
                 Match best = Match.NONE;
                 for (Name n : names.apply(d)) {
@@ -197,7 +199,7 @@ public final class VisibleDevices {
                     }
                     if (m == Match.PREFIX) {
                         best = m;
-                        prefixIds.add(n.id.toLowerCase(java.util.Locale.ROOT));
+                        prefixIds.add(n.id.toLowerCase(Locale.ROOT));
                     }
                 }
                 if (best == Match.EXACT) {
@@ -243,7 +245,7 @@ public final class VisibleDevices {
         }
         List<String> out = new ArrayList<>();
         for (String entry : raw.strip().split(",", -1)) {
-            out.add(entry.strip().toLowerCase(java.util.Locale.ROOT));
+            out.add(entry.strip().toLowerCase(Locale.ROOT));
         }
         return out;
     }
