@@ -35,14 +35,18 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
 
     /** What ROCm's lowest layer reads; indexes and {@code GPU-<unique id>} work across releases. */
     static final String ROCR = "ROCR_VISIBLE_DEVICES";
-    /** What HIP reads. */
+    /** What HIP reads first. */
     static final String HIP = "HIP_VISIBLE_DEVICES";
+    /** What HIP reads when HIP_VISIBLE_DEVICES is unset (HIP keeps CUDA's name working). */
+    static final String CUDA = "CUDA_VISIBLE_DEVICES";
+    /** What HIP reads when neither is set, and what AMD's OpenCL reads. */
+    static final String ORDINAL = "GPU_DEVICE_ORDINAL";
 
     private final Backend backend;
     private final Unit unit;
     private final String partitionProfile;
-    private final VisibleDevices rocr;
-    private final VisibleDevices hip;
+    /** ROCR, then HIP's three in the order HIP reads them. */
+    private final List<VisibleDevices> visibleVariables;
     private final DeviceCoordinator coordinator;
     private final String amountKey;
     private final String kubernetesName;
@@ -80,8 +84,11 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         this.backend = backend;
         this.unit = unit;
         this.partitionProfile = partitionProfile;
-        this.rocr = VisibleDevices.read(environment, ROCR, "AMD GPU agent").withIdPrefixes("GPU-");
-        this.hip = VisibleDevices.read(environment, HIP, "AMD GPU agent").withIdPrefixes("GPU-");
+        List<VisibleDevices> variables = new ArrayList<>();
+        for (String name : List.of(ROCR, HIP, CUDA, ORDINAL)) {
+            variables.add(VisibleDevices.read(environment, name, "AMD GPU agent").withIdPrefixes("GPU-"));
+        }
+        this.visibleVariables = List.copyOf(variables);
         this.coordinator = coordinator;
         this.amountKey = amountKey;
         this.kubernetesName = kubernetesName;
@@ -105,7 +112,9 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
             throw new DeviceDriverException(
                     "Asked for " + amount + " " + what + " (" + amountKey + ") but " + backend.describe() + " found "
                             + units.size() + (units.isEmpty() ? "" : ": " + units.keySet()) + " of the host's agents "
-                            + agents + " (" + describeVisible() + "). Lower " + amountKey + " or check the host"
+                            + agents + " (" + describeVisible() + ")"
+                            + (backend.skipped().isEmpty() ? "" : "; " + backend.skipped())
+                            + ". Lower " + amountKey + (units.isEmpty() ? "" : " to " + units.size()) + " or check the host"
                             + (unit == Unit.PARTITION ? " and its partition mode" : ""));
         }
         List<String> ids = new ArrayList<>(units.keySet());
@@ -152,23 +161,44 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
     }
 
     private String describeVisible() {
-        return rocr.describe() + ", " + hip.describe();
+        List<String> set = new ArrayList<>();
+        for (VisibleDevices v : visibleVariables) {
+            if (v.restricts()) {
+                set.add(v.describe());
+            }
+        }
+        return set.isEmpty() ? "no visible-devices variable set" : String.join(", ", set);
     }
 
     /**
-     * The agents the TaskManager's own variables allow. Both may be set only to the same value:
-     * ROCm applies HIP's indexes to ROCR's selection, so two different values name different
-     * devices under different ROCm releases and tools (Ray refuses them for the same reason).
+     * The agents the TaskManager's own variables allow. ROCR_VISIBLE_DEVICES selects for all of
+     * ROCm; HIP then reads HIP_VISIBLE_DEVICES, else CUDA_VISIBLE_DEVICES, else GPU_DEVICE_ORDINAL
+     * (which AMD's OpenCL reads too) and applies its indexes to ROCR's selection. So every one of
+     * them is honoured, and those that are set must list the same entries ({@code 0,1} and {@code
+     * 0, 1} are one list): two different lists name different GPUs depending on the tool and the
+     * ROCm release (Ray refuses them for the same reason).
      */
     private List<AmdGpu> visible(List<AmdGpu> agents) throws DeviceDriverException {
-        if (rocr.restricts() && hip.restricts() && !rocr.value().equals(hip.value())) {
-            throw new DeviceDriverException(
-                    rocr.describe() + " and " + hip.describe() + " disagree; expected one of them set, or both to"
-                            + " the same value (ROCm applies HIP's indexes to ROCR's selection, so two different"
-                            + " lists name different GPUs depending on the tool). Fix the TaskManager's environment");
+        VisibleDevices first = null;
+        for (VisibleDevices v : visibleVariables) {
+            if (!v.restricts()) {
+                continue;
+            }
+            if (first == null) {
+                first = v;
+            } else if (!first.sameEntries(v)) {
+                throw new DeviceDriverException(
+                        first.describe() + " and " + v.describe() + " disagree; expected one of them set, or all"
+                                + " that are set to list the same GPUs (ROCm applies HIP's selection, read from "
+                                + HIP + ", else " + CUDA + ", else " + ORDINAL + ", to ROCR's, so two different"
+                                + " lists name different GPUs depending on the tool). Fix the TaskManager's"
+                                + " environment");
+            }
         }
-        VisibleDevices v = rocr.restricts() ? rocr : hip;
-        return v.apply(agents, g -> List.of(VisibleDevices.name(g.index, g.uuid().orElse(null))));
+        if (first == null) {
+            return agents;
+        }
+        return first.apply(agents, g -> List.of(VisibleDevices.name(g.index, g.uuid().orElse(null))));
     }
 
     /** Units by coordination id: the PCI address of a GPU, {@code <pci>/<n>} for a partition. */

@@ -24,6 +24,8 @@ import java.util.regex.Pattern;
 final class AmdSmiBackend implements Backend {
 
     static final List<String> ARGS = List.of("static", "--json");
+    /** {@code 0000:05:00.0}: a 16-bit domain, bus, device (0-1f) and function (0-7). */
+    static final Pattern PCI_ADDRESS = Pattern.compile("[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\\.[0-7]");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([KMGT]?i?B)?", Pattern.CASE_INSENSITIVE);
 
     private final SmiTool tool;
@@ -61,6 +63,12 @@ final class AmdSmiBackend implements Backend {
                         + " has no bus.bdf; expected its PCI address such as 0000:05:00.0");
             }
             bdf = bdf.toLowerCase(Locale.ROOT);
+            if (!PCI_ADDRESS.matcher(bdf).matches()) {
+                // the address is the coordination id and reaches infos: only a real one passes
+                throw new DeviceDriverException(describe() + " static --json: GPU " + index.asInt() + " has bus.bdf '"
+                        + Names.printable(bdf, 80) + "'; expected a PCI address such as 0000:05:00.0 (domain:bus:device.function,"
+                        + " hexadecimal)");
+            }
             String compute = SmiTool.text(g, "partition", "compute_partition");
             if (compute == null) {
                 compute = SmiTool.text(g, "partition", "accelerator_partition");
@@ -71,15 +79,15 @@ final class AmdSmiBackend implements Backend {
             int partition = partitionId != null && partitionId.matches("\\d{1,3}") ? Integer.parseInt(partitionId) : counted;
             String serial = SmiTool.text(g, "asic", "asic_serial");
             String uniqueId = serial == null ? null : hex16(serial);
-            String name = SmiTool.text(g, "asic", "market_name");
-            String deviceId = SmiTool.text(g, "asic", "device_id");
+            String name = printable(SmiTool.text(g, "asic", "market_name"), Names.MAX_NAME);
+            String deviceId = printable(SmiTool.text(g, "asic", "device_id"), 16);
             gpus.add(new AmdGpu(
                     index.asInt(),
                     uniqueId,
                     name != null ? name : "AMD GPU" + (deviceId == null ? "" : " " + deviceId),
                     vram(g.path("vram").get("size")),
                     bdf,
-                    SmiTool.text(g, "asic", "target_graphics_version"),
+                    printable(SmiTool.text(g, "asic", "target_graphics_version"), 16),
                     -1,
                     upper(compute),
                     upper(memory),
@@ -88,6 +96,10 @@ final class AmdSmiBackend implements Backend {
         }
         gpus.sort((a, b) -> Integer.compare(a.index, b.index));
         return gpus;
+    }
+
+    static String printable(String s, int max) {
+        return s == null ? null : Names.printable(s, max);
     }
 
     private static String upper(String s) {

@@ -35,13 +35,20 @@ final class AutoBackend implements Backend {
     }
 
     @Override
+    public String skipped() {
+        Backend c = chosen;
+        return c == null ? "" : c.skipped();
+    }
+
+    @Override
     public List<AmdGpu> agents() throws DeviceDriverException {
         List<String> reasons = new ArrayList<>();
         for (Backend backend : order) {
             try {
                 List<AmdGpu> agents = backend.agents();
                 if (agents.isEmpty()) {
-                    reasons.add(backend.describe() + ": found no AMD GPU");
+                    String skipped = backend.skipped();
+                    reasons.add(backend.describe() + ": found no AMD GPU" + (skipped.isEmpty() ? "" : " (" + skipped + ")"));
                     continue;
                 }
                 chosen = backend;

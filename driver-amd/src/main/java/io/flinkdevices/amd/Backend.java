@@ -15,4 +15,12 @@ interface Backend {
      * of a partitioned GPU.
      */
     List<AmdGpu> agents() throws DeviceDriverException;
+
+    /**
+     * What the last {@link #agents()} left out and why (agents of another vendor, say), for the
+     * message when too few are found; empty when nothing was left out.
+     */
+    default String skipped() {
+        return "";
+    }
 }

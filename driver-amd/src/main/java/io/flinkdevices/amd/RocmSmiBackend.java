@@ -53,6 +53,11 @@ final class RocmSmiBackend implements Backend {
                 throw new DeviceDriverException(describe() + ": " + e.getKey()
                         + " has no \"PCI Bus\"; expected its PCI address such as 0000:03:00.0");
             }
+            String pci = bus.toLowerCase(Locale.ROOT);
+            if (!AmdSmiBackend.PCI_ADDRESS.matcher(pci).matches()) {
+                throw new DeviceDriverException(describe() + ": " + e.getKey() + " has \"PCI Bus\": '" + Names.printable(bus, 80)
+                        + "'; expected a PCI address such as 0000:03:00.0 (domain:bus:device.function, hexadecimal)");
+            }
             String unique = SmiTool.text(c, "Unique ID");
             String series = SmiTool.text(c, "Card Series");
             if (series == null) {
@@ -66,15 +71,15 @@ final class RocmSmiBackend implements Backend {
             gpus.add(new AmdGpu(
                     gpus.size(),
                     unique == null ? null : AmdSmiBackend.hex16(unique),
-                    series != null ? series : "AMD GPU" + (model == null ? "" : " " + model),
+                    series != null ? Names.printable(series, Names.MAX_NAME) : "AMD GPU" + (model == null ? "" : " " + Names.printable(model, 16)),
                     vram != null && vram.matches("\\d{1,19}") ? Long.parseLong(vram) : -1,
-                    bus.toLowerCase(Locale.ROOT),
-                    SmiTool.text(c, "GFX Version"),
+                    pci,
+                    AmdSmiBackend.printable(SmiTool.text(c, "GFX Version"), 16),
                     -1,
                     null,
                     null,
                     0,
-                    model));
+                    AmdSmiBackend.printable(model, 16)));
         }
         return gpus;
     }

@@ -4,12 +4,21 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.process.Executables;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -20,6 +29,7 @@ import java.util.Map;
  */
 final class SmiTool {
 
+    private static final Logger LOG = LoggerFactory.getLogger(SmiTool.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path program;
@@ -51,26 +61,80 @@ final class SmiTool {
                     + ExternalCommand.STDOUT_LIMIT_BYTES / (1024 * 1024) + " MiB on stdout (the limit of what is"
                     + " read); expected a short JSON document per GPU");
         }
-        String out = jsonPart(r.stdout());
+        List<String> before = new ArrayList<>();
+        String out = jsonPart(r.stdout(), before);
         if (out.isEmpty()) {
             throw new DeviceDriverException(call + " (" + key + ") printed no JSON; expected a JSON document" + output(r));
         }
-        try {
-            return JSON.readTree(out);
-        } catch (JsonProcessingException e) {
-            throw new DeviceDriverException(call + " (" + key + ") printed JSON that cannot be read ("
-                    + e.getOriginalMessage() + " at line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr() + "); expected a whole JSON document (truncated output?)"
-                    + "; stdout begins with: " + abbreviate(out, 200));
+        if (!before.isEmpty()) {
+            LOG.warn("{} ({}) printed {} line(s) before its JSON, skipped: {}", call, key, before.size(),
+                    abbreviate(String.join(" | ", before), 400));
         }
+        JsonNode tree;
+        try (JsonParser parser = JSON.getFactory().createParser(out)) {
+            tree = JSON.readTree(parser);
+            if (tree == null) {
+                throw new DeviceDriverException(call + " (" + key + ") printed no JSON; expected a JSON document" + output(r));
+            }
+            JsonLocation at = parser.currentLocation();
+            JsonToken after;
+            try {
+                after = parser.nextToken();
+            } catch (JsonProcessingException e) {
+                after = JsonToken.NOT_AVAILABLE;
+            }
+            if (after != null) {
+                throw new DeviceDriverException(call + " (" + key + ") printed more after its JSON document (at line "
+                        + at.getLineNr() + ", column " + at.getColumnNr() + ": '"
+                        + abbreviate(rest(out, at), 80) + "'); expected one JSON document and nothing after it");
+            }
+        } catch (JsonProcessingException e) {
+            // a limit of the parser (nesting depth, number length) has no location
+            boolean limit = e instanceof StreamConstraintsException || e.getCause() instanceof StreamConstraintsException;
+            throw new DeviceDriverException(call + " (" + key + ") printed JSON that cannot be read ("
+                    + e.getOriginalMessage() + where(e) + "); expected "
+                    + (limit ? "amd-smi's few levels of objects and lists" : "a whole JSON document (truncated output?)")
+                    + "; stdout begins with: " + abbreviate(out, 200));
+        } catch (IOException e) {
+            throw new DeviceDriverException(call + " (" + key + ") printed JSON that cannot be read (" + e + ")", e);
+        }
+        return tree;
     }
 
-    /** From the first '{' or '[': amd-smi prints Python warnings before its JSON on some hosts. */
-    private static String jsonPart(String stdout) {
-        int brace = stdout.indexOf('{');
-        int bracket = stdout.indexOf('[');
-        int start = brace < 0 ? bracket : bracket < 0 ? brace : Math.min(brace, bracket);
-        return start < 0 ? "" : stdout.substring(start).strip();
+    /** {@code " at line 3, column 7"}, or nothing where the parser knows no location (a depth limit). */
+    private static String where(JsonProcessingException e) {
+        JsonLocation at = e.getLocation();
+        return at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+    }
+
+    private static String rest(String text, JsonLocation at) {
+        long offset = at.getCharOffset();
+        if (offset < 0 || offset > text.length()) {
+            return "";
+        }
+        return text.substring((int) offset).strip();
+    }
+
+    /**
+     * From the first line that starts a JSON document: amd-smi and rocm-smi print Python warnings
+     * and {@code [WARNING] ...} lines before their JSON on some hosts. A line that starts with
+     * {@code [} and a letter is such a tag, not a JSON list; the lines skipped go to {@code before}.
+     */
+    static String jsonPart(String stdout, List<String> before) {
+        int offset = 0;
+        while (offset < stdout.length()) {
+            int end = stdout.indexOf('\n', offset);
+            int next = end < 0 ? stdout.length() : end + 1;
+            String l = stdout.substring(offset, end < 0 ? stdout.length() : end).strip();
+            if (l.startsWith("{") || (l.startsWith("[") && !(l.length() > 1 && Character.isLetter(l.charAt(1))))) {
+                return stdout.substring(offset).strip();
+            }
+            if (!l.isEmpty()) {
+                before.add(l);
+            }
+            offset = next;
+        }
+        return "";
     }
 
     private static String output(ExternalCommand.Result r) {

@@ -37,10 +37,16 @@ final class SysfsBackend implements Backend {
     private static final Logger LOG = LoggerFactory.getLogger(SysfsBackend.class);
     static final String NODES = "class/kfd/kfd/topology/nodes";
     private static final long AMD_VENDOR = 0x1002;
+    /** The largest DRM minor (20 bits, the kernel's MINORBITS). */
+    static final long MAX_MINOR = (1L << 20) - 1;
+    static final List<String> COMPUTE_MODES = List.of("SPX", "DPX", "TPX", "QPX", "CPX");
+    static final List<String> MEMORY_MODES = List.of("NPS1", "NPS2", "NPS4", "NPS8");
 
     private final Sysfs sys;
     private final Path devRoot;
     private final String devKey;
+    /** What the last listing skipped, for messages. */
+    private volatile String skipped = "";
 
     SysfsBackend(Sysfs sys, Path devRoot, String devKey) {
         this.sys = sys;
@@ -55,13 +61,15 @@ final class SysfsBackend implements Backend {
 
     @Override
     public List<AmdGpu> agents() throws DeviceDriverException {
-        if (!Files.isDirectory(sys.resolve(NODES))) {
+        Optional<String> folder = sys.folderProblem(NODES);
+        if (folder.isPresent()) {
             throw new DeviceDriverException(
-                    describe() + ": " + sys.resolve(NODES) + " does not exist; expected the KFD topology"
+                    describe() + ": " + sys.resolve(NODES) + " " + folder.get() + "; expected the KFD topology"
                             + " of the amdgpu kernel driver (is amdgpu loaded, and is /sys mounted in the"
                             + " container?)");
         }
         List<Node> nodes = new ArrayList<>();
+        List<String> otherVendors = new ArrayList<>();
         for (String name : sys.list(NODES)) {
             String rel = NODES + "/" + name + "/properties";
             Map<String, String> p = sys.properties(rel);
@@ -70,24 +78,35 @@ final class SysfsBackend implements Backend {
             }
             long vendor = sys.longProperty(p, rel, "vendor_id");
             if (vendor != AMD_VENDOR) {
-                LOG.info("KFD node {} has vendor_id {}, not AMD (4098): skipped", name, vendor);
+                otherVendors.add("node " + name + " vendor_id " + vendor);
                 continue;
             }
             nodes.add(new Node(name, rel, p));
+        }
+        skipped = otherVendors.isEmpty()
+                ? ""
+                : otherVendors.size() + " GPU agent" + (otherVendors.size() == 1 ? " was" : "s were")
+                        + " skipped for a vendor_id other than AMD's 4098 (0x1002): " + otherVendors;
+        if (!otherVendors.isEmpty()) {
+            LOG.info("{}: {}", describe(), skipped);
         }
         Map<String, Integer> partitionsSeen = new HashMap<>();
         Map<String, String[]> perGpu = new HashMap<>();
         List<AmdGpu> gpus = new ArrayList<>();
         int index = 0;
         for (Node n : nodes) {
-            long domain = sys.longProperty(n.props, n.rel, "domain");
-            long location = sys.longProperty(n.props, n.rel, "location_id");
+            // PCI domains are 16 bits and location_id is bus << 8 | device << 3 | function: a value
+            // outside would print an address that names no device (or another one)
+            long domain = sys.longProperty(n.props, n.rel, "domain", 0, 0xffff);
+            long location = sys.longProperty(n.props, n.rel, "location_id", 0, 0xffff);
             String pci = hex(domain, 4) + ":" + hex(location >> 8, 2) + ":" + hex((location >> 3) & 0x1f, 2) + "." + Long.toHexString(location & 7);
-            int minor = (int) sys.longProperty(n.props, n.rel, "drm_render_minor");
+            // DRM minors are 20 bits (MINORBITS); a cast of a larger value would name another node
+            int minor = (int) sys.longProperty(n.props, n.rel, "drm_render_minor", 0, MAX_MINOR);
             String gfx = gfxTarget(sys.longProperty(n.props, n.rel, "gfx_target_version"));
             String uniqueId = null;
             if (n.props.containsKey("unique_id")) {
-                long u = sys.longProperty(n.props, n.rel, "unique_id");
+                // the kernel prints the u64 unsigned: half of all ids are 2^63 and above
+                long u = sys.unsignedLongProperty(n.props, n.rel, "unique_id");
                 uniqueId = u == 0 ? null : hex(u, 16);
             }
             String dev = "class/drm/renderD" + minor + "/device/";
@@ -97,10 +116,11 @@ final class SysfsBackend implements Backend {
             // same share (NPS2, NPS4), as the modes are only ever combined evenly.
             String[] gpu = perGpu.get(pci);
             if (gpu == null) {
-                Optional<String> compute = sys.attribute(dev + "current_compute_partition");
-                Optional<String> memory = sys.attribute(dev + "current_memory_partition");
-                String deviceId = sys.attribute(dev + "device").orElse(null);
-                String product = sys.attribute(dev + "product_name").filter(s -> !s.isEmpty())
+                Optional<String> compute = mode(dev + "current_compute_partition", COMPUTE_MODES);
+                Optional<String> memory = mode(dev + "current_memory_partition", MEMORY_MODES);
+                String deviceId = sys.attribute(dev + "device").map(d -> Names.printable(d, 16)).orElse(null);
+                String product = sys.attribute(dev + "product_name").map(s -> Names.printable(s, Names.MAX_NAME))
+                        .filter(s -> !s.isEmpty())
                         .orElse("AMD GPU" + (deviceId == null ? "" : " " + deviceId));
                 long vram = sys.longAttribute(dev + "mem_info_vram_total").orElse(-1L);
                 gpu = new String[] {upper(compute), upper(memory), product, deviceId, Long.toString(vram)};
@@ -111,6 +131,26 @@ final class SysfsBackend implements Backend {
             gpus.add(new AmdGpu(index++, uniqueId, gpu[2], vram, pci, gfx, minor, gpu[0], gpu[1], partition, gpu[3]));
         }
         return gpus.isEmpty() ? gpus : usable(gpus);
+    }
+
+    /** Why the shortfall of agents may be, for the driver's message; empty when nothing was skipped. */
+    @Override
+    public String skipped() {
+        return skipped;
+    }
+
+    /**
+     * A partition mode file: empty or missing means the kernel does not say; anything else must be
+     * one of {@code modes} (case ignored), or a garbage value would pass for a partition profile.
+     */
+    private Optional<String> mode(String relative, List<String> modes) throws DeviceDriverException {
+        Optional<String> v = sys.attribute(relative);
+        if (v.isPresent() && !v.get().isEmpty() && !modes.contains(v.get().toUpperCase(Locale.ROOT))) {
+            throw new DeviceDriverException(
+                    describe() + ": " + sys.resolve(relative) + " is '" + Names.printable(v.get(), 40)
+                            + "'; expected one of " + String.join(", ", modes) + " (a damaged file?)");
+        }
+        return v;
     }
 
     private static String upper(Optional<String> s) {

@@ -79,6 +79,15 @@ class AmdBadInputTest {
         return s;
     }
 
+    /** One MI210 whose KFD properties say {@code key value} instead of the real value. */
+    private FakeAmdHost.Installed withProperty(Model model, String key, String value) throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(model, 1).installOn(host());
+        String rel = "class/kfd/kfd/topology/nodes/1/properties";
+        String props = Files.readString(amd.sys().root().resolve(rel)).replaceFirst("(?m)^" + key + " .*$", key + " " + value);
+        amd.sys().file(rel, props);
+        return amd;
+    }
+
     @Test
     @DisplayName("every bad input gives one clear error: N tried, N clear error, 0 other")
     void table() throws Exception {
@@ -108,6 +117,19 @@ class AmdBadInputTest {
                 .withStdout("AMDSMI_STATUS_DRIVER_NOT_LOADED - Driver not loaded\n")));
         Path chatty = script("chatty-amd-smi", "head -c 5000000 /dev/zero | tr '\\0' ' '");
         Path emptyPath = Files.createDirectories(temp.resolve("empty-bin"));
+        FakeAmdHost.Installed hugeMinor = withProperty(Model.MI210, "drm_render_minor", "4294967424");
+        FakeAmdHost.Installed negativeLocation = withProperty(Model.MI210, "location_id", "-1");
+        FakeAmdHost.Installed hugeDomain = withProperty(Model.MI210, "domain", "9223372036854775807");
+        FakeAmdHost.Installed garbagePartition = FakeAmdHost.builder().gpus(Model.MI300X, 1).installOn(host());
+        garbagePartition.sys().file("devices/pci0000:00/" + FakeAmdHost.pciAddress(0) + "/current_compute_partition", "HEXA\n");
+        FakeAmdHost.Installed nodesLoop = FakeAmdHost.builder().gpus(Model.MI210, 1).installOn(host());
+        nodesLoop.sys().remove("class/kfd/kfd/topology/nodes");
+        nodesLoop.sys().symlink("class/kfd/kfd/topology/nodes", "nodes");
+        FakeAmdHost.Installed otherVendor = withProperty(Model.MI210, "vendor_id", "4318");
+        String deep = "[".repeat(5000) + "]".repeat(5000);
+        String trailing = json + "\n}} garbage\n";
+        String badBdf = json.replaceFirst("\"bdf\": \"[^\"]*\"", "\"bdf\": \"not a pci address; rm -rf /\"");
+        String id = "GPU-" + FakeAmdHost.uniqueId(0, 0);
 
         BadInputTable.Result result =
                 BadInputTable.forDriver("amd")
@@ -187,6 +209,34 @@ class AmdBadInputTest {
                                 P + "amd-smi.path", "did not finish within 300 ms", "killed with its child processes")
                         .row("amd-smi prints more than 4 MiB", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", chatty.toString()), 1),
                                 P + "amd-smi.path", "printed more than 4 MiB on stdout")
+                        .row("sysfs: drm_render_minor beyond 32 bits", () -> attempt(Map.of(), params(sysfs(hugeMinor)), 1),
+                                P + "sysfs.root", "nodes/1/properties 'drm_render_minor' is '4294967424'", "expected a whole number from 0 to 1048575")
+                        .row("sysfs: location_id -1", () -> attempt(Map.of(), params(sysfs(negativeLocation)), 1),
+                                P + "sysfs.root", "nodes/1/properties 'location_id' is '-1'", "expected a whole number from 0 to 65535")
+                        .row("sysfs: domain 2^63-1", () -> attempt(Map.of(), params(sysfs(hugeDomain)), 1),
+                                P + "sysfs.root", "nodes/1/properties 'domain' is '9223372036854775807'", "expected a whole number from 0 to 65535")
+                        .row("sysfs: garbage current_compute_partition", () -> attempt(Map.of(), params(sysfs(garbagePartition)), 1),
+                                "current_compute_partition is 'HEXA'", "expected one of SPX, DPX, TPX, QPX, CPX")
+                        .row("sysfs: KFD nodes folder is a symbolic link loop", () -> attempt(Map.of(), params(sysfs(nodesLoop)), 1),
+                                "topology/nodes cannot be opened (Too many levels of symbolic links", "a symbolic link loop)", "expected the KFD topology")
+                        .row("sysfs: only agents of another vendor", () -> attempt(Map.of(), params(sysfs(otherVendor)), 1),
+                                AMOUNT, "found 0", "1 GPU agent was skipped for a vendor_id other than AMD's 4098 (0x1002): [node 1 vendor_id 4318]")
+                        .row("amd-smi prints JSON nested 5000 deep", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting(deep)), 1),
+                                P + "amd-smi.path", "printed JSON that cannot be read", "nesting depth", "expected amd-smi's few levels")
+                        .row("amd-smi prints garbage after its JSON", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting(trailing)), 1),
+                                P + "amd-smi.path", "printed more after its JSON document", "'}} garbage'", "expected one JSON document and nothing after it")
+                        .row("amd-smi bus.bdf that is no PCI address", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting(badBdf)), 1),
+                                P + "amd-smi.path", "has bus.bdf 'not a pci address; rm -rf /'", "expected a PCI address such as 0000:05:00.0")
+                        .row("ROCR_VISIBLE_DEVICES with a prefix of several ids", () -> attempt(Map.of("ROCR_VISIBLE_DEVICES", id.substring(0, 10)), params(sysfs(two)), 1),
+                                "ROCR_VISIBLE_DEVICES='" + id.substring(0, 10) + "'", "is a prefix of 2 AMD GPU agent ids", "expected an index, a whole id or a prefix that names one")
+                        .row("ROCR_VISIBLE_DEVICES with an Arabic-Indic digit", () -> attempt(Map.of("ROCR_VISIBLE_DEVICES", "\u0661"), params(sysfs(two)), 1),
+                                "ROCR_VISIBLE_DEVICES='\u0661'", "digits other than 0-9", "expected indexes in the digits 0-9")
+                        .row("HIP_VISIBLE_DEVICES with a full-width digit", () -> attempt(Map.of("HIP_VISIBLE_DEVICES", "\uff11"), params(sysfs(two)), 1),
+                                "HIP_VISIBLE_DEVICES='\uff11'", "digits other than 0-9")
+                        .row("CUDA_VISIBLE_DEVICES disagreeing with ROCR_VISIBLE_DEVICES", () -> attempt(Map.of("ROCR_VISIBLE_DEVICES", "0", "CUDA_VISIBLE_DEVICES", "1"), params(sysfs(two)), 1),
+                                "ROCR_VISIBLE_DEVICES='0' and CUDA_VISIBLE_DEVICES='1' disagree", "HIP_VISIBLE_DEVICES, else CUDA_VISIBLE_DEVICES, else GPU_DEVICE_ORDINAL")
+                        .row("GPU_DEVICE_ORDINAL matching nothing", () -> attempt(Map.of("GPU_DEVICE_ORDINAL", "5"), params(sysfs(two)), 1),
+                                "GPU_DEVICE_ORDINAL='5'", "entry '5' matches no AMD GPU agent")
                         .run();
 
         result.assertAllClear();

@@ -144,6 +144,57 @@ class AmdGpuDriverTest {
     }
 
     @Test
+    @DisplayName("HIP's other variables are honoured: CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL alone select, '0,1' and '0, 1' agree")
+    void hipsOtherVariables() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 4).installOn(host());
+        String[] kv = roots(amd).toArray(new String[0]);
+
+        assertThat(get(driver(Map.of("CUDA_VISIBLE_DEVICES", "2"), kv), 1)).extracting(GpuInfo::getIndex).containsExactly(2);
+        assertThat(get(driver(Map.of("GPU_DEVICE_ORDINAL", "3,1"), kv), 2)).extracting(GpuInfo::getIndex).containsExactly(3, 1);
+        assertThat(get(driver(Map.of("ROCR_VISIBLE_DEVICES", "0,1", "HIP_VISIBLE_DEVICES", "0, 1"), kv), 2))
+                .extracting(GpuInfo::getIndex).containsExactly(0, 1);
+        assertThatThrownBy(() -> get(driver(Map.of("ROCR_VISIBLE_DEVICES", "0,1", "HIP_VISIBLE_DEVICES", "0, 1"), kv), 3))
+                .hasMessageContaining("found 2").hasMessageContaining("Lower external-resource.<resource>.amount to 2");
+    }
+
+    @Test
+    @DisplayName("sysfs: a unique_id of 2^63 and above (printed unsigned) is the GPU's id; control characters and bad UTF-8 in product_name become '?'")
+    void sysfsHostileButUsableValues() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI210, 2).installOn(host());
+        for (int node = 1; node <= 2; node++) {
+            String rel = "class/kfd/kfd/topology/nodes/" + node + "/properties";
+            String props = java.nio.file.Files.readString(amd.sys().root().resolve(rel));
+            amd.sys().file(rel, props.replaceFirst("(?m)^unique_id .*$", "unique_id " + (node == 1 ? "18446744073709551615" : "9223372036854775808")));
+        }
+        java.nio.file.Files.write(amd.sys().root().resolve("devices/pci0000:00/" + FakeAmdHost.pciAddress(0) + "/product_name"),
+                new byte[] {'M', 'I', '2', '1', '0', 0x1b, '[', '2', 'J', '\n', 'X', (byte) 0xff, (byte) 0xfe, '\n'});
+
+        List<GpuInfo> gpus = get(driver(Map.of(), roots(amd, "backend", "sysfs").toArray(new String[0])), 2);
+
+        assertThat(gpus.get(0).getUuid()).contains("GPU-ffffffffffffffff");
+        assertThat(gpus.get(1).getUuid()).contains("GPU-8000000000000000");
+        assertThat(gpus.get(0).getName()).contains("MI210?[2J?X??");
+        assertThat(get(driver(Map.of("ROCR_VISIBLE_DEVICES", "GPU-8000000000000000"), roots(amd, "backend", "sysfs").toArray(new String[0])), 1))
+                .extracting(GpuInfo::getIndex).containsExactly(1);
+    }
+
+    @Test
+    @DisplayName("amd-smi: [WARNING] lines before the JSON are skipped, a 3 MB market name is cut to 128 characters")
+    void amdSmiWarningsAndLongNames() throws Exception {
+        FakeAmdHost.Builder b = FakeAmdHost.builder().gpus(Model.MI300X, 2);
+        String json = b.amdSmiStatic().replaceFirst("\"market_name\": \"[^\"]*\"", "\"market_name\": \"" + "M".repeat(3_000_000) + "\"");
+        FakeHost h = host();
+        h.install(io.flinkdevices.testkit.fake.FakeExecutable.named("amd-smi")
+                .stdout("[WARNING] amdgpu driver version could not be read\nUserWarning: {old firmware}\n" + json));
+
+        List<GpuInfo> gpus = get(driver(Map.of(), "backend", "amd-smi", "amd-smi.path", h.bin("amd-smi").toString()), 2);
+
+        assertThat(gpus).extracting(GpuInfo::getIndex).containsExactly(0, 1);
+        assertThat(gpus.get(0).getName().orElseThrow()).hasSize(Names.MAX_NAME + 3).startsWith("MMMM").endsWith("...");
+        assertThat(gpus.get(1).getName()).contains(Model.MI300X.marketName());
+    }
+
+    @Test
     @DisplayName("ROCR_VISIBLE_DEVICES by index or GPU-<id> prefix, HIP_VISIBLE_DEVICES alone, disagreement refused")
     void visibleDevices() throws Exception {
         FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 4).installOn(host());

@@ -7,6 +7,9 @@ import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.sdk.process.Executables;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +31,8 @@ import java.util.regex.Pattern;
  * also runs {@code nvidia-smi -L}, which lists the MIG devices under each GPU.
  */
 final class NvidiaSmiBackend implements Backend {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NvidiaSmiBackend.class);
 
     static final List<String> QUERY =
             List.of(
@@ -245,9 +250,14 @@ final class NvidiaSmiBackend implements Backend {
         Set<Integer> indexes = new HashSet<>();
         Set<String> uuids = new HashSet<>();
         String[] lines = LINE_BREAK.split(stdout, -1);
+        List<String> warnings = new ArrayList<>();
         for (int n = 0; n < lines.length; n++) {
             String line = lines[n].strip();
             if (line.isEmpty()) {
+                continue;
+            }
+            if (isWarning(line)) {
+                warnings.add(line);
                 continue;
             }
             String[] f = line.split(",", -1);
@@ -300,7 +310,23 @@ final class NvidiaSmiBackend implements Backend {
             gpus.add(new Gpu(b.build(), "Enabled".equalsIgnoreCase(mig)));
         }
         gpus.sort((a, c) -> Integer.compare(a.info.getIndex(), c.info.getIndex()));
+        warn(source, warnings);
         return gpus;
+    }
+
+    /**
+     * nvidia-smi's own warnings ({@code WARNING: infoROM is corrupted at gpu 0000:00:06.0}) share
+     * stdout with the answer; they concern one GPU's firmware, not the listing, so they are left
+     * out of the parse and logged.
+     */
+    static boolean isWarning(String line) {
+        return line.regionMatches(true, 0, "WARNING:", 0, 8);
+    }
+
+    private static void warn(String source, List<String> warnings) {
+        if (!warnings.isEmpty()) {
+            LOG.warn("{} printed {} warning line(s), skipped: {}", source, warnings.size(), warnings);
+        }
     }
 
     private List<Mig> listMig() throws DeviceDriverException {
@@ -368,9 +394,14 @@ final class NvidiaSmiBackend implements Backend {
         List<Mig> migs = new ArrayList<>();
         Integer gpu = null;
         String[] lines = LINE_BREAK.split(stdout, -1);
+        List<String> warnings = new ArrayList<>();
         for (int n = 0; n < lines.length; n++) {
             String line = lines[n].strip();
             if (line.isEmpty()) {
+                continue;
+            }
+            if (isWarning(line)) {
+                warnings.add(line);
                 continue;
             }
             Matcher g = GPU_LINE.matcher(line);
@@ -385,6 +416,7 @@ final class NvidiaSmiBackend implements Backend {
                         + " or, below it, 'MIG <profile> Device <n>: (UUID: MIG-...)'");
             }
         }
+        warn(source + " -L", warnings);
         return migs;
     }
 

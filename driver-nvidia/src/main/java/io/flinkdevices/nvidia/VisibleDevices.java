@@ -12,7 +12,9 @@ import java.util.Optional;
  * The TaskManager's own {@code CUDA_VISIBLE_DEVICES}, read with the SDK's {@link
  * io.flinkdevices.sdk.host.VisibleDevices}: unset means every GPU; empty or {@code NoDevFiles}
  * means none; otherwise a comma-separated list of indexes or UUIDs ({@code GPU-...} or {@code
- * MIG-...}, a unique prefix as CUDA accepts), in the order CUDA would number them.
+ * MIG-...}, a unique prefix as CUDA accepts), in the order CUDA would number them. A prefix of
+ * several UUIDs is an error (CUDA selects no device for it), and so is an index in digits other
+ * than 0-9.
  */
 final class VisibleDevices {
 

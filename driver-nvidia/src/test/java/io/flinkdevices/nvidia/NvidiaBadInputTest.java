@@ -156,6 +156,12 @@ class NvidiaBadInputTest {
                                 "CUDA_VISIBLE_DEVICES='NoDevFiles'", "hides every GPU", "expected the GPUs this TaskManager may use")
                         .row("CUDA_VISIBLE_DEVICES entry matching nothing", () -> attempt(Map.of("CUDA_VISIBLE_DEVICES", "0,GPU-nope"), params("nvidia-smi.path", smi), 1),
                                 "CUDA_VISIBLE_DEVICES='0,GPU-nope'", "entry 'GPU-nope' matches no GPU")
+                        .row("CUDA_VISIBLE_DEVICES with a prefix of two GPUs' UUIDs", () -> attempt(Map.of("CUDA_VISIBLE_DEVICES", "GPU-5f1c"), params("nvidia-smi.path", smi), 1),
+                                "CUDA_VISIBLE_DEVICES='GPU-5f1c'", "is a prefix of 2 GPU ids", "expected an index, a whole id or a prefix that names one GPU")
+                        .row("CUDA_VISIBLE_DEVICES with an Arabic-Indic digit", () -> attempt(Map.of("CUDA_VISIBLE_DEVICES", "\u0661"), params("nvidia-smi.path", smi), 1),
+                                "CUDA_VISIBLE_DEVICES='\u0661'", "digits other than 0-9", "expected indexes in the digits 0-9")
+                        .row("CUDA_VISIBLE_DEVICES with a full-width digit", () -> attempt(Map.of("CUDA_VISIBLE_DEVICES", "0,\uff11"), params("nvidia-smi.path", smi), 1),
+                                "CUDA_VISIBLE_DEVICES='0,\uff11'", "entry '\uff11'", "digits other than 0-9")
                         .row("MIG asked on a host without MIG", () -> attempt(Map.of(), params("nvidia-smi.path", noMig.toString(), "mig", "true", "mig.profile", "1g.10gb"), 1),
                                 P + "mig.profile", "MIG disabled on all 2 GPUs", "expected MIG enabled")
                         .row("MIG profile the host lacks", () -> attempt(Map.of(), params("nvidia-smi.path", otherProfile.toString(), "mig", "true", "mig.profile", "1g.10gb"), 1),

@@ -72,6 +72,22 @@ class NvidiaSmiParsingTest {
         }
 
         @Test
+        @DisplayName("skips nvidia-smi's WARNING lines (infoROM is corrupted) and reads the GPUs, the warning in a WARN log")
+        void warningLines() throws Exception {
+            try (LogCapture log = LogCapture.warnings(NvidiaSmiBackend.class)) {
+                List<GpuInfo> gpus =
+                        parse(
+                                "WARNING: infoROM is corrupted at gpu 0000:00:06.0\n"
+                                        + "0, GPU-4c3d2b1a-1111-2222-3333-444455556666, NVIDIA H200, 143771, 00000000:00:06.0, 9.0, Disabled\n"
+                                        + "1, GPU-9f8e7d6c-aaaa-bbbb-cccc-ddddeeeeffff, NVIDIA H200, 143771, 00000000:00:07.0, 9.0, Disabled\n",
+                                true);
+
+                assertThat(gpus).extracting(GpuInfo::getIndex).containsExactly(0, 1);
+                assertThat(log.text()).contains("printed 1 warning line(s), skipped: [WARNING: infoROM is corrupted at gpu 0000:00:06.0]");
+            }
+        }
+
+        @Test
         @DisplayName("of a driver older than 510 (no compute_cap field) leaves the architecture unknown")
         void oldDriver() throws Exception {
             List<GpuInfo> gpus =

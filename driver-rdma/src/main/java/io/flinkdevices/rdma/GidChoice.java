@@ -63,14 +63,22 @@ final class GidChoice {
     }
 
     private final Type wanted;
+    private final List<String> netdevs;
 
-    GidChoice(Type wanted) {
+    /**
+     * @param netdevs the {@code netdevs} selector: when not empty, only GIDs on these interfaces
+     *     count, so that a better GID on another interface (a VLAN on the same port, say) does not
+     *     hide the port's GID on a wanted one
+     */
+    GidChoice(Type wanted, List<String> netdevs) {
         this.wanted = wanted;
+        this.netdevs = List.copyOf(netdevs);
     }
 
-    /** The best entry, or null when none is in use or none has the wanted type. */
+    /** The best entry, or null when none is in use or none has the wanted type (on a wanted netdev). */
     Chosen choose(List<Entry> entries) {
         return entries.stream()
+                .filter(e -> netdevs.isEmpty() || (e.netdev != null && netdevs.contains(e.netdev)))
                 .filter(e -> wanted == Type.AUTO || (wanted == Type.ROCE_V2) == e.rocev2())
                 .min(Comparator.comparing((Entry e) -> !e.rocev2())
                         .thenComparing(e -> !e.ipv4Mapped())

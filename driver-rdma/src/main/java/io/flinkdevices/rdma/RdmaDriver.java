@@ -87,7 +87,8 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
                     "Asked for " + amount + " RDMA ports (" + amountKey + ") but " + sysfs.describe() + " has "
                             + offered.size() + " that are healthy and match the selectors" + (offered.isEmpty() ? "" : " " + offered.keySet())
                             + (all.isEmpty() ? "; the host has no RDMA port" : "; every port: " + describe(all, notOffered))
-                            + ". Lower " + amountKey + ", or change the selectors");
+                            + (offered.isEmpty() ? ". Change the selectors or check the ports"
+                                    : ". Lower " + amountKey + " to " + offered.size() + ", or change the selectors"));
         }
         List<String> ids = new ArrayList<>(offered.keySet());
         List<String> chosen = coordinator == null || shared ? ids.subList(0, (int) amount) : coordinator.allocate(ids, amount);

@@ -70,6 +70,8 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
     static final String YARN_DEFAULT = "rdma";
 
     private static final Pattern PCI_ID = Pattern.compile("(0x)?[0-9a-fA-F]{4}");
+    /** A Linux interface name: IFNAMSIZ - 1 characters, no blank and no '/'. */
+    private static final Pattern NETDEV = Pattern.compile("[^\\s/]{1,15}");
 
     /** The {@code sharing} parameter. */
     enum Sharing {
@@ -99,7 +101,12 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
         }
         Selection.LinkLayer linkLayer = params.enumValue(LINK_LAYER, Selection.LinkLayer.class, Selection.LinkLayer.ANY);
         long minRate = params.longValue(MIN_RATE, 0, 0);
-        List<String> netdevs = params.list(NETDEVS, List.of());
+        List<String> netdevs = nonEmptyList(params, NETDEVS, "interface names such as ens1f0,ens1f1");
+        for (String n : netdevs) {
+            if (!NETDEV.matcher(n).matches()) {
+                params.problem(NETDEVS, "expected interface names (at most 15 characters, no blanks or '/') but got '" + n + "'");
+            }
+        }
         List<String> vendorIds = pciIds(params, VENDOR_IDS);
         List<String> deviceIds = pciIds(params, DEVICE_IDS);
         GidChoice.Type gidType = params.enumValue(GID_TYPE, GidChoice.Type.class, GidChoice.Type.AUTO);
@@ -128,12 +135,29 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
         DeviceCoordinator coordinator = coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
         String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
         VerbsProbe verbs = probe ? new VerbsProbe(params.fullKey(VERBS_PROBE), probeTimeout) : null;
-        return new RdmaDriver(new SysfsPorts(sys, new GidChoice(gidType)), selection, coordinator,
+        return new RdmaDriver(new SysfsPorts(sys, new GidChoice(gidType, netdevs)), selection, coordinator,
                 sharing == Sharing.SHARED, amountKey, kubernetesName, yarnName, verbs, draClass);
     }
 
+    /**
+     * A selector list; set but without one entry ({@code ",,"}, blanks) is a problem: read as "no
+     * selector" it would offer every port.
+     */
+    private static List<String> nonEmptyList(DriverParams params, String key, String example) {
+        List<String> values = params.list(key, List.of());
+        if (params.isSet(key) && values.isEmpty()) {
+            params.problem(key, "is set but lists nothing (got '" + config(params, key) + "'); expected " + example
+                    + ", or remove the key to select by other means");
+        }
+        return values;
+    }
+
+    private static String config(DriverParams params, String key) {
+        return params.string(key, "");
+    }
+
     private static List<String> pciIds(DriverParams params, String key) {
-        List<String> ids = params.list(key, List.of());
+        List<String> ids = nonEmptyList(params, key, "PCI ids of four hex digits such as 15b3");
         for (String id : ids) {
             if (!PCI_ID.matcher(id).matches()) {
                 params.problem(key, "expected PCI ids of four hex digits such as 15b3 or 0x101b but got '" + id + "'");

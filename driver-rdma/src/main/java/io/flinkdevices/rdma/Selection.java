@@ -70,7 +70,8 @@ final class Selection {
             return Optional.of("rate " + p.rateGbps + " Gb/s is below min-rate " + minRateGbps + " Gb/s");
         }
         if (p.gid == null) {
-            return Optional.of(gidType == GidChoice.Type.AUTO ? "no GID in use" : "no GID of gid.type " + gidType.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+            String what = gidType == GidChoice.Type.AUTO ? "no GID in use" : "no GID of gid.type " + gidType.name().toLowerCase(Locale.ROOT).replace('_', '-');
+            return Optional.of(netdevs.isEmpty() ? what : what + " on netdevs " + netdevs);
         }
         if (!netdevs.isEmpty() && (p.netdev == null || !netdevs.contains(p.netdev))) {
             return Optional.of("netdev " + p.netdev + " is not one of netdevs " + netdevs);

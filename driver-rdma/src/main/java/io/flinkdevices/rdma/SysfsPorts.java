@@ -3,10 +3,14 @@ package io.flinkdevices.rdma;
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.host.Sysfs;
 
-import java.nio.file.Files;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Lists every RDMA port of the host from {@code class/infiniband/} (the kernel's ib_core sysfs
@@ -18,7 +22,11 @@ import java.util.Optional;
  */
 final class SysfsPorts {
 
+    private static final Logger LOG = LoggerFactory.getLogger(SysfsPorts.class);
     static final String CLASS = "class/infiniband";
+    static final List<String> LINK_LAYERS = List.of("InfiniBand", "Ethernet", "Unknown");
+    /** Whole Gb/s, an optional fraction, then the unit: what the kernel's rate_show prints. */
+    private static final Pattern RATE = Pattern.compile("(\\d{1,7})(?:\\.\\d{1,3})?(?:\\s+Gb/sec.*)?");
     private static final String ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000";
     /**
      * The GID table is read up to this many unused entries in a row. The kernel's GID cache fills
@@ -42,38 +50,86 @@ final class SysfsPorts {
     }
 
     List<RdmaPort> ports() throws DeviceDriverException {
-        if (!Files.isDirectory(sys.resolve(CLASS))) {
-            throw new DeviceDriverException(describe() + ": " + sys.resolve(CLASS) + " does not exist; expected the"
+        Optional<String> folder = sys.folderProblem(CLASS);
+        if (folder.isPresent()) {
+            throw new DeviceDriverException(describe() + ": " + sys.resolve(CLASS) + " " + folder.get() + "; expected the"
                     + " RDMA devices of the kernel's ib_core (is an RDMA driver such as mlx5_ib loaded, and is /sys"
                     + " mounted in the container?)");
         }
         List<RdmaPort> out = new ArrayList<>();
         for (String dev : sys.list(CLASS)) {
-            String d = CLASS + "/" + dev + "/";
-            String guid = sys.attribute(d + "node_guid").orElse(null);
-            String pci = sys.pciAddress(d + "device").orElse(null);
-            String vendor = sys.attribute(d + "device/vendor").orElse(null);
-            String device = sys.attribute(d + "device/device").orElse(null);
-            int numa = sys.longAttribute(d + "device/numa_node").map(Long::intValue).filter(n -> n >= 0).orElse(-1);
-            for (String portName : sys.list(d + "ports")) {
-                String p = d + "ports/" + portName + "/";
-                int port;
-                try {
-                    port = Integer.parseInt(portName);
-                } catch (NumberFormatException e) {
-                    continue;
+            try {
+                out.addAll(device(dev));
+            } catch (DeviceDriverException e) {
+                // A NIC that goes away while it is read (a driver unbind, a VF removed, a reset)
+                // leaves a name in the listing and nothing behind it; the other NICs are fine.
+                Optional<String> gone = sys.folderProblem(CLASS + "/" + dev)
+                        .filter(why -> why.startsWith("does not exist") || why.endsWith("which does not exist"));
+                if (gone.isEmpty()) {
+                    throw e;
                 }
-                String state = afterColon(sys.requireAttribute(p + "state"), p + "state", "4: ACTIVE");
-                String phys = afterColon(sys.requireAttribute(p + "phys_state"), p + "phys_state", "5: LinkUp");
-                String linkLayer = sys.requireAttribute(p + "link_layer");
-                long rate = sys.attribute(p + "rate").map(SysfsPorts::gbps).orElse(-1L);
-                GidChoice.Chosen gid = gids.choose(readGids(p));
-                out.add(new RdmaPort(dev, port, state, phys, linkLayer, rate, guid, pci, vendor, device, numa,
-                        gid == null ? null : gid.gid, gid == null ? -1 : gid.index, gid == null ? null : gid.type,
-                        gid == null ? null : gid.netdev));
+                LOG.warn("RDMA device {} vanished while it was read ({} {}), skipped; the other devices are offered."
+                        + " What failed: {}", dev, sys.resolve(CLASS + "/" + dev), gone.get(), e.getMessage());
             }
         }
         return out;
+    }
+
+    private List<RdmaPort> device(String dev) throws DeviceDriverException {
+        List<RdmaPort> out = new ArrayList<>();
+        String d = CLASS + "/" + dev + "/";
+        String guid = sys.attribute(d + "node_guid").orElse(null);
+        String pci = sys.pciAddress(d + "device").orElse(null);
+        String vendor = sys.attribute(d + "device/vendor").orElse(null);
+        String device = sys.attribute(d + "device/device").orElse(null);
+        // -1 is "no NUMA node"; anything above an int would be truncated into another node
+        int numa = sys.longAttribute(d + "device/numa_node", -1, Integer.MAX_VALUE).map(Long::intValue).orElse(-1);
+        for (String portName : sys.list(d + "ports")) {
+            String p = d + "ports/" + portName + "/";
+            int port;
+            try {
+                port = Integer.parseInt(portName);
+            } catch (NumberFormatException e) {
+                continue;
+            }
+            String state = afterColon(sys.requireAttribute(p + "state"), p + "state", "4: ACTIVE");
+            String phys = afterColon(sys.requireAttribute(p + "phys_state"), p + "phys_state", "5: LinkUp");
+            String linkLayer = linkLayer(p + "link_layer");
+            long rate = rate(p + "rate");
+            GidChoice.Chosen gid = gids.choose(readGids(p));
+            out.add(new RdmaPort(dev, port, state, phys, linkLayer, rate, guid, pci, vendor, device, numa,
+                    gid == null ? null : gid.gid, gid == null ? -1 : gid.index, gid == null ? null : gid.type,
+                    gid == null ? null : gid.netdev));
+        }
+        return out;
+    }
+
+    /** The kernel's words: {@code InfiniBand}, {@code Ethernet} or {@code Unknown}; anything else is a damaged file. */
+    private String linkLayer(String rel) throws DeviceDriverException {
+        String v = sys.requireAttribute(rel);
+        if (!LINK_LAYERS.contains(v)) {
+            throw new DeviceDriverException(sys.resolve(rel) + " is '" + abbreviate(v) + "'; expected one of "
+                    + String.join(", ", LINK_LAYERS) + " (what the kernel's ib_core prints; a damaged file?)");
+        }
+        return v;
+    }
+
+    /**
+     * Gb/s from {@code "100 Gb/sec (4X EDR)"}; -1 when the file does not exist. Anything but a
+     * plain non-negative number (NaN, Infinity, {@code -5}, {@code fast}) is refused: read as
+     * unknown it would pass {@code min-rate}.
+     */
+    private long rate(String rel) throws DeviceDriverException {
+        Optional<String> v = sys.attribute(rel);
+        if (v.isEmpty()) {
+            return -1;
+        }
+        long gbps = gbps(v.get());
+        if (gbps < 0) {
+            throw new DeviceDriverException(sys.resolve(rel) + " is '" + abbreviate(v.get()) + "'; expected '<Gb/s> Gb/sec"
+                    + " (<width> <speed>)' such as '100 Gb/sec (4X EDR)' (a damaged file?)");
+        }
+        return gbps;
     }
 
     private List<GidChoice.Entry> readGids(String port) throws DeviceDriverException {
@@ -122,15 +178,10 @@ final class SysfsPorts {
         return v;
     }
 
-    /** {@code "100 Gb/sec (4X EDR)"} -> 100; {@code "2.5 Gb/sec (1X SDR)"} -> 2; -1 when unreadable. */
+    /** {@code "100 Gb/sec (4X EDR)"} -> 100; {@code "2.5 Gb/sec (1X SDR)"} -> 2; -1 when it is no such rate. */
     static long gbps(String rate) {
-        int space = rate.indexOf(' ');
-        String n = space < 0 ? rate : rate.substring(0, space);
-        try {
-            return (long) Double.parseDouble(n);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
+        Matcher m = RATE.matcher(rate.strip());
+        return m.matches() ? Long.parseLong(m.group(1)) : -1;
     }
 
     private static String abbreviate(String s) {

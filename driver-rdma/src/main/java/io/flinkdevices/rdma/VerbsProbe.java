@@ -30,6 +30,9 @@ final class VerbsProbe {
             "build DiSNI's native library (libdisni, from DiSNI's sources, against libibverbs and librdmacm), put it on"
                     + " the TaskManager's java.library.path (LD_LIBRARY_PATH), or set the key to false";
 
+    /** The DiSNI release bundled in the plugin jar, whose native library the probe needs. */
+    static final String DISNI_VERSION = "2.1";
+
     private final String key;
     private final Duration timeout;
 
@@ -73,6 +76,13 @@ final class VerbsProbe {
             }
             if (l.startsWith("NODISNI ")) {
                 throw new DeviceDriverException(key + " is true, but libdisni could not be loaded (" + l.substring(8) + "); " + HINT);
+            }
+            if (l.startsWith("BADDISNI ")) {
+                String[] b = l.split(" ", 3);
+                throw new DeviceDriverException(key + " is true, but the libdisni that loaded (" + b[1] + ") lacks the native"
+                        + " function of " + (b.length > 2 ? b[2] : "a DiSNI method") + " (UnsatisfiedLinkError); expected the"
+                        + " libdisni built from the sources of DiSNI " + DISNI_VERSION + ", the version this plugin bundles"
+                        + " (another version's library, or another library named libdisni?); " + HINT);
             }
             String[] f = l.split(" ", 3);
             if (f.length >= 2 && f[0].equals("OK")) {

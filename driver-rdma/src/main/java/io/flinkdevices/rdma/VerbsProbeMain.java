@@ -5,8 +5,11 @@ import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
 
+import java.io.File;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * The verbs probe's own JVM ({@link VerbsProbe} starts it, so that the TaskManager never loads
@@ -35,8 +38,27 @@ final class VerbsProbeMain {
             int eq = arg.indexOf('=');
             String port = arg.substring(0, eq);
             String address = arg.substring(eq + 1);
-            System.out.println(probe(port, address));
+            try {
+                System.out.println(probe(port, address));
+            } catch (UnsatisfiedLinkError e) {
+                // libdisni loaded but lacks a function DiSNI's Java side calls: another DiSNI
+                // version's library, or a file of another project named libdisni
+                System.out.println("BADDISNI " + library() + " " + String.valueOf(e.getMessage()).replace('\n', ' '));
+                return;
+            }
         }
+    }
+
+    /** The libdisni file the JVM loaded: the first on java.library.path. */
+    private static String library() {
+        String name = System.mapLibraryName("disni");
+        for (String dir : System.getProperty("java.library.path", "").split(File.pathSeparator)) {
+            Path p = Path.of(dir.isEmpty() ? "." : dir, name);
+            if (Files.exists(p)) {
+                return p.toAbsolutePath().toString();
+            }
+        }
+        return name;
     }
 
     private static String probe(String port, String address) {
@@ -59,6 +81,8 @@ final class VerbsProbeMain {
                 return "FAIL " + port + " " + address + " is on port " + bound + " of the device, not " + wanted;
             }
             return "OK " + port;
+        } catch (UnsatisfiedLinkError e) {
+            throw e;
         } catch (Exception | LinkageError e) {
             return "FAIL " + port + " " + e.toString().replace('\n', ' ');
         } finally {

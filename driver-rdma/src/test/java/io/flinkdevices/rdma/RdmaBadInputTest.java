@@ -15,6 +15,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -51,6 +52,13 @@ class RdmaBadInputTest {
         return FakeRdmaHost.builder().infiniband("mlx5_0", 200, true, false).installOn(FakeHost.create(temp.resolve("host" + hosts++)));
     }
 
+    /** An InfiniBand host whose mlx5_0 port 1 has {@code content} in {@code file}. */
+    private FakeFileTree withPortFile(String file, String content) {
+        FakeFileTree sys = ib();
+        sys.file("class/infiniband/mlx5_0/ports/1/" + file, content);
+        return sys;
+    }
+
     @Test
     @DisplayName("every bad input gives one clear error: N tried, N clear error, 0 other")
     void table() throws Exception {
@@ -62,6 +70,17 @@ class RdmaBadInputTest {
         FakeFileTree noLinkLayer = ib();
         noLinkLayer.remove("class/infiniband/mlx5_0/ports/1/link_layer");
         Path missing = temp.resolve("no-sys");
+        FakeFileTree nanRate = withPortFile("rate", "NaN Gb/sec (4X HDR)");
+        FakeFileTree infiniteRate = withPortFile("rate", "Infinity Gb/sec (4X HDR)");
+        FakeFileTree negativeRate = withPortFile("rate", "-200 Gb/sec (4X HDR)");
+        FakeFileTree wordRate = withPortFile("rate", "fast");
+        FakeFileTree hugeNuma = ib();
+        hugeNuma.file("devices/pci0000:00/" + FakeRdmaHost.pciAddress(0) + "/numa_node", "99999999999");
+        FakeFileTree badLinkLayer = ib();
+        Files.write(badLinkLayer.path("class/infiniband/mlx5_0/ports/1/link_layer"), new byte[] {'I', 'n', (byte) 0xff, 'B', 'a', 'n', 'd', '\n'});
+        FakeFileTree classLoop = ib();
+        classLoop.remove("class/infiniband");
+        classLoop.symlink("class/infiniband", "infiniband");
 
         BadInputTable.Result result =
                 BadInputTable.forDriver("rdma")
@@ -98,7 +117,27 @@ class RdmaBadInputTest {
                                 "mlx5_0/1 (InfiniBand, ACTIVE/LinkUp, 200 Gb/s): link layer InfiniBand, not ethernet",
                                 "mlx5_0/2 (InfiniBand, DOWN/Disabled, 200 Gb/s): link layer InfiniBand")
                         .row("fewer healthy ports than amount", () -> attempt(params(good), 2),
-                                AMOUNT, "Asked for 2 RDMA ports", "has 1 that are healthy", "port is DOWN/Disabled, not ACTIVE/LinkUp")
+                                AMOUNT, "Asked for 2 RDMA ports", "has 1 that are healthy", "port is DOWN/Disabled, not ACTIVE/LinkUp",
+                                "Lower " + AMOUNT + " to 1")
+                        .row("rate NaN", () -> attempt(params(nanRate, "min-rate", "400"), 1),
+                                "ports/1/rate is 'NaN Gb/sec (4X HDR)'", "expected '<Gb/s> Gb/sec (<width> <speed>)'")
+                        .row("rate Infinity", () -> attempt(params(infiniteRate, "min-rate", "400"), 1),
+                                "ports/1/rate is 'Infinity Gb/sec (4X HDR)'", "expected '<Gb/s> Gb/sec")
+                        .row("rate negative", () -> attempt(params(negativeRate, "min-rate", "400"), 1),
+                                "ports/1/rate is '-200 Gb/sec (4X HDR)'", "expected '<Gb/s> Gb/sec")
+                        .row("rate a word", () -> attempt(params(wordRate, "min-rate", "400"), 1),
+                                "ports/1/rate is 'fast'", "expected '<Gb/s> Gb/sec")
+                        .row("numa_node beyond an int", () -> attempt(params(hugeNuma), 1),
+                                P + "sysfs.root", "numa_node is '99999999999'", "expected a whole number from -1 to 2147483647")
+                        .row("link_layer not UTF-8", () -> attempt(params(badLinkLayer), 1),
+                                "ports/1/link_layer is 'In\uFFFDBand'", "expected one of InfiniBand, Ethernet, Unknown")
+                        .row("netdevs without a name", () -> attempt(params(good, "netdevs", ",,"), 1),
+                                P + "netdevs", "is set but lists nothing (got ',,')", "expected interface names")
+                        .row("netdevs with a blank in a name", () -> attempt(params(good, "netdevs", "ens1f0,my nic"), 1),
+                                P + "netdevs", "expected interface names", "'my nic'")
+                        .row("class/infiniband a symbolic link loop", () -> attempt(params(classLoop), 1),
+                                "class/infiniband cannot be opened (Too many levels of symbolic links", "a symbolic link loop)",
+                                "expected the RDMA devices")
                         .row("amount 0", () -> attempt(params(good), 0),
                                 AMOUNT, "must be at least 1 but is 0")
                         .row("verbs-probe.timeout too long to count", () -> attempt(params(good, "verbs-probe.timeout", "99999999 d"), 1),

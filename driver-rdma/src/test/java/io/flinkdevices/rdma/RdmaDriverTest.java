@@ -104,6 +104,46 @@ class RdmaDriverTest {
     }
 
     @Test
+    @DisplayName("RoCE with netdevs: the GID is chosen among the listed interfaces, not a better one on a VLAN of the same port")
+    void gidOnListedNetdev() throws Exception {
+        FakeFileTree sys = host(FakeRdmaHost.builder().roce("mlx5_bond_0", "bond0", "10.1.2.3", 100));
+        String port = "class/infiniband/mlx5_bond_0/ports/1/";
+        // the IPv4 GIDs (2: v1, 3: v2) belong to VLAN 100 on bond0; bond0 keeps its link-local ones
+        sys.file(port + "gid_attrs/ndevs/2", "bond0.100").file(port + "gid_attrs/ndevs/3", "bond0.100");
+
+        RdmaInfo onBond = get(driver(sys, "netdevs", "bond0"), 1).get(0);
+        assertThat(onBond.getNetdev()).contains("bond0");
+        assertThat(onBond.getGidIndex()).hasValue(1);
+        assertThat(onBond.getGidType()).contains("RoCE v2");
+        RdmaInfo onVlan = get(driver(sys, "netdevs", "bond0.100"), 1).get(0);
+        assertThat(onVlan.getNetdev()).contains("bond0.100");
+        assertThat(onVlan.getGidIndex()).hasValue(3);
+        assertThatThrownBy(() -> get(driver(sys, "netdevs", "ens9"), 1))
+                .hasMessageContaining("mlx5_bond_0/1 (Ethernet, ACTIVE/LinkUp, 100 Gb/s): no GID in use on netdevs [ens9]");
+    }
+
+    @Test
+    @DisplayName("a NIC that vanishes while sysfs is read is skipped with a WARN naming it; the healthy NICs are handed out")
+    void vanishedNic() throws Exception {
+        FakeFileTree sys = host(FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).infiniband("mlx5_1", 200, true)
+                .infiniband("mlx5_2", 200, true));
+        // what the kernel leaves between listing class/infiniband and reading a removed device:
+        // its name, pointing at a device folder that is gone
+        sys.remove("class/infiniband/mlx5_1");
+        sys.symlink("class/infiniband/mlx5_1", "../../devices/pci0000:00/0000:3c:00.0/infiniband/mlx5_1");
+
+        try (LogCapture log = LogCapture.warnings(SysfsPorts.class)) {
+            assertThat(get(driver(sys), 2)).extracting(p -> p.getDevice() + "/" + p.getPort())
+                    .containsExactly("mlx5_0/1", "mlx5_2/1");
+            assertThat(log.text()).contains("RDMA device mlx5_1 vanished while it was read")
+                    .contains("which does not exist), skipped; the other devices are offered");
+        }
+        assertThatThrownBy(() -> get(driver(sys), 3))
+                .hasMessageContaining("has 2 that are healthy and match the selectors [mlx5_0/1, mlx5_2/1]")
+                .hasMessageContaining("Lower external-resource.<resource>.amount to 2");
+    }
+
+    @Test
     @DisplayName("selectors: pattern, link layer, min rate, netdevs, PCI ids; each rejected port named with its reason")
     void selectors() throws Exception {
         FakeFileTree sys = host(FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).roce("mlx5_1", "ens1f0", "10.0.0.1", 100));

@@ -55,6 +55,35 @@ class VerbsProbeITCase {
     }
 
     @Test
+    @DisplayName("a libdisni without DiSNI's functions is named with the missing function and the DiSNI version expected, not a bare UnsatisfiedLinkError")
+    void libdisniWithoutTheFunctions() throws Exception {
+        Path lib = Files.createDirectories(temp.resolve("lib"));
+        Path source = Files.writeString(temp.resolve("empty.c"), "int not_disni(void) { return 0; }\n");
+        Process cc;
+        try {
+            cc = new ProcessBuilder("cc", "-shared", "-fPIC", "-o", lib.resolve("libdisni.so").toString(), source.toString())
+                    .redirectErrorStream(true).start();
+        } catch (java.io.IOException e) {
+            org.junit.jupiter.api.Assumptions.abort("no C compiler (cc) to build a library without DiSNI's functions: " + e.getMessage());
+            return;
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(cc.waitFor() == 0, "cc could not build a shared library");
+        Process probe = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Djava.library.path=" + lib, "-cp", System.getProperty("java.class.path"), VerbsProbeMain.class.getName(),
+                "mlx5_0/1=127.0.0.1").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String stdout = new String(probe.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        probe.waitFor();
+
+        assertThat(stdout).startsWith("BADDISNI " + lib.resolve("libdisni.so") + " ");
+        assertThatThrownBy(() -> VerbsProbe.parse(stdout, List.of(port("mlx5_0", null, "ib0")), KEY))
+                .isInstanceOf(DeviceDriverException.class)
+                .hasMessageStartingWith(KEY + " is true, but the libdisni that loaded (" + lib.resolve("libdisni.so") + ") lacks the native function of ")
+                .hasMessageContaining("com.ibm.disni.verbs.impl.NativeDispatcher.")
+                .hasMessageContaining("expected the libdisni built from the sources of DiSNI 2.1")
+                .hasMessageEndingWith(VerbsProbe.HINT);
+    }
+
+    @Test
     @DisplayName("the probe's answers: failed ports are named with the reason, garbage and silence about a port are errors naming the key")
     void answers() throws Exception {
         RdmaPort a = port("mlx5_0", null, "ib0");

@@ -1,11 +1,16 @@
 package io.flinkdevices.cli.flink;
 
+import io.flinkdevices.sdk.nativelib.NativeGuard;
+
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;
 
 /** Turns a throwable and its causes into one line an operator can read. */
 public final class Failures {
+
+    /** Where JCuda's report of a failed native load starts its traces, after its banner. */
+    private static final String NESTED_TRACES = "---(start of nested stack traces)---";
 
     private Failures() {}
 
@@ -38,6 +43,11 @@ public final class Failures {
      * left out.
      */
     static String withoutStackTrace(String message) {
+        if (message.contains(NESTED_TRACES)) {
+            // JCuda's report: a banner (operating system, architecture), then the traces of each
+            // attempt; its first line and the linker's reason are what to read
+            return NativeGuard.oneLine(message);
+        }
         StringBuilder kept = new StringBuilder();
         for (String line : message.split("\\R")) {
             String s = line.strip();

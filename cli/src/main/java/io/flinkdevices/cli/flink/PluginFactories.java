@@ -184,7 +184,21 @@ public final class PluginFactories {
             why.append(": that directory does not exist (set --plugins-dir or FLINK_PLUGINS_DIR)");
             return why.toString();
         }
-        Optional<String> notAFactory = notAFactory(className.strip());
+        String stripped = className.strip();
+        if (!stripped.equals(className) && factories.containsKey(stripped)) {
+            // Flink keeps the blanks and looks for a class of that name: the factory is there
+            why.append(": the name ")
+                    .append(blanks(className))
+                    .append(" ('")
+                    .append(className)
+                    .append("'), which Flink keeps, so it looks for a class of that name; the factory ")
+                    .append(stripped)
+                    .append(" is in a plugin and listed by its services file; remove the ")
+                    .append(className.endsWith(stripped) ? "leading" : className.startsWith(stripped) ? "trailing" : "surrounding")
+                    .append(" blanks");
+            return why.toString();
+        }
+        Optional<String> notAFactory = notAFactory(stripped);
         if (notAFactory.isPresent()) {
             why.setLength(0);
             why.append("class ").append(className).append(' ').append(notAFactory.get());
@@ -239,6 +253,28 @@ public final class PluginFactories {
             }
         }
         return Optional.empty();
+    }
+
+    /** {@code has a trailing space}, {@code has 2 leading tabs}, ... */
+    private static String blanks(String className) {
+        String stripped = className.strip();
+        int lead = className.indexOf(stripped);
+        int trail = className.length() - lead - stripped.length();
+        List<String> parts = new java.util.ArrayList<>();
+        if (lead > 0) {
+            parts.add(count(className.substring(0, lead), "leading"));
+        }
+        if (trail > 0) {
+            parts.add(count(className.substring(lead + stripped.length()), "trailing"));
+        }
+        return "has " + String.join(" and ", parts);
+    }
+
+    private static String count(String blanks, String where) {
+        boolean spaces = blanks.chars().allMatch(c -> c == ' ');
+        boolean tabs = blanks.chars().allMatch(c -> c == '\t');
+        String kind = spaces ? "space" : tabs ? "tab" : "blank";
+        return blanks.length() == 1 ? "a " + where + " " + kind : blanks.length() + " " + where + " " + kind + "s";
     }
 
     private Optional<String> nearMiss(String className) {

@@ -108,4 +108,19 @@ class PluginFactoriesTest {
                 .contains("expected a class implementing org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory")
                 .doesNotContain("not found in any plugin");
     }
+
+    @Test
+    @DisplayName("a factory name with a trailing space is named as such, not as a class the services file does not list")
+    void trailingSpace() throws Exception {
+        testDriverPlugin("test");
+        PluginFactories found = PluginFactories.load(plugins, new Configuration());
+
+        assertThat(found.find(FACTORY + " ")).as("Flink keeps the space and finds nothing").isEmpty();
+        assertThat(found.describeMissing(FACTORY + " "))
+                .contains("the name has a trailing space ('" + FACTORY + " ')")
+                .contains("the factory " + FACTORY + " is in a plugin and listed by its services file")
+                .endsWith("remove the trailing blanks")
+                .doesNotContain("does not list it");
+        assertThat(found.describeMissing("\t" + FACTORY + "  ")).contains("has a leading tab and 2 trailing spaces");
+    }
 }

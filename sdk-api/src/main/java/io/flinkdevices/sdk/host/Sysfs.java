@@ -260,6 +260,107 @@ public final class Sysfs {
     }
 
     /**
+     * A whole number from a property map that {@link #properties} read, within {@code min} to
+     * {@code max}: a value outside would be truncated or name an impossible device.
+     *
+     * @throws DeviceDriverException naming the file, key, value and range when it is missing, not a
+     *     number or out of range
+     */
+    public long longProperty(Map<String, String> properties, String relative, String key, long min, long max)
+            throws DeviceDriverException {
+        long v = longProperty(properties, relative, key);
+        return inRange(resolve(relative) + " '" + key + "'", properties.get(key), v, min, max);
+    }
+
+    /**
+     * A whole number from a property map that {@link #properties} read, as the kernel prints a
+     * {@code u64}: decimal from 0 to 2<sup>64</sup>-1 (or {@code 0x} hexadecimal), returned as the
+     * bits of a {@code long} (values of 2<sup>63</sup> and above come back negative; read them with
+     * {@link Long#toUnsignedString} or {@link Long#toHexString}).
+     *
+     * @throws DeviceDriverException naming the file and key when it is missing or not such a number
+     */
+    public long unsignedLongProperty(Map<String, String> properties, String relative, String key)
+            throws DeviceDriverException {
+        String v = properties.get(key);
+        if (v == null) {
+            return longProperty(properties, relative, key); // says that the line is missing
+        }
+        String s = v.strip();
+        try {
+            if (s.startsWith("0x") || s.startsWith("0X")) {
+                return Long.parseUnsignedLong(s.substring(2), 16);
+            }
+            if (!s.isEmpty() && s.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                return Long.parseUnsignedLong(s);
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new DeviceDriverException(
+                rootKey + " (" + root + "): " + resolve(relative) + " '" + key + "' is '" + abbreviate(s)
+                        + "'; expected a whole number from 0 to 18446744073709551615 (an unsigned 64-bit value)");
+    }
+
+    /**
+     * A whole number attribute within {@code min} to {@code max}; empty when the file does not
+     * exist.
+     *
+     * @throws DeviceDriverException naming the path, the value and the range when it is not a
+     *     number or out of range
+     */
+    public Optional<Long> longAttribute(String relative, long min, long max) throws DeviceDriverException {
+        Optional<String> v = attribute(relative);
+        if (v.isEmpty()) {
+            return Optional.empty();
+        }
+        String where = resolve(relative).toString();
+        return Optional.of(inRange(where, v.get(), parseLong(where, v.get()), min, max));
+    }
+
+    /**
+     * Why {@code relative} is not a folder that can be listed, in the operating system's words;
+     * empty when it is one. A dangling link, a symbolic link loop ({@code Too many levels of
+     * symbolic links}), a file and a folder that cannot be read are each named as such, not as
+     * "does not exist".
+     */
+    public Optional<String> folderProblem(String relative) {
+        Path dir = resolve(relative);
+        BasicFileAttributes attrs;
+        try {
+            attrs = Files.readAttributes(dir, BasicFileAttributes.class);
+        } catch (NoSuchFileException e) {
+            if (Files.isSymbolicLink(dir)) {
+                String target;
+                try {
+                    target = String.valueOf(Files.readSymbolicLink(dir));
+                } catch (IOException ex) {
+                    target = "?";
+                }
+                return Optional.of("is a symbolic link to " + target + ", which does not exist");
+            }
+            return Optional.of("does not exist");
+        } catch (IOException e) {
+            String reason = DriverParams.osReason(e);
+            boolean loop = reason.contains("symbolic links");
+            return Optional.of("cannot be opened (" + reason + (loop ? ": a symbolic link loop" : "") + ")");
+        }
+        if (!attrs.isDirectory()) {
+            return Optional.of("is not a folder but a " + (attrs.isRegularFile() ? "file" : "special file"));
+        }
+        return Optional.empty();
+    }
+
+    private long inRange(String where, String raw, long v, long min, long max) throws DeviceDriverException {
+        if (v < min || v > max) {
+            throw new DeviceDriverException(
+                    rootKey + " (" + root + "): " + where + " is '" + abbreviate(raw.strip())
+                            + "'; expected a whole number from " + min + " to " + max);
+        }
+        return v;
+    }
+
+    /**
      * The PCI address ({@code 0000:03:00.0}) that a {@code device} link points to, if it points to
      * a PCI device; empty when there is no such link or it names no PCI address (a platform
      * device).

@@ -8,10 +8,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -22,7 +24,9 @@ import java.util.function.Function;
  * <p>Unset means every device. An empty value (or one of the driver's "none" words, such as
  * NVIDIA's {@code NoDevFiles}) means none. Otherwise it is a comma-separated list of indexes or
  * ids; an id matches exactly, ignoring case, or as a unique prefix when it starts with one of the
- * driver's id prefixes ({@code GPU-}, {@code MIG-}), as the vendors' runtimes accept. The devices
+ * driver's id prefixes ({@code GPU-}, {@code MIG-}), as the vendors' runtimes accept. A prefix of
+ * several ids is an error (CUDA selects no device for it), and so is an index written in digits
+ * other than {@code 0}-{@code 9} ({@code ٣}, {@code ２}), which no runtime reads as one. The devices
  * allowed come back in the variable's order, which is the order the vendor's runtime numbers them.
  *
  * <pre>{@code
@@ -140,7 +144,8 @@ public final class VisibleDevices {
      *     device (a MIG unit, a partition) also its parent's, so that naming the parent allows
      *     every part
      * @throws DeviceDriverException naming the variable when it hides every device of a host that
-     *     has some, has an empty entry, or has an entry that matches no device
+     *     has some, has an empty entry, an entry that matches no device, a prefix of several ids or
+     *     an index in digits other than 0-9
      */
     public <T> List<T> apply(List<T> devices, Function<T, List<Name>> names) throws DeviceDriverException {
         if (raw == null) {
@@ -174,15 +179,44 @@ public final class VisibleDevices {
                 throw new DeviceDriverException(
                         describe() + " has an empty entry; expected indexes or ids separated by commas");
             }
-            List<T> matching = new ArrayList<>();
+            if (!isIndex(e) && e.chars().allMatch(Character::isDigit)) {
+                // Java reads U+0663 and U+FF12 as digits; the vendors' runtimes read only 0-9
+                throw new DeviceDriverException(
+                        describe() + ": entry '" + e + "' is written with digits other than 0-9, which no"
+                                + " runtime reads as an index; expected indexes in the digits 0-9 or ids. Fix the"
+                                + " TaskManager's " + variable + " or unset it");
+            }
+            List<T> exact = new ArrayList<>();
+            List<T> byPrefix = new ArrayList<>();
+            Set<String> prefixIds = new TreeSet<>();
             for (T d : devices) {
+                Match best = Match.NONE;
                 for (Name n : names.apply(d)) {
-                    if (matches(e, n)) {
-                        matching.add(d);
+                    Match m = match(e, n);
+                    if (m == Match.EXACT) {
+                        best = m;
                         break;
                     }
+                    if (m == Match.PREFIX) {
+                        best = m;
+                        prefixIds.add(n.id.toLowerCase(Locale.ROOT));
+                    }
+                }
+                if (best == Match.EXACT) {
+                    exact.add(d);
+                } else if (best == Match.PREFIX) {
+                    byPrefix.add(d);
                 }
             }
+            if (exact.isEmpty() && prefixIds.size() > 1) {
+                // CUDA takes a prefix only when it names one device; an ambiguous one selects none
+                throw new DeviceDriverException(
+                        describe() + ": entry '" + e + "' is a prefix of " + prefixIds.size() + " " + unit
+                                + " ids " + prefixIds + "; expected an index, a whole id or a prefix that names one "
+                                + unit + " (the vendor's runtime selects none for an ambiguous prefix). Fix the"
+                                + " TaskManager's " + variable + " or unset it");
+            }
+            List<T> matching = exact.isEmpty() ? byPrefix : exact;
             if (matching.isEmpty()) {
                 throw new DeviceDriverException(
                         describe()
@@ -201,6 +235,36 @@ public final class VisibleDevices {
         return List.copyOf(allowed);
     }
 
+    /**
+     * The entries of the value as the runtimes read them: split at commas, blanks around each
+     * removed, ids in lower case; empty when unset. {@code 0,1} and {@code 0, 1} are one list.
+     */
+    public List<String> entries() {
+        if (raw == null) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (String entry : raw.strip().split(",", -1)) {
+            out.add(entry.strip().toLowerCase(Locale.ROOT));
+        }
+        return out;
+    }
+
+    /** Whether {@code other} lists the same entries in the same order (see {@link #entries()}). */
+    public boolean sameEntries(VisibleDevices other) {
+        return entries().equals(other.entries());
+    }
+
+    private enum Match {
+        NONE,
+        PREFIX,
+        EXACT
+    }
+
+    private static boolean isIndex(String entry) {
+        return !entry.isEmpty() && entry.chars().allMatch(c -> c >= '0' && c <= '9');
+    }
+
     private static <T> List<String> host(List<T> devices, Function<T, List<Name>> names) {
         List<String> out = new ArrayList<>();
         for (T d : devices) {
@@ -210,27 +274,27 @@ public final class VisibleDevices {
         return out;
     }
 
-    private boolean matches(String entry, Name name) {
-        if (entry.chars().allMatch(Character::isDigit)) {
+    private Match match(String entry, Name name) {
+        if (isIndex(entry)) {
             try {
-                return Integer.parseInt(entry) == name.index;
+                return Integer.parseInt(entry) == name.index ? Match.EXACT : Match.NONE;
             } catch (NumberFormatException e) {
-                return false;
+                return Match.NONE;
             }
         }
         if (name.id == null) {
-            return false;
+            return Match.NONE;
         }
         if (name.id.equalsIgnoreCase(entry)) {
-            return true;
+            return Match.EXACT;
         }
         for (String prefix : idPrefixes) {
             if (entry.regionMatches(true, 0, prefix, 0, prefix.length())
                     && entry.length() > prefix.length()
                     && name.id.regionMatches(true, 0, entry, 0, entry.length())) {
-                return true;
+                return Match.PREFIX;
             }
         }
-        return false;
+        return Match.NONE;
     }
 }

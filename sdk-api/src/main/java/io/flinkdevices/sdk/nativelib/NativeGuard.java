@@ -81,12 +81,13 @@ public final class NativeGuard {
     }
 
     /**
-     * A message on one line. Some bindings (JCuda, for one) put whole stack traces into an {@link
-     * UnsatisfiedLinkError}'s message; what the operator needs is its first line and the dynamic
-     * linker's reason ({@code libcuda.so.1: cannot open shared object file: No such file or
-     * directory}), not the frames.
+     * A message on one line. Some bindings (JCuda, for one) put a banner (operating system,
+     * architecture) and whole stack traces into an {@link UnsatisfiedLinkError}'s message; what the
+     * operator needs is its first line and the dynamic linker's reason ({@code libcuda.so.1: cannot
+     * open shared object file: No such file or directory}), not the banner or the frames. A
+     * one-line message comes back as it is.
      */
-    static String oneLine(String message) {
+    public static String oneLine(String message) {
         String[] lines = message.split("\\R");
         if (lines.length == 1) {
             return message;

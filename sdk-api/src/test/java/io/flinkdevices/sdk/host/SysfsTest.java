@@ -108,4 +108,29 @@ class SysfsTest {
         assertThat(Sysfs.at(sys, "test").list("class")).isNotEmpty();
         assertThat(Sysfs.at(sys, "test").attribute("class/net/lo/mtu")).hasValueSatisfying(v -> assertThat(v).matches("\\d+"));
     }
+
+    @Test
+    @DisplayName("ranges, unsigned 64-bit values and why a folder cannot be listed (missing, dangling link, loop, file)")
+    void rangesAndFolders() throws Exception {
+        file("n/properties", "domain 65536\nunique_id 18446744073709551615\nminor -3\n");
+        file("n/rate", "99999999999\n");
+        Files.createSymbolicLink(root.resolve("loop"), Path.of("loop"));
+        Files.createSymbolicLink(root.resolve("dangling"), Path.of("gone/away"));
+        Map<String, String> p = sys().properties("n/properties");
+        String key = "external-resource.x.param.sysfs.root (" + root + "): ";
+
+        assertThatThrownBy(() -> sys().longProperty(p, "n/properties", "domain", 0, 0xffff))
+                .hasMessage(key + root.resolve("n/properties") + " 'domain' is '65536'; expected a whole number from 0 to 65535");
+        assertThat(sys().unsignedLongProperty(p, "n/properties", "unique_id")).isEqualTo(-1L);
+        assertThatThrownBy(() -> sys().unsignedLongProperty(p, "n/properties", "minor"))
+                .hasMessageContaining("'minor' is '-3'; expected a whole number from 0 to 18446744073709551615");
+        assertThatThrownBy(() -> sys().longAttribute("n/rate", -1, Integer.MAX_VALUE))
+                .hasMessageContaining("n/rate is '99999999999'; expected a whole number from -1 to 2147483647");
+        assertThat(sys().folderProblem("n")).isEmpty();
+        assertThat(sys().folderProblem("none")).contains("does not exist");
+        assertThat(sys().folderProblem("dangling")).contains("is a symbolic link to gone/away, which does not exist");
+        assertThat(sys().folderProblem("loop")).hasValueSatisfying(w -> assertThat(w)
+                .startsWith("cannot be opened (Too many levels of symbolic links").endsWith(": a symbolic link loop)"));
+        assertThat(sys().folderProblem("n/rate")).contains("is not a folder but a file");
+    }
 }

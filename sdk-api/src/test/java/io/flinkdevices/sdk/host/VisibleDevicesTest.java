@@ -67,4 +67,32 @@ class VisibleDevicesTest {
                 .hasMessageContaining("entry 'GPU-' matches no GPU of this host");
         assertThatThrownBy(() -> apply(Map.of("X_VISIBLE_DEVICES", "7"))).hasMessageContaining("entry '7' matches no GPU");
     }
+
+    @Test
+    @DisplayName("a prefix of several ids and an index in digits other than 0-9 are errors; a prefix of one device's and its parts' ids is not")
+    void ambiguousPrefixesAndForeignDigits() throws Exception {
+        Dev gpu2 = new Dev(3, "GPU-aaaa2222", null);
+        List<Dev> host = List.of(GPU0, GPU1, PART, gpu2);
+        assertThatThrownBy(() -> VisibleDevices.read(Map.of("X_VISIBLE_DEVICES", "GPU-aaaa"), "X_VISIBLE_DEVICES", "GPU")
+                        .withIdPrefixes("GPU-").apply(host, Dev::names))
+                .hasMessage("X_VISIBLE_DEVICES='GPU-aaaa': entry 'GPU-aaaa' is a prefix of 2 GPU ids [gpu-aaaa1111,"
+                        + " gpu-aaaa2222]; expected an index, a whole id or a prefix that names one GPU (the vendor's"
+                        + " runtime selects none for an ambiguous prefix). Fix the TaskManager's X_VISIBLE_DEVICES or unset it");
+        assertThat(apply(Map.of("X_VISIBLE_DEVICES", "GPU-bb"))).as("GPU 1 and its part share its id").containsExactly(GPU1, PART);
+        assertThatThrownBy(() -> apply(Map.of("X_VISIBLE_DEVICES", "\u0663")))
+                .hasMessageContaining("entry '\u0663' is written with digits other than 0-9");
+        assertThatThrownBy(() -> apply(Map.of("X_VISIBLE_DEVICES", "0,\uff12")))
+                .hasMessageContaining("entry '\uff12' is written with digits other than 0-9");
+    }
+
+    @Test
+    @DisplayName("'0,1' and ' 0, 1' are the same entries; ids compare without case")
+    void sameEntries() {
+        VisibleDevices a = VisibleDevices.read(Map.of("A", "0,1,GPU-AB"), "A", "GPU");
+        VisibleDevices b = VisibleDevices.read(Map.of("B", " 0, 1 ,gpu-ab"), "B", "GPU");
+        VisibleDevices c = VisibleDevices.read(Map.of("C", "1,0,GPU-ab"), "C", "GPU");
+        assertThat(a.entries()).containsExactly("0", "1", "gpu-ab");
+        assertThat(a.sameEntries(b)).isTrue();
+        assertThat(a.sameEntries(c)).as("another order numbers the devices differently").isFalse();
+    }
 }

@@ -35,6 +35,8 @@ final class Fixes {
     private static final Pattern NUMBER = Pattern.compile("(\\d+(\\.\\d+)?)");
     private static final Pattern DURATION_RANGE = Pattern.compile("from (.+?) to (.+?) but got");
     private static final Pattern LIBRARY = Pattern.compile("(lib[\\w.+-]*\\.so(\\.\\d+)*)");
+    private static final Pattern MISSING_LIBRARY =
+            Pattern.compile("(lib[\\w.+-]*\\.so(\\.\\d+)*): cannot open shared object file");
     private static final Pattern CLASS = Pattern.compile("([a-zA-Z_$][\\w$]*([./][a-zA-Z_$][\\w$]*)+)");
     private static final List<String> IMPERATIVES =
             List.of(
@@ -132,8 +134,12 @@ final class Fixes {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             String message = t.getMessage() == null ? "" : t.getMessage();
             if (t instanceof UnsatisfiedLinkError) {
+                // The library the dynamic linker could not open, not the one that needed it: a
+                // binding's own library (JCuda's bundled libJCudaDriver-...so) loads and then
+                // misses the vendor's (libcuda.so.1, the NVIDIA driver's)
+                Matcher missing = MISSING_LIBRARY.matcher(message);
                 Matcher lib = LIBRARY.matcher(message);
-                String name = lib.find() ? lib.group(1) : "the native library it names";
+                String name = missing.find() ? missing.group(1) : lib.find() ? lib.group(1) : "the native library it names";
                 return Optional.of(
                         "install "
                                 + name

@@ -127,6 +127,14 @@ class FixesTest {
                         + " bundles every dependency except Flink's)");
         assertThat(Fixes.forFailure(new IllegalStateException("licence server unreachable"), Optional.empty()))
                 .isEmpty();
+        // JCuda's own library loads and misses the NVIDIA driver's: the fix names the driver's
+        assertThat(Fixes.forFailure(new Exception("native library libcuda.so.1 could not be loaded",
+                        new UnsatisfiedLinkError("Error while loading native library \"JCudaDriver-12.6.0-linux-x86_64\"\n"
+                                + "Operating system name: Linux\n---(start of nested stack traces)---\n"
+                                + "java.lang.UnsatisfiedLinkError: /tmp/x/libJCudaDriver-12.6.0-linux-x86_64.so: libcuda.so.1:"
+                                + " cannot open shared object file: No such file or directory\n")), Optional.empty()))
+                .hasValue("install libcuda.so.1 on every TaskManager host where its dynamic loader finds it"
+                        + " (ldconfig -p | grep libcuda lists it)");
     }
 
     private enum Backend {
