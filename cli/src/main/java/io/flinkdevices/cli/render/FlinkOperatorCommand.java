@@ -101,6 +101,12 @@ final class FlinkOperatorCommand extends RenderCommand.Base {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         boolean dra = draOptions.enabled(spec.commandLine());
+        OutputFile outputFile;
+        try {
+            outputFile = OutputFile.of("--output", output);
+        } catch (OutputFile.Unwritable e) {
+            return unwritable(e);
+        }
         List<String> problems = new ArrayList<>();
         Rendered rendered = dra ? renderDra(problems) : renderExtendedResources(problems);
         String templateFile = configuration.getString(KubernetesRender.POD_TEMPLATE_OPTION, null);
@@ -138,12 +144,15 @@ final class FlinkOperatorCommand extends RenderCommand.Base {
                         rendered.clusterFile()));
         yaml.flush();
         PrintWriter out = spec.commandLine().getOut();
-        if (output == null) {
+        if (outputFile == null) {
             out.print(text);
         } else {
-            Path file = output.toAbsolutePath().normalize();
-            write(file, text.toString());
-            out.println("# FlinkDeployment written to " + file);
+            try {
+                outputFile.write(text.toString());
+            } catch (OutputFile.Unwritable e) {
+                return unwritable(e);
+            }
+            out.println("# FlinkDeployment written to " + outputFile.file());
         }
         warning.ifPresent(
                 w -> spec.commandLine().getErr().println("flink-devices: render: warning: " + w));
