@@ -66,7 +66,10 @@ final class FlinkOperatorCommand extends RenderCommand.Base {
             converter = FlinkVersionConverter.class,
             description =
                     "The image's Flink version, as the operator's FlinkVersion (v1_20) or as"
-                            + " Flink writes it (1.20, 2.0.1).")
+                            + " Flink writes it (1.20, 2.0.1); one the operator's CRD knows ("
+                            + "v1_13 to v2_2 in operator "
+                            + FlinkOperatorRender.CRD_OPERATOR
+                            + ").")
     String flinkVersion;
 
     @Option(
