@@ -15,10 +15,14 @@ import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -66,6 +70,13 @@ public final class FlinkDevicesCli implements Callable<Integer> {
                         e.getCommandLine().getErr().println(e.getMessage());
                         return e.getCommandLine().getCommandSpec().exitCodeOnInvalidInput();
                     }
+                    Optional<String> missing = missingSubcommand(e);
+                    if (missing.isPresent()) {
+                        CommandLine at = e.getCommandLine();
+                        at.getErr().println(missing.get());
+                        at.usage(at.getErr(), at.getColorScheme());
+                        return at.getCommandSpec().exitCodeOnInvalidInput();
+                    }
                     return usage.handleParseException(e, args);
                 });
         commandLine.setExitCodeExceptionMapper(
@@ -74,6 +85,47 @@ public final class FlinkDevicesCli implements Callable<Integer> {
                                 ? commandLine.getCommandSpec().exitCodeOnInvalidInput()
                                 : EXIT_INTERNAL_ERROR);
         return commandLine;
+    }
+
+    /**
+     * Options given to a command that takes a subcommand first ({@code render --conf-dir X}):
+     * picocli calls them unknown; the problem is the missing subcommand.
+     */
+    private static Optional<String> missingSubcommand(ParameterException e) {
+        if (!(e instanceof UnmatchedArgumentException)) {
+            return Optional.empty();
+        }
+        CommandLine at = e.getCommandLine();
+        List<String> unmatched = ((UnmatchedArgumentException) e).getUnmatched();
+        List<String> subcommands = new ArrayList<>(at.getSubcommands().keySet());
+        subcommands.remove("help");
+        if (subcommands.isEmpty()
+                || unmatched.isEmpty()
+                || !unmatched.get(0).startsWith("-")
+                || (at.getParseResult() != null && at.getParseResult().subcommand() != null)) {
+            return Optional.empty();
+        }
+        String name = at.getCommandSpec().qualifiedName();
+        String choices =
+                subcommands.size() == 1
+                        ? subcommands.get(0)
+                        : String.join(", ", subcommands.subList(0, subcommands.size() - 1))
+                                + " or "
+                                + subcommands.get(subcommands.size() - 1);
+        return Optional.of(
+                "Missing subcommand of '"
+                        + name
+                        + "': "
+                        + choices
+                        + ", before "
+                        + unmatched.get(0)
+                        + " (options come after it: "
+                        + name
+                        + " "
+                        + subcommands.get(0)
+                        + " "
+                        + String.join(" ", unmatched)
+                        + ")");
     }
 
     /** Runs the command given by {@code args} and exits with its exit code. */

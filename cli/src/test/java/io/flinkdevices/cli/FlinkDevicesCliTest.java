@@ -40,6 +40,27 @@ class FlinkDevicesCliTest {
         }
 
         @Test
+        @DisplayName("render with options but no deployment says the deployment is missing, not that the options are unknown")
+        void renderWithoutDeployment() throws Exception {
+            Path conf = conf("external-resources: none\n");
+
+            CliRun run = CliRun.run("render", "--conf-dir", conf.toString());
+
+            assertThat(run.exitCode()).isEqualTo(2);
+            assertThat(run.err())
+                    .startsWith("Missing subcommand of 'flink-devices render': kubernetes, flink-operator or yarn,"
+                            + " before --conf-dir (options come after it: flink-devices render kubernetes --conf-dir "
+                            + conf + ")")
+                    .contains("Usage: flink-devices render")
+                    .doesNotContain("Unknown option");
+            assertThat(CliRun.run("--conf-dir", conf.toString()).err())
+                    .startsWith("Missing subcommand of 'flink-devices': discover, doctor or render, before --conf-dir");
+            assertThat(CliRun.run("render", "kubernets", "--conf-dir", conf.toString()).err())
+                    .as("a misspelt deployment keeps picocli's suggestion")
+                    .contains("Did you mean: render kubernetes");
+        }
+
+        @Test
         @DisplayName("without --conf-dir exits 2 and names the option")
         void noConfDir() {
             CliRun run = CliRun.run("discover");

@@ -24,20 +24,32 @@ public record ResourceSetting(String name, Optional<String> factoryClass, Amount
 
     /**
      * The resources listed in {@code external-resources}, in the order the operator wrote them and
-     * without repeats (Flink keeps them in a set, so a repeated name is one resource).
+     * without repeats (Flink keeps them in a set, so a repeated name is one resource). Empty
+     * entries ({@code gpu;;rdma}) are left out: Flink reads one as a resource named {@code ''}
+     * without an amount and ignores it ({@link #emptyEntries} counts them).
      */
     public static List<ResourceSetting> readAll(Configuration config) {
+        List<ResourceSetting> settings = new ArrayList<>();
+        for (String name : new LinkedHashSet<>(listed(config))) {
+            if (!name.isBlank()) {
+                settings.add(read(config, name));
+            }
+        }
+        return settings;
+    }
+
+    /** How many entries of {@code external-resources} are empty or blank ({@code gpu;;rdma}: 1). */
+    public static int emptyEntries(Configuration config) {
+        return (int) listed(config).stream().filter(String::isBlank).count();
+    }
+
+    private static List<String> listed(Configuration config) {
         // the same test as ExternalResourceUtils.getExternalResourceSet
         if (config.getValue(ExternalResourceOptions.EXTERNAL_RESOURCE_LIST)
                 .equals(ExternalResourceOptions.NONE)) {
             return List.of();
         }
-        List<ResourceSetting> settings = new ArrayList<>();
-        for (String name :
-                new LinkedHashSet<>(config.get(ExternalResourceOptions.EXTERNAL_RESOURCE_LIST))) {
-            settings.add(read(config, name));
-        }
-        return settings;
+        return config.get(ExternalResourceOptions.EXTERNAL_RESOURCE_LIST);
     }
 
     /** The settings of resource {@code name}. */

@@ -1,8 +1,10 @@
 package io.flinkdevices.cli.render;
 
 import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -22,15 +24,36 @@ final class DraOptions {
                             + " pod template, instead of extended resources.")
     boolean dra;
 
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
+
+    /** The resources of {@code --dra-same-pcie-root}, in the order given. */
+    final List<String> sameRoot = new ArrayList<>();
+
+    // a method, not a split field: picocli drops the empty entries of ",," without a word
     @Option(
             names = "--dra-same-pcie-root",
-            paramLabel = "RESOURCE",
-            split = ",",
+            paramLabel = "RESOURCE[,RESOURCE...]",
             description =
                     "With --dra: put these resources (a GPU and an RDMA NIC, say) into one claim"
                             + " whose devices all share the standard attribute"
                             + " resource.kubernetes.io/pcieRoot.")
-    List<String> sameRoot = new ArrayList<>();
+    void sameRoot(String value) {
+        List<String> names = new ArrayList<>();
+        for (String entry : value.split(",", -1)) {
+            String name = entry.strip();
+            if (name.isEmpty()) {
+                throw new ParameterException(
+                        mixee.commandLine(),
+                        "--dra-same-pcie-root '"
+                                + value
+                                + "': an empty entry; expected resource names of"
+                                + " external-resources separated by ',' (gpu,rdma)");
+            }
+            names.add(name);
+        }
+        sameRoot.addAll(names);
+    }
 
     /**
      * Whether {@code --dra} was given.

@@ -66,7 +66,10 @@ final class FlinkOperatorCommand extends RenderCommand.Base {
             converter = FlinkVersionConverter.class,
             description =
                     "The image's Flink version, as the operator's FlinkVersion (v1_20) or as"
-                            + " Flink writes it (1.20, 2.0.1).")
+                            + " Flink writes it (1.20, 2.0.1); one the operator's CRD knows ("
+                            + "v1_13 to v2_2 in operator "
+                            + FlinkOperatorRender.CRD_OPERATOR
+                            + ").")
     String flinkVersion;
 
     @Option(
@@ -101,6 +104,12 @@ final class FlinkOperatorCommand extends RenderCommand.Base {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         boolean dra = draOptions.enabled(spec.commandLine());
+        OutputFile outputFile;
+        try {
+            outputFile = OutputFile.of("--output", output);
+        } catch (OutputFile.Unwritable e) {
+            return unwritable(e);
+        }
         List<String> problems = new ArrayList<>();
         Rendered rendered = dra ? renderDra(problems) : renderExtendedResources(problems);
         String templateFile = configuration.getString(KubernetesRender.POD_TEMPLATE_OPTION, null);
@@ -138,12 +147,15 @@ final class FlinkOperatorCommand extends RenderCommand.Base {
                         rendered.clusterFile()));
         yaml.flush();
         PrintWriter out = spec.commandLine().getOut();
-        if (output == null) {
+        if (outputFile == null) {
             out.print(text);
         } else {
-            Path file = output.toAbsolutePath().normalize();
-            write(file, text.toString());
-            out.println("# FlinkDeployment written to " + file);
+            try {
+                outputFile.write(text.toString());
+            } catch (OutputFile.Unwritable e) {
+                return unwritable(e);
+            }
+            out.println("# FlinkDeployment written to " + outputFile.file());
         }
         warning.ifPresent(
                 w -> spec.commandLine().getErr().println("flink-devices: render: warning: " + w));

@@ -52,6 +52,41 @@ public final class FlinkOperatorRender {
     private static final Pattern NAME = Pattern.compile("[a-z]([-a-z\\d]{0,43}[a-z\\d])?");
 
     private static final Pattern OPERATOR_VERSION = Pattern.compile("v\\d+_\\d+");
+
+    /**
+     * The {@code spec.flinkVersion} values the newest operator's CRD accepts (its enum; the API
+     * server refuses any other), oldest first. {@code
+     * FlinkOperatorRenderTest.flinkVersionsFollowTheCrd} holds this list equal to the enum of
+     * operator 1.15.0's CRD.
+     */
+    public static final List<String> CRD_FLINK_VERSIONS =
+            List.of(
+                    "v1_13", "v1_14", "v1_15", "v1_16", "v1_17", "v1_18", "v1_19", "v1_20", "v2_0",
+                    "v2_1", "v2_2");
+
+    /** The operator release whose CRD {@link #CRD_FLINK_VERSIONS} is taken from. */
+    public static final String CRD_OPERATOR = "1.15.0";
+
+    /**
+     * An image reference as container runtimes parse it ({@code distribution/reference}):
+     * {@code [host[:port]/]path[:tag][@digest]}, path components in lower case.
+     */
+    private static final Pattern IMAGE;
+
+    static {
+        String domainComponent = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
+        String domain = domainComponent + "(?:\\." + domainComponent + ")*(?::[0-9]+)?";
+        String pathComponent = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
+        String tag = "[\\w][\\w.-]{0,127}";
+        String digest = "[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}";
+        IMAGE = Pattern.compile(
+                "(?:" + domain + "/)?" + pathComponent + "(?:/" + pathComponent + ")*"
+                        + "(?::" + tag + ")?(?:@" + digest + ")?");
+    }
+
+    /** A Kubernetes object name (DNS-1123 subdomain), as a service account's name must be. */
+    private static final Pattern DNS_SUBDOMAIN =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final Pattern FLINK_VERSION = Pattern.compile("(\\d+)\\.(\\d+)(\\.\\d+)?");
 
     /** A pod-spec or container key of DRA: {@code resourceClaims:} or {@code claims:}. */
@@ -84,14 +119,58 @@ public final class FlinkOperatorRender {
             if (image.isBlank()) {
                 throw new IllegalArgumentException("--image: empty, expected a Flink image with the drivers' plugins");
             }
+            if (image.length() > 255 || !IMAGE.matcher(image).matches()) {
+                throw new IllegalArgumentException(
+                        "--image: '"
+                                + printable(image)
+                                + "' is not an image reference; expected"
+                                + " [registry[:port]/]name[:tag][@digest] with a lower-case name and"
+                                + " no spaces, such as example.com/flink-devices:2.2");
+            }
             if (!OPERATOR_VERSION.matcher(flinkVersion).matches()) {
                 throw new IllegalArgumentException(
                         "--flink-version: '" + flinkVersion + "' is no FlinkVersion value such as v1_20");
             }
+            if (!CRD_FLINK_VERSIONS.contains(flinkVersion)) {
+                throw new IllegalArgumentException(
+                        "--flink-version: "
+                                + flinkVersion
+                                + " is not a FlinkVersion of the operator's CRD, so the API server"
+                                + " refuses the FlinkDeployment; operator "
+                                + CRD_OPERATOR
+                                + " knows "
+                                + String.join(", ", CRD_FLINK_VERSIONS));
+            }
             if (serviceAccount.isBlank()) {
                 throw new IllegalArgumentException("--service-account: empty");
             }
+            if (serviceAccount.length() > 253 || !DNS_SUBDOMAIN.matcher(serviceAccount).matches()) {
+                throw new IllegalArgumentException(
+                        "--service-account: '"
+                                + printable(serviceAccount)
+                                + "' is not a service account name Kubernetes accepts: lower case"
+                                + " letters, digits, '-' and '.', starting and ending with a letter"
+                                + " or digit, at most 253 characters");
+            }
         }
+    }
+
+    /** {@code text} with control characters (a newline) written as {@code \\n}, {@code \\uXXXX}. */
+    static String printable(String text) {
+        StringBuilder sb = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\n') {
+                sb.append("\\n");
+            } else if (c == '\t') {
+                sb.append("\\t");
+            } else if (Character.isISOControl(c)) {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
     }
 
     /**

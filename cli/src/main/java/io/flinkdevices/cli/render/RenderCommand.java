@@ -19,14 +19,13 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -57,7 +56,9 @@ public final class RenderCommand implements Callable<Integer> {
             "  0  every resource was rendered%n"
                     + "  1  a resource could not be rendered (why: on stderr), the rest was%n"
                     + "  2  the command line or the Flink configuration cannot be used%n"
-                    + "  3  the tool itself failed";
+                    + "  3  the tool itself failed%n"
+                    + "  4  an output FILE cannot be written (the option, the file and the OS reason%n"
+                    + "     on stderr); nothing was printed";
 
     @Spec CommandSpec spec;
 
@@ -143,16 +144,12 @@ public final class RenderCommand implements Callable<Integer> {
             OffHost.notes(configuration).forEach(n -> out.println("# note: " + n));
         }
 
-        static void write(Path file, String content) {
-            try {
-                Path parent = file.toAbsolutePath().getParent();
-                if (parent != null) {
-                    Files.createDirectories(parent);
-                }
-                Files.writeString(file, content, StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot write " + file, e);
-            }
+        /** Says why an output file cannot be written, in one line; the exit code to return. */
+        int unwritable(OutputFile.Unwritable e) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("flink-devices: render: " + e.getMessage());
+            err.flush();
+            return OutputFile.EXIT_UNWRITABLE;
         }
     }
 
@@ -193,24 +190,36 @@ public final class RenderCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            if (draOptions.enabled(spec.commandLine())) {
-                return callDra();
+            boolean dra = draOptions.enabled(spec.commandLine());
+            OutputFile template;
+            try {
+                template = OutputFile.of("--pod-template", podTemplate);
+            } catch (OutputFile.Unwritable e) {
+                return unwritable(e);
             }
+            try {
+                return dra ? callDra(template) : callExtendedResources(template);
+            } catch (OutputFile.Unwritable e) {
+                return unwritable(e);
+            }
+        }
+
+        private int callExtendedResources(OutputFile template) throws OutputFile.Unwritable {
             List<String> problems = new ArrayList<>();
             List<ResourceNeeds> needs = collect(Deployment.KUBERNETES, problems);
-            Path file = podTemplate == null ? null : podTemplate.toAbsolutePath().normalize();
+            Path file = template == null ? null : template.file();
             Rendered rendered =
                     KubernetesRender.render(
                             needs, configuration, file == null ? null : file.toString(), problems);
             PrintWriter out = spec.commandLine().getOut();
-            printConfigAndTemplate(rendered, file, out);
+            printConfigAndTemplate(rendered, template, out);
             return finish(rendered);
         }
 
-        private int callDra() {
+        private int callDra(OutputFile template) throws OutputFile.Unwritable {
             List<String> problems = new ArrayList<>();
             List<DraNeeds> needs = collectDra(problems);
-            Path file = podTemplate == null ? null : podTemplate.toAbsolutePath().normalize();
+            Path file = template == null ? null : template.file();
             DraRender.Output output =
                     DraRender.render(
                             needs,
@@ -220,16 +229,23 @@ public final class RenderCommand implements Callable<Integer> {
                             problems);
             Rendered rendered = output.rendered();
             PrintWriter out = spec.commandLine().getOut();
-            printConfigAndTemplate(rendered, file, out);
-            for (String template : output.claimTemplates()) {
+            printConfigAndTemplate(rendered, template, out);
+            for (String claimTemplate : output.claimTemplates()) {
                 out.println("---");
-                out.print(template);
+                out.print(claimTemplate);
             }
             return finish(rendered);
         }
 
-        /** The config lines and notes, then the pod template: printed, or written to {@code file}. */
-        private void printConfigAndTemplate(Rendered rendered, Path file, PrintWriter out) {
+        /**
+         * The config lines and notes, then the pod template: printed, or written to {@code file}
+         * first, so that nothing is printed when it cannot be written.
+         */
+        private void printConfigAndTemplate(Rendered rendered, OutputFile file, PrintWriter out)
+                throws OutputFile.Unwritable {
+            if (file != null) {
+                file.write(rendered.clusterFile());
+            }
             configSection(rendered, out);
             notes(rendered, out);
             if (file == null) {
@@ -239,8 +255,6 @@ public final class RenderCommand implements Callable<Integer> {
                                 + KubernetesRender.POD_TEMPLATE_OPTION
                                 + " to its path");
                 out.print(rendered.clusterFile());
-            } else {
-                write(file, rendered.clusterFile());
             }
         }
     }
@@ -285,21 +299,47 @@ public final class RenderCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            Map<String, OutputFile> targets = new HashMap<>();
+            try {
+                targets.put(YarnRender.RESOURCE_TYPES, OutputFile.of("--resource-types", resourceTypes));
+                targets.put(YarnRender.NODE_RESOURCES, OutputFile.of("--node-resources", nodeResources));
+                targets.put(
+                        YarnRender.CAPACITY_SCHEDULER,
+                        OutputFile.of("--capacity-scheduler", capacityScheduler));
+            } catch (OutputFile.Unwritable e) {
+                return unwritable(e);
+            }
+            OutputFile.refuseSharedPaths(
+                    spec.commandLine(),
+                    Arrays.asList(
+                            targets.get(YarnRender.RESOURCE_TYPES),
+                            targets.get(YarnRender.NODE_RESOURCES),
+                            targets.get(YarnRender.CAPACITY_SCHEDULER)));
             List<String> problems = new ArrayList<>();
             List<ResourceNeeds> needs = collect(Deployment.YARN, problems);
             YarnRendered yarn = YarnRender.render(needs, problems);
+            // the files first: when one cannot be written, nothing is printed
+            for (HadoopFile f : yarn.hadoopFiles()) {
+                OutputFile target = target(targets, f.name());
+                if (target != null) {
+                    try {
+                        target.write(f.xml());
+                    } catch (OutputFile.Unwritable e) {
+                        return unwritable(e);
+                    }
+                }
+            }
             PrintWriter out = spec.commandLine().getOut();
             configSection(yarn.rendered(), out);
             for (HadoopFile f : yarn.hadoopFiles()) {
-                Path target = target(f.name());
+                OutputFile target = target(targets, f.name());
                 if (target == null) {
                     out.println();
                     out.println("# " + f.name() + " (" + f.where() + "):");
                     out.print(f.xml());
                 } else {
-                    Path file = target.toAbsolutePath().normalize();
-                    write(file, f.xml());
-                    out.println("# " + f.name() + " written to " + file + " (" + f.where() + ")");
+                    out.println(
+                            "# " + f.name() + " written to " + target.file() + " (" + f.where() + ")");
                 }
             }
             out.println();
@@ -307,17 +347,11 @@ public final class RenderCommand implements Callable<Integer> {
             return finish(yarn.rendered());
         }
 
-        private Path target(String fileName) {
-            switch (fileName) {
-                case YarnRender.RESOURCE_TYPES:
-                    return resourceTypes;
-                case YarnRender.NODE_RESOURCES:
-                    return nodeResources;
-                case YarnRender.CAPACITY_SCHEDULER:
-                    return capacityScheduler;
-                default:
-                    throw new IllegalStateException("no option for " + fileName);
+        private static OutputFile target(Map<String, OutputFile> targets, String fileName) {
+            if (!targets.containsKey(fileName)) {
+                throw new IllegalStateException("no option for " + fileName);
             }
+            return targets.get(fileName);
         }
     }
 }

@@ -83,6 +83,85 @@ class DoctorTest {
     }
 
     @Test
+    @DisplayName("a huge amount on a host of 2 devices: doctor finds the 2 in a bounded number of calls and says to lower it to 2")
+    void hugeAmount() {
+        for (String amount : new String[] {"1000", "99999999999", Long.toString(Long.MAX_VALUE)}) {
+            List<Finding> findings =
+                    doctor("external-resource.dev.amount", amount, "external-resource.dev.param.devices", "2");
+
+            assertThat(findings)
+                    .as(amount)
+                    .singleElement()
+                    .satisfies(
+                            f -> {
+                                assertThat(f.key()).isEqualTo("external-resource.dev.amount");
+                                assertThat(f.problem())
+                                        .startsWith(amount + " is more than the 2 devices the driver can hand out on"
+                                                + " this host, so tasks get none");
+                                assertThat(f.fix()).startsWith("lower it to 2");
+                            });
+        }
+    }
+
+    @Test
+    @DisplayName("a large amount where the driver hands out many: the probe halves down, and says what it established")
+    void largeAmountLowerBound() {
+        List<Finding> findings =
+                doctor("external-resource.dev.amount", "1000", "external-resource.dev.param.devices", "300");
+
+        assertThat(findings)
+                .singleElement()
+                .satisfies(
+                        f -> {
+                            assertThat(f.problem())
+                                    .startsWith("1000 is more than the 249 devices the driver can hand out on this host"
+                                            + " (at least 249: it refused 499, and doctor asks for no more after the"
+                                            + " driver hands devices out)");
+                            assertThat(f.fix()).startsWith("lower it to 249");
+                        });
+    }
+
+    @Test
+    @DisplayName("a driver that finds nothing for a large amount: every amount down to 1 was refused, and the message says so")
+    void nothingFoundForLargeAmount() {
+        List<Finding> findings =
+                doctor(
+                        "external-resource.dev.amount", "100000",
+                        "external-resource.dev.param.driver-throws", "no device node /dev/acme0");
+
+        assertThat(findings)
+                .singleElement()
+                .satisfies(
+                        f -> assertThat(f.problem())
+                                .startsWith("the driver finds no usable device on this host (it refused 100000 and"
+                                        + " the 75 smaller amounts doctor asked for, down to 1)")
+                                .contains("no device node /dev/acme0"));
+    }
+
+    @Test
+    @DisplayName("an empty entry in external-resources is reported on that key with the list to write, never as a resource ''")
+    void emptyResourceName() {
+        List<Finding> findings =
+                doctor(
+                        "external-resources", "dev;;other",
+                        "external-resource.dev.amount", "1",
+                        "external-resource.other.driver-factory.class", FACTORY,
+                        "external-resource.other.amount", "1");
+
+        assertThat(findings)
+                .singleElement()
+                .satisfies(
+                        f -> {
+                            assertThat(f.severity()).isEqualTo(Severity.WARNING);
+                            assertThat(f.key()).isEqualTo("external-resources");
+                            assertThat(f.problem())
+                                    .isEqualTo("'dev;;other' has an empty entry, which Flink reads as a resource"
+                                            + " named '' without an amount and ignores");
+                            assertThat(f.fix()).isEqualTo("remove the empty entry: external-resources: dev;other");
+                        });
+    }
+
+    @Test
     @DisplayName("a driver that finds nothing at all is reported on the resource with its message")
     void nothingFound() {
         List<Finding> findings =

@@ -107,6 +107,21 @@ class DraRenderCommandTest {
     }
 
     @Test
+    @DisplayName("--dra-same-pcie-root with an empty entry (',,', 'gpu,', 'gpu,,rdma') is a usage error naming the option")
+    void sameRootEmptyEntry() throws Exception {
+        for (String value : new String[] {",,", "gpu,", "gpu,,rdma", " "}) {
+            CliRun run = render("external-resources: gpu\n" + GPU, "--dra", "--dra-same-pcie-root", value);
+
+            assertThat(run.exitCode()).as(value).isEqualTo(2);
+            assertThat(run.err())
+                    .as(value)
+                    .contains("--dra-same-pcie-root '" + value + "': an empty entry; expected resource names of"
+                            + " external-resources separated by ',' (gpu,rdma)");
+            assertThat(run.out()).as(value).isEmpty();
+        }
+    }
+
+    @Test
     @DisplayName("--dra-same-pcie-root without --dra is a usage error")
     void sameRootNeedsDra() throws Exception {
         CliRun run = render("external-resources: gpu\n" + GPU, "--dra-same-pcie-root", "gpu,rdma");

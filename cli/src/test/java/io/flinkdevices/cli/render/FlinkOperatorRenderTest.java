@@ -304,4 +304,86 @@ class FlinkOperatorRenderTest {
         assertThat(noImage.exitCode()).isEqualTo(2);
         assertThat(noImage.err()).contains("Missing required option: '--image=IMAGE'");
     }
+
+    /** The {@code spec.flinkVersion} enum of a CRD resource. */
+    @SuppressWarnings("unchecked")
+    private static List<String> flinkVersionEnum(String resource) throws Exception {
+        try (InputStream in = FlinkOperatorRenderTest.class.getResourceAsStream(resource)) {
+            Map<String, Object> crd = YAML.readValue(in, Map.class);
+            Object node = crd;
+            for (String step : new String[] {"spec", "versions"}) {
+                node = ((Map<String, Object>) node).get(step);
+            }
+            for (Object version : (List<Object>) node) {
+                Map<String, Object> v = (Map<String, Object>) version;
+                if ("v1beta1".equals(v.get("name"))) {
+                    Object n = v;
+                    for (String step : new String[] {"schema", "openAPIV3Schema", "properties", "spec", "properties",
+                            "flinkVersion", "enum"}) {
+                        n = ((Map<String, Object>) n).get(step);
+                    }
+                    return (List<String>) n;
+                }
+            }
+            throw new AssertionError("no v1beta1 in " + resource);
+        }
+    }
+
+    @Test
+    @DisplayName("--flink-version takes exactly the FlinkVersion values of the newest operator's CRD, and every older"
+            + " operator's value")
+    void flinkVersionsFollowTheCrd() throws Exception {
+        assertThat(FlinkOperatorRender.CRD_FLINK_VERSIONS).containsExactlyElementsOf(flinkVersionEnum(CRD_1_15));
+        assertThat(FlinkOperatorRender.CRD_OPERATOR).isEqualTo("1.15.0");
+        assertThat(FlinkOperatorRender.CRD_FLINK_VERSIONS).containsAll(flinkVersionEnum(CRD_1_10));
+    }
+
+    @Test
+    @DisplayName("refuses a version, an image and a service account the API server or a container runtime refuses,"
+            + " exit 2, naming the option and what is expected")
+    void valuesTheClusterRefuses() throws Exception {
+        Path conf = conf(Driver.NVIDIA.config);
+
+        CliRun unknownVersion = render(conf, "--image", "flink:2.2", "--flink-version", "v9_99");
+        CliRun futureVersion = render(conf, "--image", "flink:2.3", "--flink-version", "2.3.0");
+        CliRun spaceInImage = render(conf, "--image", "flink: 2.0", "--flink-version", "2.0");
+        CliRun newlineInImage = render(conf, "--image", "flink:2.0\nkind: Secret", "--flink-version", "2.0");
+        CliRun upperCaseImage = render(conf, "--image", "Flink:2.0", "--flink-version", "2.0");
+        CliRun account = render(conf, "--image", "flink:2.0", "--flink-version", "2.0", "--service-account", "a b");
+
+        assertThat(unknownVersion.exitCode()).isEqualTo(2);
+        assertThat(unknownVersion.err())
+                .contains("--flink-version: v9_99 is not a FlinkVersion of the operator's CRD, so the API server refuses"
+                        + " the FlinkDeployment; operator 1.15.0 knows v1_13, v1_14, v1_15, v1_16, v1_17, v1_18, v1_19,"
+                        + " v1_20, v2_0, v2_1, v2_2");
+        assertThat(futureVersion.exitCode()).isEqualTo(2);
+        assertThat(futureVersion.err()).contains("--flink-version: v2_3 is not a FlinkVersion of the operator's CRD");
+        for (CliRun image : List.of(spaceInImage, newlineInImage, upperCaseImage)) {
+            assertThat(image.exitCode()).isEqualTo(2);
+            assertThat(image.err())
+                    .contains("' is not an image reference; expected [registry[:port]/]name[:tag][@digest] with a"
+                            + " lower-case name and no spaces");
+        }
+        assertThat(spaceInImage.err()).contains("--image: 'flink: 2.0' is not an image reference");
+        assertThat(newlineInImage.err()).contains("--image: 'flink:2.0\\nkind: Secret' is not an image reference");
+        assertThat(account.exitCode()).isEqualTo(2);
+        assertThat(account.err())
+                .contains("--service-account: 'a b' is not a service account name Kubernetes accepts: lower case"
+                        + " letters, digits, '-' and '.'");
+    }
+
+    @Test
+    @DisplayName("accepts image references with a registry port, a path, a tag and a digest, and dotted service accounts")
+    void valuesTheClusterAccepts() throws Exception {
+        Path conf = conf(Driver.NVIDIA.config);
+        String digest = "sha256:" + "0123456789abcdef".repeat(4);
+
+        for (String image : List.of("flink", "flink:2.2", "registry.example.com:5000/team/flink-devices:2.2-gpu",
+                "localhost/flink__x@" + digest, "example.com/a.b-c/flink:2.2@" + digest)) {
+            CliRun run = render(conf, "--image", image, "--flink-version", "2.2", "--service-account", "flink.tm-1");
+
+            assertThat(run.exitCode()).as(image + ": " + run.err()).isZero();
+            assertThat(run.out()).contains("serviceAccount: \"flink.tm-1\"").contains("flinkVersion: v2_2");
+        }
+    }
 }

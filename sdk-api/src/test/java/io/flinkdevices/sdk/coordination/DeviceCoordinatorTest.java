@@ -524,6 +524,50 @@ class DeviceCoordinatorTest {
         }
 
         @Test
+        @DisplayName("never writes a file its readers refuse: an allocation that would grow it past the cap fails naming the"
+                + " file, the size and the cap, writes nothing, and the host keeps allocating")
+        void neverWritesPastTheReadCap() throws Exception {
+            List<String> longIds = IntStream.range(0, 10_000)
+                    .mapToObj(i -> "0000:" + "ab".repeat(60) + "/" + i)
+                    .collect(Collectors.toList());
+
+            assertThatThrownBy(() -> coordinator().allocate(longIds, longIds.size()))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageStartingWith("coordination.file: cannot record 10000 devices in coordination file " + file
+                            + ": it would grow to ")
+                    .hasMessageContaining("bytes, over the 1048576 bytes every reader of the file accepts")
+                    .hasMessageContaining("nothing was written")
+                    .hasMessageContaining("the longest has 130 characters");
+            assertThat(file).satisfiesAnyOf(
+                    f -> assertThat(f).doesNotExist(),
+                    f -> assertThat(records()).isEmpty());
+
+            // a file near the cap, held by a live process: one more long record is refused, a small
+            // allocation of a device that fits still works, and the file stays readable
+            List<DeviceRecord> held = new ArrayList<>();
+            long size = RecordFormat.format(List.of()).length;
+            for (String id : longIds) {
+                DeviceRecord r = DeviceRecord.of(id, other);
+                size += RecordFormat.format(List.of(r)).length - RecordFormat.HEADER.length();
+                if (size > CoordinationFile.MAX_BYTES - 200) {
+                    break;
+                }
+                held.add(r);
+            }
+            writeRecords(held.toArray(new DeviceRecord[0]));
+            byte[] before = Files.readAllBytes(file);
+            String tooLong = "0000:" + "cd".repeat(150);
+
+            assertThatThrownBy(() -> coordinator().allocate(List.of(tooLong), 1))
+                    .hasMessageContaining("cannot record " + (held.size() + 1) + " devices in coordination file " + file)
+                    .hasMessageContaining("nothing was written");
+            assertThat(Files.readAllBytes(file)).isEqualTo(before);
+            assertThat(coordinator().allocate(List.of("0"), 1)).containsExactly("0");
+            assertThat(Files.size(file)).isLessThanOrEqualTo(CoordinationFile.MAX_BYTES);
+            assertThat(idsHeldBy(self)).containsExactly("0");
+        }
+
+        @Test
         @DisplayName("refuses a character device planted at the file's path after start-up, naming the key, and writes nothing into it (item 2)")
         void characterDeviceAtFile() throws Exception {
             Process mknod = new ProcessBuilder("mknod", file.toString(), "c", "1", "3").redirectErrorStream(true).start();

@@ -16,8 +16,11 @@ import java.util.concurrent.TimeoutException;
  */
 public final class DevicesCheck implements Check {
 
-    /** Beyond this, probing for the largest amount a driver can hand out takes too many calls. */
-    private static final int MAX_PROBES = 64;
+    /**
+     * Amounts up to this are probed one by one (the exact largest); above it the probe halves the
+     * amount, so that a huge amount costs at most about 63 more calls.
+     */
+    private static final int LINEAR_PROBES = 64;
 
     private final TimedCall calls;
     private final UnitOverlaps overlaps = new UnitOverlaps();
@@ -68,9 +71,22 @@ public final class DevicesCheck implements Check {
                             Fixes.forTimeout(calls.describeTimeout(), "doctor-" + name + "-driver")));
             return;
         }
-        long sees = first.failure == null ? first.count : largestAmount(name, driver, amount);
+        Probe probe =
+                first.failure == null
+                        ? new Probe(first.count, first.count + 1, 0, -1)
+                        : largestAmount(name, driver, amount);
+        long sees = probe.handsOut;
         String why = first.failure == null ? "" : " The driver says: " + first.failure;
         if (sees > 0) {
+            String bound =
+                    probe.refused == sees + 1
+                            ? ""
+                            : " (at least "
+                                    + sees
+                                    + ": it refused "
+                                    + probe.refused
+                                    + ", and doctor asks for no more after the driver hands"
+                                    + " devices out)";
             out.add(
                     Finding.error(
                             name,
@@ -79,7 +95,9 @@ public final class DevicesCheck implements Check {
                                     + " is more than the "
                                     + sees
                                     + (sees == 1 ? " device" : " devices")
-                                    + " the driver can hand out on this host, so tasks get"
+                                    + " the driver can hand out on this host"
+                                    + bound
+                                    + ", so tasks get"
                                     + (first.failure == null
                                             ? " only " + sees
                                             : " none (Flink drops the resource with a WARN)")
@@ -89,13 +107,37 @@ public final class DevicesCheck implements Check {
                                     + sees
                                     + ", or make the other devices visible to this host's"
                                     + " TaskManager"));
+        } else if (probe.timedOutAt > 0) {
+            out.add(
+                    Finding.error(
+                            name,
+                            amountKey,
+                            "the driver refused "
+                                    + amount
+                                    + " devices and did not answer within "
+                                    + calls.describeTimeout()
+                                    + " (--timeout) when doctor asked for "
+                                    + probe.timedOutAt
+                                    + ", so how many it hands out on this host is unknown; with "
+                                    + amount
+                                    + " tasks get none (Flink drops the resource with a WARN)."
+                                    + why,
+                            Fixes.forTimeout(calls.describeTimeout(), "doctor-" + name + "-driver")));
         } else {
             out.add(
                     Finding.error(
                             name,
                             IgnoredKeysCheck.PREFIX + name,
-                            "the driver finds no usable device on this host, so tasks get"
-                                    + " none (Flink drops the resource with a WARN)."
+                            "the driver finds no usable device on this host"
+                                    + (amount == 1
+                                            ? ""
+                                            : " (it refused "
+                                                    + amount
+                                                    + " and the "
+                                                    + probe.calls
+                                                    + " smaller amounts doctor asked for, down to"
+                                                    + " 1)")
+                                    + ", so tasks get none (Flink drops the resource with a WARN)."
                                     + why,
                             first.thrown == null
                                     ? "fix what the driver says, or run doctor on a TaskManager"
@@ -114,22 +156,43 @@ public final class DevicesCheck implements Check {
         }
     }
 
-    /** The largest amount below {@code failed} the driver hands out, 0 if none. */
-    private long largestAmount(String name, ExternalResourceDriver driver, long failed) {
-        // downwards, one call each, so that a driver that holds what it hands out (until the CLI
-        // exits) is never asked for more after a success
-        long lowest = Math.max(1, failed - MAX_PROBES);
-        for (long k = failed - 1; k >= lowest; k--) {
+    /**
+     * The largest amount below {@code failed} the driver hands out, as far as a bounded number of
+     * calls can tell.
+     *
+     * <p>Strictly downwards, so that a driver that holds what it hands out (until the CLI exits)
+     * is never asked for more after a success: halving while the amount is above {@link
+     * #LINEAR_PROBES}, then one by one down to 1. The answer is exact below that; above it, the
+     * driver hands out at least {@link Probe#handsOut} and refused {@link Probe#refused}.
+     */
+    private Probe largestAmount(String name, ExternalResourceDriver driver, long failed) {
+        long refused = failed;
+        int calls = 0;
+        long k = failed - 1;
+        while (k >= 1) {
             Attempt attempt = retrieve(name, driver, k);
+            calls++;
             if (attempt.timedOut) {
-                return 0;
+                return new Probe(0, refused, calls, k);
             }
             if (attempt.failure == null && attempt.count > 0) {
-                return Math.min(attempt.count, k);
+                return new Probe(Math.min(attempt.count, k), refused, calls, -1);
             }
+            refused = k;
+            k = k > LINEAR_PROBES ? Math.max(LINEAR_PROBES, k / 2) : k - 1;
         }
-        return 0;
+        return new Probe(0, 1, calls, -1);
     }
+
+    /**
+     * What probing found.
+     *
+     * @param handsOut the largest amount the driver handed out, 0 if none
+     * @param refused the smallest amount it refused
+     * @param calls how many calls it took
+     * @param timedOutAt the amount the driver did not answer for within the time limit, -1 if none
+     */
+    private record Probe(long handsOut, long refused, int calls, long timedOutAt) {}
 
     private Attempt retrieve(String name, ExternalResourceDriver driver, long amount) {
         try {

@@ -2,6 +2,7 @@ package io.flinkdevices.cli.doctor.checks;
 
 import io.flinkdevices.cli.doctor.Finding;
 import io.flinkdevices.cli.flink.Deployment;
+import io.flinkdevices.cli.flink.ResourceSetting;
 import io.flinkdevices.sdk.internal.NearMiss;
 
 import org.apache.flink.configuration.ExternalResourceOptions;
@@ -33,6 +34,28 @@ public final class IgnoredKeysCheck implements Check {
     @Override
     public void checkConfiguration(CheckedConfig whole, Findings out) {
         List<String> listed = whole.names();
+        int empty = ResourceSetting.emptyEntries(whole.config());
+        if (empty > 0) {
+            String value = whole.config().getString(LIST_KEY, "");
+            out.add(
+                    Finding.warning(
+                            null,
+                            LIST_KEY,
+                            "'"
+                                    + value
+                                    + "' has "
+                                    + (empty == 1 ? "an empty entry" : empty + " empty entries")
+                                    + ", which Flink reads as a resource named '' without an amount"
+                                    + " and ignores",
+                            listed.isEmpty()
+                                    ? "remove " + LIST_KEY + ", or list the resources: " + LIST_KEY + ": gpu"
+                                    : "remove the empty "
+                                            + (empty == 1 ? "entry" : "entries")
+                                            + ": "
+                                            + LIST_KEY
+                                            + ": "
+                                            + String.join(";", listed)));
+        }
         Map<String, String> unlisted = new LinkedHashMap<>();
         for (String key : new TreeSet<>(whole.config().keySet())) {
             if (key.equals(LIST_KEY)) {
@@ -60,7 +83,14 @@ public final class IgnoredKeysCheck implements Check {
                 unknownSuffix(owner, key, suffix, out);
             }
         }
-        unlisted.forEach((name, firstKey) -> unlisted(listed, name, firstKey, out));
+        String raw = whole.config().getString(LIST_KEY, null);
+        String listedText =
+                !listed.isEmpty()
+                        ? LIST_KEY + " lists " + String.join(";", listed)
+                        : raw == null || raw.isBlank() || raw.strip().equals("none")
+                                ? LIST_KEY + " is not set or is 'none'"
+                                : LIST_KEY + " '" + raw + "' lists no resource";
+        unlisted.forEach((name, firstKey) -> unlisted(listed, listedText, name, firstKey, out));
     }
 
     private static void unknownSuffix(String owner, String key, String suffix, Findings out) {
@@ -87,11 +117,8 @@ public final class IgnoredKeysCheck implements Check {
                                                 + ". if it is a driver parameter")));
     }
 
-    private static void unlisted(List<String> listed, String name, String firstKey, Findings out) {
-        String listedText =
-                listed.isEmpty()
-                        ? LIST_KEY + " is not set or is 'none'"
-                        : LIST_KEY + " lists " + String.join(";", listed);
+    private static void unlisted(
+            List<String> listed, String listedText, String name, String firstKey, Findings out) {
         Optional<String> meant = NearMiss.closest(name, listed, 2);
         String keys = PREFIX + name + ".*";
         if (meant.isPresent()) {

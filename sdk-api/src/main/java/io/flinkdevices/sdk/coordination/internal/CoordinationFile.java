@@ -654,6 +654,29 @@ public final class CoordinationFile {
                         + " or point the key at another file");
     }
 
+    private DeviceDriverException tooLargeToWrite(long size, List<DeviceRecord> records) {
+        int longest = 0;
+        for (DeviceRecord r : records) {
+            longest = Math.max(longest, r.deviceId().length());
+        }
+        return new DeviceDriverException(
+                fileKey
+                        + ": cannot record "
+                        + records.size()
+                        + " devices in coordination file "
+                        + file
+                        + ": it would grow to "
+                        + size
+                        + " bytes, over the "
+                        + MAX_BYTES
+                        + " bytes every reader of the file accepts (so every later allocation on"
+                        + " this host would fail); nothing was written. The device ids are too"
+                        + " many or too long for one file (the longest has "
+                        + longest
+                        + " characters): a driver names a device by a short id such as an index,"
+                        + " a UUID or a PCI address");
+    }
+
     private void warnIfDamaged(RecordFormat.Parsed parsed) {
         if (parsed.damaged()) {
             LOG.warn(
@@ -673,6 +696,11 @@ public final class CoordinationFile {
         checkNoFlock(slot, data);
         RecordFormat.Layout old = data.layout;
         RecordFormat.Rewrite plan = RecordFormat.rewrite(old, records);
+        if (plan.truncateTo > MAX_BYTES) {
+            // every reader refuses a larger file, so writing it would fail every later
+            // allocation of the host until someone deletes it
+            throw tooLargeToWrite(plan.truncateTo, records);
+        }
         try {
             if (data.channel == null) {
                 data.channel = create();
