@@ -155,7 +155,14 @@ class CliBadInputTest {
                 on("doctor"), "--conf-dir: Flink cannot load its configuration", "config.yaml", "line 2");
         clear("config.yaml is a folder", conf -> Files.createDirectories(conf.resolve("config.yaml")),
                 on("discover"), "--conf-dir", "config.yaml");
-        skip("config.yaml is a FIFO", "issue 23 item 4 (doctor and discover block on it), fixed on another branch");
+        clear("config.yaml is a FIFO",
+                conf -> {
+                    Process mkfifo = new ProcessBuilder("mkfifo", conf.resolve("config.yaml").toString()).start();
+                    if (mkfifo.waitFor() != 0) {
+                        throw new IllegalStateException("mkfifo failed");
+                    }
+                },
+                on("doctor"), "--conf-dir", "config.yaml", "is not a regular file but a FIFO");
         clear("--plugins-dir that does not exist", good,
                 cmd("discover", "--conf-dir", "{conf}", "--plugins-dir", "{home}/nope"),
                 "--plugins-dir: {home}/nope is not a directory");
@@ -164,7 +171,7 @@ class CliBadInputTest {
                 "--plugins-dir", "is not a directory");
         clear("--timeout soon", good, plus(on("discover"), "--timeout", "soon"), "--timeout",
                 "'soon' is not a duration");
-        clear("--timeout 0", good, plus(on("doctor"), "--timeout", "0"), "--timeout", "not a positive duration");
+        clear("--timeout 0", good, plus(on("doctor"), "--timeout", "0"), "--timeout", "is not a duration from 1 ms to 1 d");
         clear("--timeout -5 s", good, plus(on("doctor"), "--timeout", "-5 s"), "--timeout");
         clear("--timeout ''", good, plus(on("discover"), "--timeout", ""), "--timeout");
         clear("--timeout 10 parsecs", good, plus(on("render", "kubernetes"), "--timeout", "10 parsecs"), "--timeout");
@@ -229,8 +236,10 @@ class CliBadInputTest {
         clear("doctor: factory class misspelt in case",
                 good("external-resource.gpu.driver-factory.class", SIM.toLowerCase(java.util.Locale.ROOT)), doctor,
                 "external-resource.gpu.driver-factory.class", "did you mean " + SIM);
-        skip("doctor: factory class with a trailing space",
-                "issue 23 item 12 (said to be missing from the services file), fixed on another branch");
+        clear("doctor: factory class with a trailing space",
+                lines("external-resources: gpu", "external-resource.gpu.driver-factory.class: '" + SIM + " '",
+                        "external-resource.gpu.amount: 2"),
+                doctor, "external-resource.gpu.driver-factory.class", "the name has a trailing space");
         clear("doctor: kubernetes.config-key with a space",
                 good("external-resource.gpu.kubernetes.config-key", "'nvidia.com/gpu x'"), doctor,
                 "external-resource.gpu.kubernetes.config-key");
