@@ -105,4 +105,26 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
     public Map<String, Long> kubernetesResources(long amount) {
         return Map.of(KUBERNETES_RESOURCE, amount);
     }
+
+    // What the TaskManager container needs beyond the devices: flink-devices render puts these
+    // into the pod template and prints the reason; change or delete them for your device.
+    @Override
+    public List<String> kubernetesCapabilities() {
+        return List.of("SYS_RAWIO");
+    }
+
+    @Override
+    public Map<String, String> kubernetesEnvironment() {
+        return Map.of("${deviceName.toUpperCase()}_RUNTIME_LOG", "warn");
+    }
+
+    @Override
+    public Map<String, String> kubernetesHostPaths() {
+        return Map.of("/dev/${deviceName}", "CharDevice");
+    }
+
+    @Override
+    public List<String> kubernetesNeedsReasons() {
+        return List.of("the ${deviceName} runtime opens /dev/${deviceName} itself, which needs SYS_RAWIO");
+    }
 }
