@@ -1,48 +1,28 @@
 package io.flinkdevices.testkit.cluster;
 
-import io.flinkdevices.testkit.cluster.internal.SharedRpcSystemLoader;
+import io.flinkdevices.testkit.cluster.internal.ClusterComponents;
+import io.flinkdevices.testkit.cluster.internal.ClusterConfiguration;
+import io.flinkdevices.testkit.cluster.internal.ClusterFolders;
+import io.flinkdevices.testkit.cluster.internal.FlinkReleases;
+import io.flinkdevices.testkit.cluster.internal.Shutdown;
 import io.flinkdevices.testkit.simulated.SimulatedDevices;
 
 import org.apache.flink.annotation.Experimental;
-import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.configuration.ExternalResourceOptions;
-import org.apache.flink.configuration.JobManagerOptions;
-import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.SecurityOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
-import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.core.plugin.DefaultPluginManager;
-import org.apache.flink.core.plugin.DirectoryBasedPluginFinder;
-import org.apache.flink.core.plugin.PluginManager;
 import org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint;
-import org.apache.flink.runtime.taskexecutor.TaskExecutorResourceUtils;
 import org.apache.flink.runtime.taskexecutor.TaskManagerRunner;
 import org.apache.flink.runtime.util.EnvironmentInformation;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * A real Flink cluster in this JVM whose TaskManagers load external-resource drivers from a
@@ -89,28 +69,18 @@ public final class LocalDeviceCluster implements AutoCloseable {
 
     private static final String HOST = "localhost";
 
-    private static final Pattern TASK_MANAGERS = Pattern.compile("\"taskmanagers\"\\s*:\\s*(\\d+)");
-
     private final Configuration baseConfig;
     private final Path configuredPluginsDir;
     private final List<PluginInstaller> installers;
     private final Path configuredWorkingDir;
     private final int initialTaskManagers;
 
-    private Path workingDir;
-    private boolean deleteWorkingDir;
+    private ClusterFolders folders;
     private Path pluginsDir;
-    private StandaloneSessionClusterEntrypoint jobManager;
-    private int restPort = -1;
-    private int rpcPort = -1;
-    private final List<TaskManagerRunner> taskManagers = new ArrayList<>();
+    private final ClusterComponents components = new ClusterComponents(HOST, TIMEOUT);
     private State state = State.CREATED;
 
-    private enum State {
-        CREATED,
-        RUNNING,
-        CLOSED
-    }
+    private enum State { CREATED, RUNNING, CLOSED }
 
     private LocalDeviceCluster(Builder b) {
         this.baseConfig = b.toConfiguration();
@@ -144,23 +114,9 @@ public final class LocalDeviceCluster implements AutoCloseable {
      */
     public static final List<String> TESTED_FLINK_RELEASES = List.of("1.20", "2.0", "2.1", "2.2", "2.3");
 
-    /**
-     * Refuses a Flink release this cluster was not tested on, naming it and the tested ones. An
-     * unknown version (a class path without Flink's version file) is let through.
-     *
-     * @throws IllegalStateException for a release outside {@link #TESTED_FLINK_RELEASES}
-     */
+    /** Refuses a release outside {@link #TESTED_FLINK_RELEASES}; an unknown one is let through. */
     static void checkFlinkRelease(String version) {
-        Matcher m = Pattern.compile("(\\d+\\.\\d+)(\\..*)?").matcher(String.valueOf(version));
-        if (m.matches() && !TESTED_FLINK_RELEASES.contains(m.group(1))) {
-            throw new IllegalStateException(
-                    "LocalDeviceCluster runs on Flink "
-                            + String.join(", ", TESTED_FLINK_RELEASES)
-                            + " (it starts Flink through internal entry points: TaskManagerRunner,"
-                            + " StandaloneSessionClusterEntrypoint, the RPC system loader), but the class path holds Flink "
-                            + version
-                            + "; test with a listed release, or check the plugin jar alone with PluginCheck");
-        }
+        FlinkReleases.check(version, TESTED_FLINK_RELEASES);
     }
 
     /**
@@ -179,11 +135,11 @@ public final class LocalDeviceCluster implements AutoCloseable {
         state = State.RUNNING;
         try {
             prepareFolders();
-            startJobManager();
+            components.startJobManager(processConfig());
             for (int i = 0; i < initialTaskManagers; i++) {
-                startTaskManagerRunner(Map.of());
+                components.startTaskManager(processConfig(), Map.of(), pluginsDir);
             }
-            awaitRegisteredTaskManagers(initialTaskManagers);
+            components.awaitRegistered(initialTaskManagers);
         } catch (Throwable t) {
             try {
                 close();
@@ -201,7 +157,7 @@ public final class LocalDeviceCluster implements AutoCloseable {
      */
     public StreamExecutionEnvironment createEnvironment() {
         requireRunning();
-        return StreamExecutionEnvironment.createRemoteEnvironment(HOST, restPort);
+        return StreamExecutionEnvironment.createRemoteEnvironment(HOST, components.restPort());
     }
 
     /**
@@ -223,8 +179,8 @@ public final class LocalDeviceCluster implements AutoCloseable {
      */
     public int startTaskManager(Map<String, String> overrides) throws Exception {
         requireRunning();
-        int index = startTaskManagerRunner(overrides);
-        awaitRegisteredTaskManagers(runningTaskManagers());
+        int index = components.startTaskManager(processConfig(), overrides, pluginsDir);
+        components.awaitRegistered();
         return index;
     }
 
@@ -236,31 +192,26 @@ public final class LocalDeviceCluster implements AutoCloseable {
      */
     public void stopTaskManager(int index) throws Exception {
         requireRunning();
-        Objects.checkIndex(index, taskManagers.size());
-        TaskManagerRunner runner = taskManagers.get(index);
-        if (runner == null) {
-            return;
+        if (components.stopTaskManager(index)) {
+            components.awaitRegistered();
         }
-        taskManagers.set(index, null);
-        await(runner.closeAsync());
-        awaitRegisteredTaskManagers(runningTaskManagers());
     }
 
     /** How many TaskManagers run now. */
     public int runningTaskManagers() {
-        return (int) taskManagers.stream().filter(Objects::nonNull).count();
+        return components.running();
     }
 
     /** The JobManager's REST port, for clients and the CLI. */
     public int restPort() {
         requireRunning();
-        return restPort;
+        return components.restPort();
     }
 
     /** The JobManager's RPC port. */
     public int rpcPort() {
         requireRunning();
-        return rpcPort;
+        return components.rpcPort();
     }
 
     /** The plugins folder the TaskManagers load drivers from. */
@@ -271,12 +222,8 @@ public final class LocalDeviceCluster implements AutoCloseable {
 
     /** A copy of the configuration every TaskManager starts from (before local adjustments). */
     public Configuration configuration() {
-        Configuration copy = new Configuration(baseConfig);
-        if (state == State.RUNNING && rpcPort >= 0) {
-            copy.set(JobManagerOptions.PORT, rpcPort);
-            copy.set(RestOptions.PORT, restPort);
-        }
-        return copy;
+        boolean started = state == State.RUNNING && components.rpcPort() >= 0;
+        return ClusterConfiguration.copy(baseConfig, started ? components.rpcPort() : -1, components.restPort());
     }
 
     /**
@@ -294,65 +241,12 @@ public final class LocalDeviceCluster implements AutoCloseable {
             return;
         }
         state = State.CLOSED;
-        boolean interrupted = Thread.interrupted();
-        Exception failure = null;
-        for (int i = 0; i < taskManagers.size(); i++) {
-            TaskManagerRunner runner = taskManagers.get(i);
-            if (runner == null) {
-                continue;
-            }
-            taskManagers.set(i, null);
-            try {
-                await(runner.closeAsync());
-            } catch (InterruptedException e) {
-                interrupted = true;
-                failure = firstOrSuppressed(e, failure);
-            } catch (Exception e) {
-                failure = firstOrSuppressed(e, failure);
-            }
+        Shutdown shutdown = new Shutdown(TIMEOUT);
+        components.close(shutdown);
+        if (folders != null) {
+            folders.deleteIfTemporary(shutdown);
         }
-        if (jobManager != null) {
-            try {
-                await(jobManager.closeAsync());
-            } catch (InterruptedException e) {
-                interrupted = true;
-                failure = firstOrSuppressed(e, failure);
-            } catch (Exception e) {
-                failure = firstOrSuppressed(e, failure);
-            }
-            jobManager = null;
-        }
-        if (deleteWorkingDir && workingDir != null) {
-            try {
-                deleteRecursively(workingDir);
-            } catch (IOException e) {
-                failure = firstOrSuppressed(e, failure);
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        if (failure != null) {
-            IllegalStateException e =
-                    new IllegalStateException(
-                            "the local device cluster did not stop cleanly: " + failure, failure);
-            for (Throwable s : failure.getSuppressed()) {
-                e.addSuppressed(s);
-            }
-            throw e;
-        }
-    }
-
-    /** Waits for a Flink shutdown future; an interrupt ends the wait but not the clean-up. */
-    private static void await(CompletableFuture<?> future)
-            throws Exception {
-        try {
-            future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            // clear the flag so that the next component can still be awaited
-            Thread.interrupted();
-            throw e;
-        }
+        shutdown.finish("the local device cluster did not stop cleanly");
     }
 
     @Override
@@ -360,148 +254,30 @@ public final class LocalDeviceCluster implements AutoCloseable {
         return "LocalDeviceCluster{state="
                 + state
                 + (state == State.RUNNING
-                        ? ", restPort=" + restPort + ", taskManagers=" + runningTaskManagers()
+                        ? ", restPort=" + components.restPort() + ", taskManagers=" + runningTaskManagers()
                         : "")
                 + ", plugins="
                 + (pluginsDir != null ? pluginsDir : configuredPluginsDir)
                 + "}";
     }
 
-    // ------------------------------------------------------------------------------------------
-
     private void prepareFolders() throws IOException {
-        if (configuredWorkingDir != null) {
-            workingDir = Files.createDirectories(configuredWorkingDir);
-        } else {
-            workingDir = Files.createTempDirectory("flink-devices-cluster-");
-            deleteWorkingDir = true;
-        }
-        pluginsDir =
-                configuredPluginsDir != null
-                        ? configuredPluginsDir.toAbsolutePath()
-                        : workingDir.resolve("plugins");
-        Files.createDirectories(pluginsDir);
+        folders = ClusterFolders.create(configuredWorkingDir);
+        pluginsDir = folders.createPluginsDir(configuredPluginsDir);
         for (PluginInstaller installer : installers) {
             installer.install(pluginsDir);
         }
-        Files.createDirectories(workingDir.resolve("tmp"));
+        folders.createTmpDir();
     }
 
     private Configuration processConfig() {
-        Configuration c = new Configuration();
-        c.set(CoreOptions.TMP_DIRS, workingDir.resolve("tmp").toString());
-        c.set(WebOptions.TMP_DIR, workingDir.resolve("tmp").toString());
-        c.set(ClusterOptions.PROCESS_WORKING_DIR_BASE, workingDir.resolve("process").toString());
-        c.addAll(baseConfig);
-        return c;
-    }
-
-    private void startJobManager() throws Exception {
-        Configuration config = processConfig();
-        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
-        jobManager = new StandaloneSessionClusterEntrypoint(config);
-        try {
-            jobManager.startCluster();
-        } finally {
-            // the entrypoint installs a JVM-wide handler as a JobManager process would; this JVM
-            // is not a JobManager process
-            Thread.setDefaultUncaughtExceptionHandler(previous);
-        }
-        restPort = jobManager.getRestPort();
-        rpcPort = jobManager.getRpcPort();
-    }
-
-    private int startTaskManagerRunner(Map<String, String> overrides) throws Exception {
-        Configuration config = processConfig();
-        overrides.forEach(config::setString);
-        config.set(JobManagerOptions.ADDRESS, HOST);
-        config.set(JobManagerOptions.PORT, rpcPort);
-        TaskExecutorResourceUtils.adjustForLocalExecution(config);
-        PluginManager pluginManager =
-                new DefaultPluginManager(
-                        new DirectoryBasedPluginFinder(pluginsDir).findPlugins(),
-                        CoreOptions.getPluginParentFirstLoaderPatterns(config));
-        TaskManagerRunner runner =
-                new TaskManagerRunner(
-                        config, pluginManager, TaskManagerRunner::createTaskExecutorService);
-        // added before start so that close() stops a half-started runner too
-        taskManagers.add(runner);
-        runner.start();
-        return taskManagers.size() - 1;
-    }
-
-    private void awaitRegisteredTaskManagers(int expected) throws Exception {
-        URL overview = new URL("http://" + HOST + ":" + restPort + "/overview");
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        int seen = -1;
-        String lastError = null;
-        while (System.nanoTime() < deadline) {
-            HttpURLConnection connection = null;
-            try {
-                connection = (HttpURLConnection) overview.openConnection();
-                connection.setConnectTimeout(5_000);
-                connection.setReadTimeout(5_000);
-                // no keep-alive: a cached connection would keep a JDK timer thread running
-                connection.setRequestProperty("Connection", "close");
-                int status = connection.getResponseCode();
-                String body;
-                try (InputStream in =
-                        status == 200 ? connection.getInputStream() : connection.getErrorStream()) {
-                    body = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
-                }
-                Matcher m = TASK_MANAGERS.matcher(body);
-                if (status == 200 && m.find()) {
-                    seen = Integer.parseInt(m.group(1));
-                    if (seen == expected) {
-                        return;
-                    }
-                } else {
-                    lastError = "HTTP " + status + ": " + body;
-                }
-            } catch (IOException e) {
-                lastError = e.toString();
-            } finally {
-                if (connection != null) {
-                    connection.disconnect();
-                }
-            }
-            Thread.sleep(50);
-        }
-        throw new IllegalStateException(
-                "the JobManager on port "
-                        + restPort
-                        + " counts "
-                        + seen
-                        + " TaskManagers after "
-                        + TIMEOUT.toSeconds()
-                        + " s, expected "
-                        + expected
-                        + (lastError == null ? "" : "; last REST answer: " + lastError));
+        return ClusterConfiguration.forProcess(folders.workingDir(), baseConfig);
     }
 
     private void requireRunning() {
-        if (state != State.RUNNING || jobManager == null) {
+        if (state != State.RUNNING || !components.jobManagerStarted()) {
             throw new IllegalStateException(
                     "the cluster is not running (" + state + "); call start() first");
-        }
-    }
-
-    private static Exception firstOrSuppressed(Exception next, Exception first) {
-        if (first == null) {
-            return next;
-        }
-        first.addSuppressed(next);
-        return first;
-    }
-
-    private static void deleteRecursively(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toArray(Path[]::new)) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 
@@ -577,34 +353,8 @@ public final class LocalDeviceCluster implements AutoCloseable {
          */
         public Builder resource(
                 String name, String factoryClassName, long amount, Map<String, String> params) {
-            Objects.requireNonNull(name, "name");
-            Objects.requireNonNull(factoryClassName, "factoryClassName");
-            Objects.requireNonNull(params, "params");
-            if (name.isBlank() || name.contains(";") || name.contains(",") || !name.equals(name.trim())) {
-                throw new IllegalArgumentException(
-                        "resource name must be a plain name such as 'gpu' but is '" + name + "'");
-            }
-            if (resources.containsKey(name)) {
-                throw new IllegalArgumentException("resource '" + name + "' was already given");
-            }
-            if (amount < 1) {
-                throw new IllegalArgumentException(
-                        ExternalResourceOptions.getAmountConfigOptionForResource(name)
-                                + " must be positive but is "
-                                + amount);
-            }
-            Map<String, String> keys = new LinkedHashMap<>();
-            keys.put(
-                    ExternalResourceOptions.getExternalResourceDriverFactoryConfigOptionForResource(
-                            name),
-                    factoryClassName);
-            keys.put(
-                    ExternalResourceOptions.getAmountConfigOptionForResource(name),
-                    Long.toString(amount));
-            String paramPrefix =
-                    ExternalResourceOptions.getExternalResourceParamConfigPrefixForResource(name);
-            params.forEach((k, v) -> keys.put(paramPrefix + k, v));
-            resources.put(name, keys);
+            resources.put(
+                    name, ClusterConfiguration.resourceKeys(name, factoryClassName, amount, params, resources.keySet()));
             return this;
         }
 
@@ -638,39 +388,7 @@ public final class LocalDeviceCluster implements AutoCloseable {
         }
 
         private Configuration toConfiguration() {
-            Configuration c = new Configuration();
-            c.set(JobManagerOptions.ADDRESS, HOST);
-            c.set(JobManagerOptions.BIND_HOST, HOST);
-            c.set(JobManagerOptions.PORT, 0);
-            c.set(RestOptions.ADDRESS, HOST);
-            c.set(RestOptions.BIND_ADDRESS, HOST);
-            c.set(RestOptions.BIND_PORT, "0");
-            c.set(TaskManagerOptions.HOST, HOST);
-            c.set(TaskManagerOptions.BIND_HOST, HOST);
-            c.set(TaskManagerOptions.RPC_PORT, "0");
-            c.set(TaskManagerOptions.NUM_TASK_SLOTS, slotsPerTaskManager);
-            // small and explicit: a TaskManager allocates its network memory up front
-            c.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.parse("16m"));
-            c.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.parse("16m"));
-            c.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
-            c.set(ClusterOptions.CLUSTER_IO_EXECUTOR_POOL_SIZE, 2);
-            // finished jobs kept in memory; by key, since the option's name changed in Flink 2.3
-            // (the older key is its fallback there) and older releases know only the older one
-            c.setString("completed-application-store.type", "Memory");
-            c.setString("jobstore.type", "Memory");
-            // no JAAS/ZooKeeper/Hadoop modules: they would set JVM-wide system properties
-            c.set(SecurityOptions.SECURITY_MODULE_FACTORY_CLASSES, Collections.emptyList());
-            c.set(
-                    SecurityOptions.SECURITY_CONTEXT_FACTORY_CLASSES,
-                    List.of("org.apache.flink.runtime.security.contexts.NoOpSecurityContextFactory"));
-            c.set(SecurityOptions.DELEGATION_TOKENS_ENABLED, false);
-            c.set(SharedRpcSystemLoader.ENABLED, true);
-            if (!resources.isEmpty()) {
-                c.set(ExternalResourceOptions.EXTERNAL_RESOURCE_LIST, List.copyOf(resources.keySet()));
-                resources.values().forEach(keys -> keys.forEach(c::setString));
-            }
-            settings.forEach(c::setString);
-            return c;
+            return ClusterConfiguration.base(HOST, slotsPerTaskManager, resources, settings);
         }
     }
 

@@ -1,24 +1,20 @@
 package io.flinkdevices.testkit.fake;
 
+import io.flinkdevices.testkit.fake.internal.CallRecords;
 import io.flinkdevices.testkit.fake.internal.FakeFiles;
-import io.flinkdevices.testkit.fake.internal.Shell;
+import io.flinkdevices.testkit.fake.internal.FakeScript;
+import io.flinkdevices.testkit.fake.internal.ResponseRules;
 
 import org.apache.flink.annotation.PublicEvolving;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.function.UnaryOperator;
-import java.util.stream.Stream;
 
 /**
  * A program that stands in for a vendor tool ({@code nvidia-smi}, {@code amd-smi}, a discovery
@@ -49,24 +45,19 @@ import java.util.stream.Stream;
 @PublicEvolving
 public final class FakeExecutable {
 
-    private static final String LOCK = "lock";
-    private static final String COUNT = "count";
-    private static final String CALLS = "calls";
-    private static final Duration LOCK_WAIT = Duration.ofSeconds(10);
-
     private final String name;
     private final Path path;
     private final Path dataDir;
     private final Object mutex = new Object();
+    private final CallRecords records;
     private int generation;
-    private Response fallback = Response.NOTHING;
-    private List<CallRule> callRules = List.of();
-    private List<ArgRule> argRules = List.of();
+    private ResponseRules<Response> rules = new ResponseRules<>(Response.NOTHING);
 
     private FakeExecutable(String name, Path folder) {
         this.name = name;
         this.path = folder.toAbsolutePath().resolve(name);
         this.dataDir = folder.toAbsolutePath().resolve("." + name + ".fake");
+        this.records = new CallRecords(name, dataDir, mutex);
     }
 
     /**
@@ -97,23 +88,7 @@ public final class FakeExecutable {
      * without arguments). Arguments are recorded exactly, spaces and newlines included.
      */
     public List<List<String>> invocations() {
-        return withLock(
-                () -> {
-                    TreeMap<Integer, List<String>> byNumber = new TreeMap<>();
-                    Path calls = dataDir.resolve(CALLS);
-                    if (!Files.isDirectory(calls)) {
-                        return List.of();
-                    }
-                    try (Stream<Path> records = Files.list(calls)) {
-                        for (Path record : (Iterable<Path>) records::iterator) {
-                            String file = record.getFileName().toString();
-                            if (file.chars().allMatch(Character::isDigit)) {
-                                byNumber.put(Integer.parseInt(file), readRecord(record));
-                            }
-                        }
-                    }
-                    return List.copyOf(byNumber.values());
-                });
+        return records.invocations();
     }
 
     /** How many times the program was called so far. */
@@ -123,12 +98,7 @@ public final class FakeExecutable {
 
     /** Forgets every recorded call; the next call is call number 1 again. */
     public void reset() {
-        withLock(
-                () -> {
-                    FakeFiles.deleteContents(dataDir.resolve(CALLS));
-                    Files.deleteIfExists(dataDir.resolve(COUNT));
-                    return null;
-                });
+        records.reset();
     }
 
     /**
@@ -138,7 +108,7 @@ public final class FakeExecutable {
     public void respondWith(Response response) {
         Objects.requireNonNull(response, "response");
         synchronized (mutex) {
-            write(response, List.of(), List.of());
+            write(new ResponseRules<>(response));
         }
     }
 
@@ -160,17 +130,7 @@ public final class FakeExecutable {
     public void changeEveryResponse(UnaryOperator<Response> change) {
         Objects.requireNonNull(change, "change");
         synchronized (mutex) {
-            List<CallRule> calls = new ArrayList<>();
-            for (CallRule r : callRules) {
-                calls.add(new CallRule(r.call, Objects.requireNonNull(change.apply(r.response))));
-            }
-            List<ArgRule> args = new ArrayList<>();
-            for (ArgRule r : argRules) {
-                args.add(
-                        new ArgRule(
-                                r.exact, r.contains, Objects.requireNonNull(change.apply(r.response))));
-            }
-            write(Objects.requireNonNull(change.apply(fallback)), calls, args);
+            write(rules.map(change));
         }
     }
 
@@ -193,148 +153,11 @@ public final class FakeExecutable {
         return "FakeExecutable[" + path + "]";
     }
 
-    private void write(Response fallback, List<CallRule> callRules, List<ArgRule> argRules) {
-        this.fallback = fallback;
-        this.callRules = List.copyOf(callRules);
-        this.argRules = List.copyOf(argRules);
-        try {
-            Files.createDirectories(dataDir.resolve(CALLS));
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot create " + dataDir, e);
-        }
-        int gen = ++generation;
-        StringBuilder sb = new StringBuilder();
-        sb.append("#!").append(Shell.sh()).append('\n');
-        sb.append("# Fake '")
-                .append(name)
-                .append("' generated by the flink-devices testkit; rewritten on every change.\n");
-        sb.append("d=").append(Shell.quote(dataDir.toString())).append('\n');
-        appendRecording(sb);
-        sb.append(
-                "has() { w=$1; shift; for a in \"$@\"; do if [ \"$a\" = \"$w\" ]; then return 0;"
-                        + " fi; done; return 1; }\n");
-        int id = 0;
-        appendResponse(sb, gen, id++, fallback);
-        StringBuilder dispatch = new StringBuilder();
-        if (!callRules.isEmpty()) {
-            dispatch.append("case \"$n\" in\n");
-            for (CallRule rule : callRules) {
-                int rid = id++;
-                appendResponse(sb, gen, rid, rule.response);
-                dispatch.append("  ").append(rule.call).append(") r").append(rid).append(" ;;\n");
-            }
-            dispatch.append("esac\n");
-        }
-        for (ArgRule rule : argRules) {
-            int rid = id++;
-            appendResponse(sb, gen, rid, rule.response);
-            dispatch.append("if ").append(rule.condition()).append("; then r").append(rid);
-            dispatch.append("; fi\n");
-        }
-        sb.append(dispatch).append("r0\n");
-        FakeFiles.writeAtomically(path, sb.toString(), true);
-    }
-
-    private void appendRecording(StringBuilder sb) {
-        String mkdir = Shell.quote(Shell.systemProgram("mkdir"));
-        String rmdir = Shell.quote(Shell.systemProgram("rmdir"));
-        String sleep = Shell.quote(Shell.systemProgram("sleep"));
-        long maxTries = LOCK_WAIT.toMillis() / 5;
-        sb.append("tries=0\n");
-        sb.append("while ! ").append(mkdir).append(" \"$d/" + LOCK + "\" 2>/dev/null; do\n");
-        sb.append("  tries=$((tries + 1))\n");
-        sb.append("  if [ \"$tries\" -ge ").append(maxTries).append(" ]; then\n");
-        sb.append("    echo \"fake ")
-                .append(name.replace("\"", ""))
-                .append(": $d/" + LOCK + " was held for too long\" >&2\n");
-        sb.append("    exit 97\n");
-        sb.append("  fi\n");
-        sb.append("  ").append(sleep).append(" 0.005\n");
-        sb.append("done\n");
-        sb.append("n=0\n");
-        sb.append("if [ -f \"$d/" + COUNT + "\" ]; then read -r n < \"$d/" + COUNT + "\"; fi\n");
-        sb.append("n=$((n + 1))\n");
-        sb.append("echo \"$n\" > \"$d/" + COUNT + "\"\n");
-        sb.append("{ echo \"$#\"; printf '%s\\0' \"$@\"; } > \"$d/" + CALLS + "/$n\"\n");
-        sb.append(rmdir).append(" \"$d/" + LOCK + "\"\n");
-    }
-
-    private void appendResponse(StringBuilder sb, int gen, int id, Response r) {
-        String base = "g" + gen + "-r" + id;
-        sb.append("r").append(id).append("() {\n");
-        if (!r.delay.isZero()) {
-            long millis = r.delay.toMillis();
-            sb.append("  ")
-                    .append(Shell.quote(Shell.systemProgram("sleep")))
-                    .append(' ')
-                    .append(String.format(Locale.ROOT, "%d.%03d", millis / 1000, millis % 1000))
-                    .append('\n');
-        }
-        String cat = Shell.quote(Shell.systemProgram("cat"));
-        if (!r.stdout.isEmpty()) {
-            FakeFiles.writeAtomically(dataDir.resolve(base + ".out"), r.stdout, false);
-            sb.append("  ").append(cat).append(" \"$d/").append(base).append(".out\"\n");
-        }
-        if (!r.stderr.isEmpty()) {
-            FakeFiles.writeAtomically(dataDir.resolve(base + ".err"), r.stderr, false);
-            sb.append("  ").append(cat).append(" \"$d/").append(base).append(".err\" >&2\n");
-        }
-        sb.append("  exit ").append(r.exitCode).append("\n}\n");
-    }
-
-    private static List<String> readRecord(Path record) throws IOException {
-        byte[] bytes = Files.readAllBytes(record);
-        int newline = 0;
-        while (newline < bytes.length && bytes[newline] != '\n') {
-            newline++;
-        }
-        int count =
-                Integer.parseInt(new String(bytes, 0, newline, StandardCharsets.US_ASCII).trim());
-        List<String> args = new ArrayList<>(count);
-        int start = newline + 1;
-        for (int i = start; i < bytes.length && args.size() < count; i++) {
-            if (bytes[i] == 0) {
-                args.add(new String(bytes, start, i - start, StandardCharsets.UTF_8));
-                start = i + 1;
-            }
-        }
-        return List.copyOf(args);
-    }
-
-    private interface IoAction<T> {
-        T run() throws IOException;
-    }
-
-    private <T> T withLock(IoAction<T> action) {
-        synchronized (mutex) {
-            Path lock = dataDir.resolve(LOCK);
-            long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
-            try {
-                Files.createDirectories(dataDir);
-                while (true) {
-                    try {
-                        Files.createDirectory(lock);
-                        break;
-                    } catch (FileAlreadyExistsException e) {
-                        if (System.nanoTime() > deadline) {
-                            throw new IllegalStateException(
-                                    "The lock " + lock + " of fake " + name + " is held too long");
-                        }
-                        Thread.sleep(1);
-                    }
-                }
-                try {
-                    return action.run();
-                } finally {
-                    Files.deleteIfExists(lock);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("Cannot read the calls of fake " + name, e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted waiting for fake " + name, e);
-            }
-        }
+    private void write(ResponseRules<Response> rules) {
+        this.rules = rules;
+        records.prepare();
+        String script = rules.script(name, dataDir, ++generation, r -> new FakeScript.Reply(r.stdout, r.stderr, r.exitCode, r.delay));
+        FakeFiles.writeAtomically(path, script, true);
     }
 
     /**
@@ -457,9 +280,7 @@ public final class FakeExecutable {
     @PublicEvolving
     public static final class Builder {
         private final String name;
-        private Response fallback = Response.NOTHING;
-        private final List<CallRule> callRules = new ArrayList<>();
-        private final List<ArgRule> argRules = new ArrayList<>();
+        private ResponseRules<Response> rules = new ResponseRules<>(Response.NOTHING);
 
         private Builder(String name) {
             if (name == null
@@ -481,31 +302,31 @@ public final class FakeExecutable {
 
         /** What the program prints on stdout unless a rule matches. */
         public Builder stdout(String stdout) {
-            fallback = fallback.withStdout(stdout);
+            rules = rules.withFallback(rules.fallback().withStdout(stdout));
             return this;
         }
 
         /** What the program prints on stderr unless a rule matches. */
         public Builder stderr(String stderr) {
-            fallback = fallback.withStderr(stderr);
+            rules = rules.withFallback(rules.fallback().withStderr(stderr));
             return this;
         }
 
         /** The exit code unless a rule matches (0 to 255). */
         public Builder exitCode(int exitCode) {
-            fallback = fallback.withExitCode(exitCode);
+            rules = rules.withFallback(rules.fallback().withExitCode(exitCode));
             return this;
         }
 
         /** How long the program waits before printing, unless a rule matches. */
         public Builder delay(Duration delay) {
-            fallback = fallback.withDelay(delay);
+            rules = rules.withFallback(rules.fallback().withDelay(delay));
             return this;
         }
 
         /** The whole default response, replacing stdout, stderr, exit code and delay set before. */
         public Builder respond(Response response) {
-            fallback = Objects.requireNonNull(response, "response");
+            rules = rules.withFallback(Objects.requireNonNull(response, "response"));
             return this;
         }
 
@@ -518,27 +339,20 @@ public final class FakeExecutable {
                 throw new IllegalArgumentException(
                         "Calls are numbered from 1 but " + callNumber + " was given");
             }
-            callRules.add(new CallRule(callNumber, Objects.requireNonNull(response, "response")));
+            rules = rules.onCall(callNumber, Objects.requireNonNull(response, "response"));
             return this;
         }
 
         /** Answers calls whose arguments are exactly {@code arguments} with {@code response}. */
         public Builder whenArguments(List<String> arguments, Response response) {
-            argRules.add(
-                    new ArgRule(
-                            List.copyOf(arguments),
-                            null,
-                            Objects.requireNonNull(response, "response")));
+            rules = rules.whenArguments(List.copyOf(arguments), Objects.requireNonNull(response, "response"));
             return this;
         }
 
         /** Answers calls that have {@code argument} among their arguments with {@code response}. */
         public Builder whenArgument(String argument, Response response) {
-            argRules.add(
-                    new ArgRule(
-                            null,
-                            Objects.requireNonNull(argument, "argument"),
-                            Objects.requireNonNull(response, "response")));
+            rules = rules.whenArgument(
+                    Objects.requireNonNull(argument, "argument"), Objects.requireNonNull(response, "response"));
             return this;
         }
 
@@ -550,46 +364,9 @@ public final class FakeExecutable {
             FakeExecutable fake = new FakeExecutable(name, folder);
             FakeFiles.deleteRecursively(fake.dataDir);
             synchronized (fake.mutex) {
-                fake.write(fallback, List.copyOf(callRules), List.copyOf(argRules));
+                fake.write(rules);
             }
             return fake;
-        }
-    }
-
-    private static final class CallRule {
-        final int call;
-        final Response response;
-
-        CallRule(int call, Response response) {
-            this.call = call;
-            this.response = response;
-        }
-    }
-
-    private static final class ArgRule {
-        final List<String> exact;
-        final String contains;
-        final Response response;
-
-        ArgRule(List<String> exact, String contains, Response response) {
-            this.exact = exact;
-            this.contains = contains;
-            this.response = response;
-        }
-
-        String condition() {
-            if (contains != null) {
-                return "has " + Shell.quote(contains) + " \"$@\"";
-            }
-            StringBuilder sb = new StringBuilder("[ \"$#\" -eq ").append(exact.size()).append(" ]");
-            for (int i = 0; i < exact.size(); i++) {
-                sb.append(" && [ \"${")
-                        .append(i + 1)
-                        .append("}\" = ")
-                        .append(Shell.quote(exact.get(i)))
-                        .append(" ]");
-            }
-            return sb.toString();
         }
     }
 }

@@ -2,9 +2,7 @@ package io.flinkdevices.sdk.coordination.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The text format of a coordination file, and its repair.
@@ -24,14 +22,11 @@ import java.util.Map;
  * device a running owner holds). Lines in Flink's own {@code <index> <pid>} format are read as
  * such damaged records. Lines of {@code #}s (and spaces) are padding left by writers (see {@link
  * #rewrite}).
+ *
+ * <p>One line is read and written by {@link RecordLine}; a change is planned in place by {@link
+ * RewritePlanner}.
  */
 public final class RecordFormat {
-
-    // compiled once: a file of 64 records is parsed in every transaction
-    private static final java.util.regex.Pattern FIELD_SEPARATOR = java.util.regex.Pattern.compile("[ \t]+");
-    private static final java.util.regex.Pattern BOOT_ID = java.util.regex.Pattern.compile("[0-9A-Za-z-]{1,64}");
-    private static final java.util.regex.Pattern NAMESPACE = java.util.regex.Pattern.compile("[0-9]{1,20}");
-    private static final java.util.regex.Pattern PID = java.util.regex.Pattern.compile("[0-9]{1,18}");
 
     /** The first lines of every file we write. */
     public static final String HEADER =
@@ -78,7 +73,7 @@ public final class RecordFormat {
         StringBuilder sb = new StringBuilder(HEADER.length() + records.size() * 80);
         sb.append(HEADER);
         for (DeviceRecord r : records) {
-            appendRecord(sb, r);
+            RecordLine.append(sb, r);
         }
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
@@ -114,7 +109,7 @@ public final class RecordFormat {
                 l.kind = Kind.COMMENT;
             } else {
                 int before = partial.size();
-                DeviceRecord r = parseLine(line, terminated, records, dropped, partial);
+                DeviceRecord r = RecordLine.parse(line, terminated, records, dropped, partial);
                 if (r == null) {
                     l.kind = Kind.DROPPED;
                 } else {
@@ -128,7 +123,7 @@ public final class RecordFormat {
         return new Layout(content, lines, new Parsed(records, dropped, partial));
     }
 
-    /** A line that only pads: {@code #} then {@code #}s or spaces ({@link #blank} writes {@code #}s). */
+    /** A line that only pads: {@code #} then {@code #}s or spaces (writers pad with {@code #}s). */
     private static boolean isPadding(String line) {
         if (line.isEmpty() || line.charAt(0) != '#') {
             return false;
@@ -239,277 +234,16 @@ public final class RecordFormat {
 
     /** Plans writing {@code records} over the file {@code old} (see {@link Rewrite}). */
     public static Rewrite rewrite(Layout old, List<DeviceRecord> records) {
-        if (old.content.length == 0) {
-            byte[] all = format(records);
-            return new Rewrite(all, null, all.length, all.length);
-        }
-        Map<DeviceRecord, Integer> wanted = new HashMap<>();
-        for (DeviceRecord r : records) {
-            wanted.merge(r, 1, Integer::sum);
-        }
-        byte[] head = old.content.clone();
-        boolean changed = false;
-        List<Line> free = new ArrayList<>(); // lines that are padding after this write
-        boolean[] isFree = new boolean[old.lines.size()];
-        List<DeviceRecord> relocate = new ArrayList<>();
-        for (int i = 0; i < old.lines.size(); i++) {
-            Line l = old.lines.get(i);
-            boolean keep = false;
-            if (l.kind == Kind.RECORD || l.kind == Kind.PARTIAL) {
-                Integer n = wanted.get(l.record);
-                if (n != null && n > 0) {
-                    wanted.put(l.record, n - 1);
-                    if (l.kind == Kind.PARTIAL) {
-                        // rewritten whole at the end first, padded here second
-                        relocate.add(l.record);
-                    } else {
-                        keep = true;
-                    }
-                }
-            } else if (l.kind == Kind.COMMENT) {
-                keep = true;
-            }
-            if (!keep) {
-                if (l.kind != Kind.FREE) {
-                    blank(head, l.offset, l.length, l.terminated);
-                    changed = true;
-                }
-                isFree[i] = true;
-            }
-        }
-        List<DeviceRecord> added = new ArrayList<>();
-        for (DeviceRecord r : records) {
-            Integer n = wanted.get(r);
-            if (n != null && n > 0) {
-                wanted.put(r, n - 1);
-                added.add(r);
-            }
-        }
-        // New records go only into one old line of '#' padding, whose every byte but the last is
-        // '#': a write cut anywhere inside the new record then leaves its prefix followed by '#'
-        // (an unreadable field, so the line is dropped or kept as damaged, never a different
-        // complete record) or, when only the newline is missing, the whole record. Runs of several
-        // padding lines are merged into one line for later writes.
-        int i = 0;
-        int next = 0;
-        while (i < old.lines.size()) {
-            if (!isFree[i] || !old.lines.get(i).terminated) {
-                i++;
-                continue;
-            }
-            int j = i;
-            while (j < old.lines.size() && isFree[j] && old.lines.get(j).terminated) {
-                j++;
-            }
-            int start = old.lines.get(i).offset;
-            Line last = old.lines.get(j - 1);
-            int end = last.offset + last.length;
-            if (j - i == 1 && isHashPadding(old.content, start, end)) {
-                int at = start;
-                while (next < added.size()) {
-                    byte[] line = recordLine(added.get(next));
-                    if (line.length > end - at) {
-                        break;
-                    }
-                    System.arraycopy(line, 0, head, at, line.length);
-                    at += line.length;
-                    next++;
-                    changed = true;
-                }
-                if (at > start) {
-                    blank(head, at, end - at, true);
-                }
-            } else if (!isHashPadding(head, start, end)) {
-                blank(head, start, end - start, true);
-                changed = true;
-            }
-            i = j;
-        }
-        StringBuilder tail = new StringBuilder();
-        boolean needNewline = head[head.length - 1] != '\n';
-        for (DeviceRecord r : relocate) {
-            appendRecord(tail, r);
-        }
-        for (int k = next; k < added.size(); k++) {
-            appendRecord(tail, added.get(k));
-        }
-        byte[] tailBytes = new byte[0];
-        if (tail.length() > 0) {
-            tailBytes = ((needNewline ? "\n" : "") + tail).getBytes(StandardCharsets.UTF_8);
-        }
-        long written = head.length + (long) tailBytes.length;
-        long truncateTo = tailBytes.length == 0 ? trailingPadding(head) : written;
-        return new Rewrite(tailBytes, changed ? head : null, written, truncateTo);
-    }
-
-    /** Where the padding lines at the end of {@code b} begin ({@code b.length} when none). */
-    private static int trailingPadding(byte[] b) {
-        int p = b.length;
-        while (p > 0) {
-            int s = p - 1;
-            if (b[s] == '\n') {
-                s--;
-            }
-            while (s >= 0 && b[s] != '\n') {
-                s--;
-            }
-            s++; // the line is [s, p)
-            for (int k = s; k < p; k++) {
-                byte c = b[k];
-                boolean pad = c == ' ' || c == '\n' || c == '\r' || c == '#';
-                if (!pad) {
-                    return p;
-                }
-            }
-            p = s;
-        }
-        return p;
-    }
-
-    /** Whether {@code b[start, end)} is one line of {@code #} padding: {@code #...#\n}. */
-    private static boolean isHashPadding(byte[] b, int start, int end) {
-        if (end - start < 2 || b[end - 1] != '\n') {
-            return false;
-        }
-        for (int k = start; k < end - 1; k++) {
-            if (b[k] != '#') {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Pads {@code length} bytes at {@code offset}: {@code #}s and a newline (a lone newline for
-     * one byte; no newline for an unterminated last line).
-     */
-    private static void blank(byte[] b, int offset, int length, boolean terminated) {
-        if (length == 0) {
-            return;
-        }
-        int end = offset + length;
-        if (terminated) {
-            b[end - 1] = '\n';
-            end--;
-        }
-        if (end > offset) {
-            java.util.Arrays.fill(b, offset, end, (byte) '#');
-        }
-    }
-
-    private static byte[] recordLine(DeviceRecord r) {
-        StringBuilder sb = new StringBuilder(80);
-        appendRecord(sb, r);
-        return sb.toString().getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static void appendRecord(StringBuilder sb, DeviceRecord r) {
-        sb.append(encodeId(r.deviceId()))
-                .append(' ')
-                .append(r.pid())
-                .append(' ')
-                .append(r.start())
-                .append(' ')
-                .append(r.bootId())
-                .append('/')
-                .append(r.pidNamespace())
-                .append('\n');
-    }
-
-    /** Parses one line; the record it holds, or {@code null} when it was dropped. */
-    private static DeviceRecord parseLine(
-            String line,
-            boolean terminated,
-            List<DeviceRecord> records,
-            List<String> dropped,
-            List<String> partial) {
-        String[] f = FIELD_SEPARATOR.split(line.trim());
-        String id = f.length >= 1 ? decodeId(f[0]) : null;
-        long pid = f.length >= 2 ? parsePid(f[1]) : -1;
-        if (id == null || pid <= 0) {
-            dropped.add(line);
-            return null;
-        }
-        String start = ProcessIdentity.UNKNOWN;
-        String boot = ProcessIdentity.UNKNOWN;
-        String ns = ProcessIdentity.UNKNOWN;
-        // A line without its newline may be cut short anywhere (even inside the namespace), so
-        // only its id and PID are believed.
-        boolean complete = terminated && f.length == 4;
-        if (complete) {
-            start = f[2];
-            int slash = f[3].lastIndexOf('/');
-            boot = slash > 0 ? f[3].substring(0, slash) : "";
-            ns = slash > 0 ? f[3].substring(slash + 1) : "";
-            complete =
-                    ProcessIdentity.isValidStart(start)
-                            && (boot.equals(ProcessIdentity.UNKNOWN)
-                                    || BOOT_ID.matcher(boot).matches())
-                            && (ns.equals(ProcessIdentity.UNKNOWN) || NAMESPACE.matcher(ns).matches());
-        }
-        if (!complete) {
-            start = ProcessIdentity.UNKNOWN;
-            boot = ProcessIdentity.UNKNOWN;
-            ns = ProcessIdentity.UNKNOWN;
-            partial.add(line);
-        }
-        DeviceRecord r = new DeviceRecord(id, pid, start, boot, ns);
-        records.add(r);
-        return r;
-    }
-
-    private static long parsePid(String s) {
-        if (!PID.matcher(s).matches()) {
-            return -1;
-        }
-        return Long.parseLong(s);
+        return RewritePlanner.plan(old, records);
     }
 
     /** Writes an id so that it is one whitespace-free token. */
     public static String encodeId(String id) {
-        StringBuilder sb = null;
-        for (int i = 0; i < id.length(); i++) {
-            char c = id.charAt(i);
-            if (c <= ' ' || c == '%' || c == '#' || c == 0x7f) {
-                if (sb == null) {
-                    sb = new StringBuilder(id.length() + 8).append(id, 0, i);
-                }
-                sb.append('%').append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xf, 16));
-            } else if (sb != null) {
-                sb.append(c);
-            }
-        }
-        return sb == null ? id : sb.toString();
+        return RecordLine.encodeId(id);
     }
 
     /** The id a token stands for; {@code null} when the token is not a valid encoding. */
     public static String decodeId(String token) {
-        if (token.isEmpty()) {
-            return null;
-        }
-        if (token.indexOf('%') < 0) {
-            return token.indexOf('#') < 0 ? token : null;
-        }
-        StringBuilder sb = new StringBuilder(token.length());
-        for (int i = 0; i < token.length(); i++) {
-            char c = token.charAt(i);
-            if (c == '%') {
-                if (i + 2 >= token.length()) {
-                    return null;
-                }
-                int hi = Character.digit(token.charAt(i + 1), 16);
-                int lo = Character.digit(token.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0) {
-                    return null;
-                }
-                sb.append((char) (hi << 4 | lo));
-                i += 2;
-            } else if (c == '#') {
-                return null;
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.toString();
+        return RecordLine.decodeId(token);
     }
 }
