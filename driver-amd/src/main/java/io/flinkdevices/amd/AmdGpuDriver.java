@@ -302,7 +302,8 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         } else {
             attributes.put("type", "amdgpu");
         }
-        return attributes;
+        // callers (the CLI, several threads) must not change what the next one reads
+        return Collections.unmodifiableMap(attributes);
     }
 
     @Override

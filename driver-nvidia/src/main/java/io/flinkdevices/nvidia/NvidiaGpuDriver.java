@@ -153,7 +153,8 @@ final class NvidiaGpuDriver
             // MIG devices publish their profile as "profile" (for example 1g.10gb)
             attributes.put("profile", migProfile);
         }
-        return attributes;
+        // callers (the CLI, several threads) must not change what the next one reads
+        return Collections.unmodifiableMap(attributes);
     }
 
     @Override

@@ -9,6 +9,9 @@ import io.flinkdevices.sdk.process.ExternalCommand;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -20,9 +23,12 @@ import java.util.Set;
 /**
  * Hands a TaskManager {@code amount} of the devices {@code ${deviceName}-smi --list} prints (one
  * {@code <index>,<uuid>,<name>,<memory MiB>} line each) and {@value #VISIBLE_DEVICES} lets it use,
- * through the coordination file when coordination is on.
+ * through the coordination file when coordination is on, and logs at INFO which it handed out
+ * (through SLF4J, which a plugin gets from Flink).
  */
 final class ${className}Driver implements ExternalResourceDriver, KubernetesResourceDecorator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(${className}Driver.class);
 
     static final String KIND = "${deviceName}";
     static final String VISIBLE_DEVICES = "${deviceName.toUpperCase()}_VISIBLE_DEVICES";
@@ -64,6 +70,7 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
                 }
             }
         }
+        LOG.info("${className} driver ({}) for {}: handing out {}", describe(), amountKey, chosen);
         return Collections.unmodifiableSet(new LinkedHashSet<>(chosen));
     }
 

@@ -478,12 +478,13 @@ public final class DriverParams {
 
     /**
      * Fails with every problem found, each naming its full key, unknown keys included. Call it
-     * after every parameter has been read.
+     * after every parameter has been read. The exception carries the keys read or declared so far
+     * ({@link DriverConfigException#knownKeys()}).
      */
     public void validate() throws DriverConfigException {
         List<String> all = problems();
         if (!all.isEmpty()) {
-            throw new DriverConfigException(all);
+            throw new DriverConfigException(all, known);
         }
     }
 

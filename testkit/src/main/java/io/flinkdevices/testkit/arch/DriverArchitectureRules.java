@@ -5,8 +5,10 @@ import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactor
 
 import com.tngtech.archunit.core.domain.JavaAccess;
 import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaConstructor;
 import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.junit.LocationProvider;
@@ -47,7 +49,9 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *
  * <p>The rules look at every analysed class outside sdk-api and the testkit, so a module's own
  * driver is checked whatever its package, and each fails when there is no such class (a rule
- * checked against nothing proves nothing). {@link #forRoot(String)} checks the same on the
+ * checked against nothing proves nothing). {@link #checkPlugin} checks them all on every class a
+ * driver module ships, whatever its package (what the archetype generates); {@link
+ * #forRoot(String)} checks the same on the
  * classes of one named root package.
  *
  * <p>Import production classes only. {@link MainClasses} does that also when the build directory
@@ -105,6 +109,18 @@ public final class DriverArchitectureRules {
     @ArchTest
     public static final ArchRule DRIVERS_DO_NOT_USE_SDK_INTERNALS =
             noSdkInternals(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER));
+
+    /**
+     * Drivers use no Hadoop class: Flink's plugin class loader gives a plugin none (only {@code
+     * java.}, {@code org.apache.flink.}, {@code javax.annotation.} and the logging packages come
+     * from the TaskManager), and bundling Hadoop into a plugin jar clashes with the TaskManager's.
+     * Yarn settings go through {@link io.flinkdevices.sdk.deploy.YarnResourceDecorator}'s plain
+     * maps. Checks every analysed class outside sdk-api and the testkit, and fails when there is
+     * none.
+     */
+    @ArchTest
+    public static final ArchRule DRIVERS_DO_NOT_USE_HADOOP =
+            noHadoop(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER));
 
     /**
      * Drivers run programs through the SDK's {@link io.flinkdevices.sdk.process.ExternalCommand}
@@ -185,6 +201,75 @@ public final class DriverArchitectureRules {
                                     + " TaskManager, so such a class in a plugin jar is never used");
 
     /**
+     * Every driver rule, on every class of a plugin whatever its package, as the archetype's
+     * architecture test checks them by default: no testkit, no sdk-api internals, no Hadoop,
+     * programs only through the SDK, no other flink-devices driver, factories {@code public
+     * final} with a public no-argument constructor and outside {@code internal} packages, nothing
+     * under {@code org.apache.flink}, and only {@code factory} public in its package and below.
+     * The classes of sdk-api and the testkit (bundled, or on the test class path) are left out;
+     * everything else analysed is the plugin's. Fails when no class of the plugin is analysed.
+     *
+     * <pre>{@code
+     * DriverArchitectureRules.forPlugin(AcmeDriverFactory.class)
+     *         .check(DriverArchitectureRules.pluginClasses(AcmeDriverFactory.class));
+     * }</pre>
+     */
+    public static ArchRule forPlugin(Class<? extends ExternalResourceDriverFactory> factory) {
+        String own = factory.getPackageName() + ".";
+        List<String> others = new ArrayList<>();
+        for (String driver : DRIVER_PACKAGES) {
+            if (!own.startsWith(driver.substring(0, driver.length() - 1))) {
+                others.add(driver);
+            }
+        }
+        return CompositeArchRule.of(noTestkit(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER)))
+                .and(noSdkInternals(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER)))
+                .and(noHadoop(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER)))
+                .and(noRawProcesses(classes().that().resideOutsideOfPackages(NOT_A_DRIVER)))
+                .and(
+                        noClasses()
+                                .that()
+                                .resideOutsideOfPackages(NOT_A_DRIVER)
+                                .should()
+                                .dependOnClassesThat()
+                                .resideInAnyPackage(others.toArray(new String[0]))
+                                .because(
+                                        "Flink loads each plugins/ folder with its own class"
+                                                + " loader; a driver cannot see another driver's"
+                                                + " classes"))
+                .and(FACTORIES_ARE_PUBLIC_FINAL_WITH_NO_ARG_CONSTRUCTOR.allowEmptyShould(true))
+                .and(FACTORIES_ARE_OUTSIDE_INTERNAL_PACKAGES.allowEmptyShould(true))
+                .and(NO_CLASSES_IN_FLINK_PACKAGES.allowEmptyShould(true))
+                .and(onlyTheFactoryIsPublic(factory).allowEmptyShould(true))
+                .as("the driver rules of every class of the plugin of " + factory.getName());
+    }
+
+    /**
+     * Every class the plugin of {@code factory} ships from its module: the classes of the folder
+     * or jar {@code factory} was loaded from (in a Maven build, {@code target/classes}), whatever
+     * their package.
+     */
+    public static JavaClasses pluginClasses(Class<? extends ExternalResourceDriverFactory> factory) {
+        java.security.CodeSource source = factory.getProtectionDomain().getCodeSource();
+        if (source == null || source.getLocation() == null) {
+            throw new IllegalArgumentException(factory.getName() + " was not loaded from a folder or jar");
+        }
+        try {
+            return new ClassFileImporter().importLocations(Set.of(Location.of(source.getLocation().toURI())));
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    /**
+     * Checks {@link #forPlugin} on {@link #pluginClasses}: what a driver module's architecture test
+     * calls.
+     */
+    public static void checkPlugin(Class<? extends ExternalResourceDriverFactory> factory) {
+        forPlugin(factory).check(pluginClasses(factory));
+    }
+
+    /**
      * Every driver rule, for the classes of the driver whose root package is {@code
      * rootPackage} (for example {@code com.acme.sticks}; its subpackages included): no testkit,
      * no sdk-api internals, programs only through the SDK, no other flink-devices driver,
@@ -226,6 +311,7 @@ public final class DriverArchitectureRules {
         }
         return CompositeArchRule.of(noTestkit(noClasses().that().resideInAPackage(root)))
                 .and(noSdkInternals(noClasses().that().resideInAPackage(root)))
+                .and(noHadoop(noClasses().that().resideInAPackage(root)))
                 .and(noRawProcesses(classes().that().resideInAPackage(root)))
                 .and(
                         noClasses()
@@ -274,6 +360,16 @@ public final class DriverArchitectureRules {
                 .resideInAPackage(TESTKIT_PACKAGES)
                 .allowEmptyShould(false)
                 .because("the testkit is a test dependency and is not bundled in a plugin");
+    }
+
+    private static ArchRule noHadoop(GivenClassesConjunction drivers) {
+        return drivers.should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.apache.hadoop..")
+                .allowEmptyShould(false)
+                .because(
+                        "Flink's plugin class loader gives a plugin no Hadoop class; Yarn settings"
+                                + " go through YarnResourceDecorator's plain maps");
     }
 
     private static ArchRule noSdkInternals(GivenClassesConjunction drivers) {

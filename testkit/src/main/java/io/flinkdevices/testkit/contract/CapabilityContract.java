@@ -16,10 +16,14 @@ import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.concurrent.Callable;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +64,7 @@ public abstract class CapabilityContract extends ContractSuite {
      * is not a {@link KubernetesResourceDecorator}.
      */
     @Test
+    @Order(1)
     @DisplayName("implements the Kubernetes decorator with valid names and whole quantities exactly when declared")
     public void kubernetesDecorator() throws Exception {
         ExternalResourceDriver driver = driver(host(2));
@@ -86,6 +91,7 @@ public abstract class CapabilityContract extends ContractSuite {
      * positive. Not declared, the driver is not a {@link YarnResourceDecorator}.
      */
     @Test
+    @Order(2)
     @DisplayName("implements the Yarn decorator with valid names and positive amounts exactly when declared")
     public void yarnDecorator() throws Exception {
         ExternalResourceDriver driver = driver(host(2));
@@ -111,6 +117,7 @@ public abstract class CapabilityContract extends ContractSuite {
      * {@code visible-devices.env}.
      */
     @Test
+    @Order(4)
     @DisplayName("names a visible-devices variable and a distinct value per device exactly when declared")
     public void visibleDevices() throws Exception {
         Set<? extends ExternalResourceInfo> infos = infos(driver(host(2)), 2);
@@ -152,6 +159,7 @@ public abstract class CapabilityContract extends ContractSuite {
      * not declared.
      */
     @Test
+    @Order(5)
     @DisplayName("never offers a device its visible-devices variable hides")
     public void hiddenDeviceIsNeverOffered() throws Exception {
         Assumptions.assumeTrue(
@@ -205,6 +213,107 @@ public abstract class CapabilityContract extends ContractSuite {
                 .isFalse();
     }
 
+    /**
+     * Purpose: the CLI and a TaskManager's deployment code read a decorator's answers, possibly
+     * from several threads and more than once; one caller that adds to a map (a default label, a
+     * merged resource) must not change what the next caller, or the driver itself, sees.
+     *
+     * <p>How: asks every declared decorator for each of its maps and lists (resources for 1, 2, 3
+     * and 8 devices, node selector, capabilities, environment, host paths, extra resources,
+     * tolerations and each of their maps, reasons, the DRA attributes and capacity, Yarn
+     * resources and environment) and tries to add an entry to each.
+     *
+     * <p>Must hold: every attempt throws {@link UnsupportedOperationException} ({@code Map.of},
+     * {@code Map.copyOf}, {@code List.of}, {@code Collections.unmodifiableMap}). Skipped, with
+     * that reason, when the driver declares no decorator.
+     */
+    @Test
+    @Order(3)
+    @DisplayName("decorators hand out maps and lists nobody can modify")
+    public void decoratorAnswersCannotBeModified() throws Exception {
+        boolean kubernetes = declared(DriverCapability.KUBERNETES_DECORATOR);
+        boolean yarn = declared(DriverCapability.YARN_DECORATOR);
+        Assumptions.assumeTrue(
+                kubernetes || yarn, "the driver declares neither a Kubernetes nor a Yarn decorator");
+        ExternalResourceDriver driver = driver(host(2));
+        Map<String, Callable<Object>> answers = new LinkedHashMap<>();
+        if (kubernetes && driver instanceof KubernetesResourceDecorator) {
+            KubernetesResourceDecorator k = (KubernetesResourceDecorator) driver;
+            for (long amount : AMOUNTS) {
+                answers.put("kubernetesResources(" + amount + ")", () -> k.kubernetesResources(amount));
+                answers.put("kubernetesExtraResources(" + amount + ")", () -> k.kubernetesExtraResources(amount));
+            }
+            answers.put("kubernetesNodeSelector()", k::kubernetesNodeSelector);
+            answers.put("kubernetesCapabilities()", k::kubernetesCapabilities);
+            answers.put("kubernetesEnvironment()", k::kubernetesEnvironment);
+            answers.put("kubernetesHostPaths()", k::kubernetesHostPaths);
+            answers.put("kubernetesTolerations()", k::kubernetesTolerations);
+            answers.put("kubernetesNeedsReasons()", k::kubernetesNeedsReasons);
+            answers.put("draAttributes()", k::draAttributes);
+            answers.put("draBooleanAttributes()", k::draBooleanAttributes);
+            answers.put("draMinimumCapacity()", k::draMinimumCapacity);
+        }
+        if (yarn && driver instanceof YarnResourceDecorator) {
+            YarnResourceDecorator y = (YarnResourceDecorator) driver;
+            for (long amount : AMOUNTS) {
+                answers.put("yarnResources(" + amount + ")", () -> y.yarnResources(amount));
+            }
+            answers.put("yarnEnvironment()", y::yarnEnvironment);
+        }
+        List<String> modifiable = new ArrayList<>();
+        for (Map.Entry<String, Callable<Object>> answer : answers.entrySet()) {
+            Object value = Attempt.of(answer.getKey(), answer.getValue()).value(answer.getKey());
+            collectModifiable(answer.getKey(), value, modifiable);
+        }
+        assertThat(modifiable)
+                .as(
+                        "decorator answers a caller could modify (return Map.of, Map.copyOf, List.of"
+                                + " or an unmodifiable view, so that no caller changes what the"
+                                + " next one sees)")
+                .isEmpty();
+    }
+
+    /** Adds {@code what} to {@code modifiable} when {@code value} (or a map or list in it) accepts an entry. */
+    @SuppressWarnings("unchecked")
+    private static void collectModifiable(String what, Object value, List<String> modifiable) {
+        if (value instanceof Map) {
+            Map<Object, Object> map = (Map<Object, Object>) value;
+            Object key = "contract-kit.example.com/injected";
+            if (!map.containsKey(key)) {
+                try {
+                    map.put(key, null);
+                    map.remove(key);
+                    modifiable.add(what + " (" + value.getClass().getName() + ")");
+                } catch (UnsupportedOperationException expected) {
+                    // immutable, as it should be
+                } catch (RuntimeException other) {
+                    // a map that refuses the key or a null value is no less modifiable
+                    modifiable.add(what + " (" + value.getClass().getName() + " threw " + other + ", not UnsupportedOperationException)");
+                }
+            }
+            for (Map.Entry<Object, Object> e : map.entrySet()) {
+                collectModifiable(what + "[" + e.getKey() + "]", e.getValue(), modifiable);
+            }
+        } else if (value instanceof Collection) {
+            Collection<Object> collection = (Collection<Object>) value;
+            try {
+                Object probe = "contract-kit-injected";
+                if (collection.add(probe)) {
+                    collection.remove(probe);
+                }
+                modifiable.add(what + " (" + value.getClass().getName() + ")");
+            } catch (UnsupportedOperationException expected) {
+                // immutable, as it should be
+            } catch (RuntimeException other) {
+                modifiable.add(what + " (" + value.getClass().getName() + " threw " + other + ", not UnsupportedOperationException)");
+            }
+            int i = 0;
+            for (Object element : new ArrayList<>(collection)) {
+                collectModifiable(what + "[" + i++ + "]", element, modifiable);
+            }
+        }
+    }
+
     private static String visibleValue(ExternalResourceInfo info) {
         return info.getProperty(GpuInfo.KEY_VISIBLE_DEVICES_VALUE).orElse("");
     }
@@ -220,6 +329,7 @@ public abstract class CapabilityContract extends ContractSuite {
      * the driver declares no decorator.
      */
     @Test
+    @Order(6)
     @DisplayName("decorators answer on a machine without the devices")
     public void decoratorsNeedNoDevices() throws Exception {
         boolean kubernetes = declared(DriverCapability.KUBERNETES_DECORATOR);

@@ -14,25 +14,40 @@ import org.apache.flink.configuration.DelegatingConfiguration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What every suite of the kit shares: the kit's hooks, a temporary folder per case for fake hosts,
- * and calling the factory and driver the way Flink does.
+ * and calling the factory and driver the way Flink does. Cases run in their {@code @Order}, the
+ * basic ones first, so that the first failure a reader sees is the one the others follow from.
  */
 @Timeout(120)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class ContractSuite {
+
+    /**
+     * The properties that name a device for good: two infos a driver hands out never share a
+     * value of one of them.
+     */
+    static final List<String> IDENTITY_KEYS = List.of("uuid", "visible-devices.value");
 
     /** The kit whose hooks describe the driver under test. */
     final DriverContractKit kit;
@@ -63,7 +78,17 @@ abstract class ContractSuite {
 
     /** A fresh host with {@code devices} devices, prepared by the kit's hook. */
     final PreparedHost host(int devices) throws Exception {
+        return host(devices, h -> {});
+    }
+
+    /**
+     * A fresh host with {@code devices} devices, on which {@code scenario} sets what its fakes
+     * describe ({@link FakeHost#leaveOutOptionalFields()}, {@link FakeHost#failDevice(int)})
+     * before the kit's hook prepares it.
+     */
+    final PreparedHost host(int devices, Consumer<FakeHost> scenario) throws Exception {
         FakeHost host = FakeHost.create(tempRoot.resolve("host-" + ++hosts));
+        scenario.accept(host);
         Map<String, String> params = kit.paramsForHost(host, devices);
         assertThat(params)
                 .as("paramsForHost(host, %d) must return a map (possibly empty)", devices)
@@ -176,7 +201,40 @@ abstract class ContractSuite {
                             + infos,
                     null);
         }
+        List<String> shared = sharedIdentities(infos);
+        if (!shared.isEmpty()) {
+            throw precondition(
+                    "retrieveResourceInfo("
+                            + amount
+                            + ") on a healthy host handed out one device more than once: "
+                            + String.join("; ", shared)
+                            + " (infos: "
+                            + infos
+                            + ")",
+                    null);
+        }
         return infos;
+    }
+
+    /**
+     * What {@code infos} share that names a device for good ({@link #IDENTITY_KEYS}): one entry
+     * per value held by more than one info; empty when every device is handed out once.
+     */
+    static List<String> sharedIdentities(Collection<? extends ExternalResourceInfo> infos) {
+        List<String> shared = new ArrayList<>();
+        for (String key : IDENTITY_KEYS) {
+            Map<String, Integer> counts = new HashMap<>();
+            for (ExternalResourceInfo info : infos) {
+                info.getProperty(key).ifPresent(v -> counts.merge(v, 1, Integer::sum));
+            }
+            counts.forEach(
+                    (value, n) -> {
+                        if (n > 1) {
+                            shared.add(n + " infos have " + key + " '" + value + "'");
+                        }
+                    });
+        }
+        return shared;
     }
 
     /**

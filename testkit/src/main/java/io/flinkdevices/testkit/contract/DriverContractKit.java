@@ -10,8 +10,11 @@ import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactor
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestClassOrder;
 import org.junit.jupiter.api.TestInfo;
 
 import java.nio.file.Path;
@@ -50,6 +53,11 @@ import java.util.function.Function;
  * temporary folder, and creates drivers with {@link #factory(FakeHost)}, so that the host's
  * environment reaches the driver as a TaskManager's environment does.
  *
+ * <p>The groups run in a fixed order, the basic ones first: {@code Retrieval} (exactly {@code
+ * amount} different devices), {@code Params}, {@code Registration}, {@code Infos}, {@code
+ * Capabilities}, {@code Robustness}, {@code ToolTimeouts}, {@code Coordination}; so the first
+ * failure reported is the one later ones follow from.
+ *
  * <p>A case that does not apply to the driver (no fake program to make hang, a capability not
  * declared) is skipped with the reason. When a step that later cases build on fails (a driver for
  * a healthy host, exactly {@code amount} devices from it), the first case that meets it says what
@@ -60,6 +68,7 @@ import java.util.function.Function;
  * external-resource.}{@link #resourceName()}{@code .param.}.
  */
 @PublicEvolving
+@TestClassOrder(ClassOrderer.OrderAnnotation.class)
 public abstract class DriverContractKit {
 
     /** The suites run on this kit; subclasses only answer the hooks. */
@@ -199,6 +208,7 @@ public abstract class DriverContractKit {
 
     /** See {@link RegistrationContract}. */
     @Nested
+    @Order(3)
     @DisplayName("The factory is registered the way Flink's plugin loader finds it")
     public class Registration extends RegistrationContract {
         /** Runs the suite on the enclosing kit's hooks. */
@@ -209,6 +219,7 @@ public abstract class DriverContractKit {
 
     /** See {@link ParamsContract}. */
     @Nested
+    @Order(2)
     @DisplayName("The factory validates its parameters and names the full keys")
     public class Params extends ParamsContract {
         /** Runs the suite on the enclosing kit's hooks. */
@@ -219,6 +230,7 @@ public abstract class DriverContractKit {
 
     /** See {@link RetrievalContract}. */
     @Nested
+    @Order(1)
     @DisplayName("retrieveResourceInfo hands out exactly the amount asked for")
     public class Retrieval extends RetrievalContract {
         /** Runs the suite on the enclosing kit's hooks. */
@@ -229,6 +241,7 @@ public abstract class DriverContractKit {
 
     /** See {@link InfoContract}. */
     @Nested
+    @Order(4)
     @DisplayName("Every info is immutable, complete and survives the trip across class loaders")
     public class Infos extends InfoContract {
         /** Runs the suite on the enclosing kit's hooks. */
@@ -239,6 +252,7 @@ public abstract class DriverContractKit {
 
     /** See {@link CapabilityContract}. */
     @Nested
+    @Order(5)
     @DisplayName("Declared capabilities work and undeclared ones are really absent")
     public class Capabilities extends CapabilityContract {
         /** Runs the suite on the enclosing kit's hooks. */
@@ -249,6 +263,7 @@ public abstract class DriverContractKit {
 
     /** See {@link CoordinationContract}. */
     @Nested
+    @Order(8)
     @DisplayName("TaskManagers of one host never share a device")
     public class Coordination extends CoordinationContract {
         /** Runs the suite on the enclosing kit's hooks. */
@@ -259,6 +274,7 @@ public abstract class DriverContractKit {
 
     /** See {@link ToolTimeoutContract}. */
     @Nested
+    @Order(7)
     @DisplayName("A hanging tool cannot hang the TaskManager")
     public class ToolTimeouts extends ToolTimeoutContract {
         /** Runs the suite on the enclosing kit's hooks. */
@@ -269,6 +285,7 @@ public abstract class DriverContractKit {
 
     /** See {@link RobustnessContract}. */
     @Nested
+    @Order(6)
     @DisplayName("No Error escapes, whatever the host does")
     public class Robustness extends RobustnessContract {
         /** Runs the suite on the enclosing kit's hooks. */

@@ -1,16 +1,24 @@
 package io.flinkdevices.testkit.contract;
 
 import io.flinkdevices.testkit.contract.internal.Attempt;
+import io.flinkdevices.testkit.contract.internal.DriverLog;
+import io.flinkdevices.testkit.contract.internal.ForeignInfo;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,6 +37,12 @@ public abstract class RetrievalContract extends ContractSuite {
     /** The property that names a device for good; two infos must never share it. */
     static final String KEY_UUID = "uuid";
 
+    /** The property of a driver that reports health: the device's latest health state. */
+    static final String KEY_HEALTH = "health";
+
+    /** The properties whose values name a device in a log line, where the info has them. */
+    static final List<String> NAMING_KEYS = List.of(KEY_UUID, "pci.address", "visible-devices.value");
+
     RetrievalContract(DriverContractKit kit) {
         super(kit);
     }
@@ -44,6 +58,7 @@ public abstract class RetrievalContract extends ContractSuite {
      * name the same {@code uuid}.
      */
     @Test
+    @Order(1)
     @DisplayName("returns exactly `amount` distinct devices for every amount the host has")
     public void returnsExactlyAmount() throws Exception {
         PreparedHost host = host(kit.maxDevices());
@@ -70,6 +85,7 @@ public abstract class RetrievalContract extends ContractSuite {
      * external-resource.<name>.amount}.
      */
     @Test
+    @Order(2)
     @DisplayName("throws an Exception naming the amount when the host has too few devices")
     public void tooFewDevices() throws Exception {
         ExternalResourceDriver driver = driver(host(2));
@@ -92,6 +108,7 @@ public abstract class RetrievalContract extends ContractSuite {
      * with a message.
      */
     @Test
+    @Order(3)
     @DisplayName("throws an Exception when the host has no device at all")
     public void noDevices() throws Exception {
         PreparedHost host = host(0);
@@ -116,6 +133,7 @@ public abstract class RetrievalContract extends ContractSuite {
      * <p>Must hold: each call throws an {@link Exception} naming the amount.
      */
     @Test
+    @Order(4)
     @DisplayName("rejects an amount of zero or less")
     public void rejectsNonPositiveAmounts() throws Exception {
         ExternalResourceDriver driver = driver(host(2));
@@ -140,6 +158,7 @@ public abstract class RetrievalContract extends ContractSuite {
      * negative size fails the case.
      */
     @Test
+    @Order(5)
     @DisplayName("fails with an Exception, not an Error, when asked for Long.MAX_VALUE devices")
     public void hugeAmount() throws Exception {
         ExternalResourceDriver driver = driver(host(2));
@@ -147,6 +166,132 @@ public abstract class RetrievalContract extends ContractSuite {
         assertThat(attempt.succeeded())
                 .as("retrieveResourceInfo(Long.MAX_VALUE) returned %s", valueOf(attempt))
                 .isFalse();
+    }
+
+    /**
+     * Purpose: an operator reads in the TaskManager's log which devices it got; that line is
+     * what they compare with {@code nvidia-smi} or the scheduler when a job misbehaves.
+     *
+     * <p>How: captures what the loggers named after the driver's and the factory's packages log
+     * at INFO and above while {@code retrieveResourceInfo(2)} runs on a healthy host (through
+     * log4j 2, which Flink and the archetype's tests use; SLF4J is loaded parent-first in a
+     * plugin, so a driver logs through it).
+     *
+     * <p>Must hold: something is logged at INFO or above, and it names every device handed out
+     * by its {@code uuid}, {@code pci.address} or {@code visible-devices.value} (by any of its
+     * property values when it has none of those). Skipped, with the reason, when the tests do not
+     * log through log4j-core.
+     */
+    @Test
+    @Order(6)
+    @DisplayName("logs at INFO which devices it hands out")
+    public void logsWhatItHandsOut() throws Exception {
+        PreparedHost host = host(kit.maxDevices());
+        ExternalResourceDriver driver = driver(host);
+        List<String> packages =
+                List.of(driver.getClass().getPackageName(), kit.factory(host.host).getClass().getPackageName());
+        StringBuilder whyNot = new StringBuilder();
+        Optional<DriverLog> capture = DriverLog.start(packages, whyNot);
+        Assumptions.assumeTrue(capture.isPresent(), whyNot::toString);
+        Set<? extends ExternalResourceInfo> infos;
+        List<String> logged;
+        try (DriverLog log = capture.get()) {
+            infos = infos(driver, 2);
+            logged = log.messages();
+        }
+        String text = String.join("\n", logged);
+        assertThat(logged)
+                .as(
+                        "what the loggers %s logged at INFO and above while retrieveResourceInfo(2)"
+                                + " handed out %s: an operator reads there which devices the"
+                                + " TaskManager got; log them at INFO",
+                        packages,
+                        infos)
+                .isNotEmpty();
+        for (ExternalResourceInfo info : infos) {
+            Collection<String> names = namesOf(info);
+            assertThat(names.stream().anyMatch(text::contains))
+                    .as(
+                            "whether the driver's INFO log names device %s by one of %s; it logged:%n%s",
+                            info,
+                            names,
+                            text)
+                    .isTrue();
+        }
+    }
+
+    /**
+     * Purpose: a device the vendor tool reports failed (an uncorrectable ECC error, a fallen-off
+     * bus) never reaches a job, which would fail on it at once or compute garbage.
+     *
+     * <p>How: when the infos of a healthy host have a {@code health} property (the driver reports
+     * health), builds a host of {@code maxDevices()} devices whose device 0 its fakes describe as
+     * failed ({@link io.flinkdevices.testkit.fake.FakeHost#failDevice(int)}, set before {@code
+     * paramsForHost}), then asks a fresh driver for every device, and for all but one.
+     *
+     * <p>Must hold: no info handed out has a {@code health} starting with {@code failed} or equal
+     * to {@code unhealthy}; asking for every device fails with an {@link Exception}. Skipped, with
+     * the reason, when the driver reports no health, or when the host's fakes describe no device
+     * as failed (they ignore {@code FakeHost.failedDevices()}).
+     */
+    @Test
+    @Order(7)
+    @DisplayName("never hands out a device whose health is failed, when it reports health")
+    public void neverHandsOutAFailedDevice() throws Exception {
+        int n = kit.maxDevices();
+        Set<? extends ExternalResourceInfo> healthy = infos(driver(host(n)), n);
+        Assumptions.assumeTrue(
+                healthy.stream().anyMatch(i -> i.getProperty(KEY_HEALTH).isPresent()),
+                "the driver reports no health: no info of a healthy host has a 'health' property");
+        PreparedHost host = host(n, h -> h.failDevice(0));
+        Attempt<Set<? extends ExternalResourceInfo>> every = retrieve(driver(host), n);
+        if (every.succeeded()) {
+            Set<? extends ExternalResourceInfo> infos = every.value("retrieve");
+            assertThat(failedAmong(infos))
+                    .as(
+                            "devices handed out although their health is failed (host with device 0"
+                                    + " failed, asked for all %d): %s",
+                            n,
+                            infos)
+                    .isEmpty();
+            Assumptions.abort(
+                    "the host's fakes described no device as failed: they ignore"
+                            + " FakeHost.failedDevices(), so a failed device could not be tried");
+        }
+        Set<? extends ExternalResourceInfo> rest =
+                retrieve(driver(host), n - 1)
+                        .value("retrieveResourceInfo(" + (n - 1) + ") on a host with device 0 of " + n + " failed");
+        assertThat(failedAmong(rest))
+                .as("devices handed out although their health is failed: %s", rest)
+                .isEmpty();
+        assertThat(rest).as("retrieveResourceInfo(%d) on a host with device 0 failed", n - 1).hasSize(n - 1);
+    }
+
+    private static List<ExternalResourceInfo> failedAmong(Set<? extends ExternalResourceInfo> infos) {
+        List<ExternalResourceInfo> failed = new ArrayList<>();
+        for (ExternalResourceInfo info : infos) {
+            String health = info.getProperty(KEY_HEALTH).orElse("").toLowerCase(Locale.ROOT);
+            if (health.startsWith("failed") || health.equals("unhealthy")) {
+                failed.add(info);
+            }
+        }
+        return failed;
+    }
+
+    /** The values that name {@code info} in a log line. */
+    private static Collection<String> namesOf(ExternalResourceInfo info) {
+        List<String> names = new ArrayList<>();
+        for (String key : NAMING_KEYS) {
+            info.getProperty(key).filter(v -> !v.isBlank()).ifPresent(names::add);
+        }
+        if (names.isEmpty()) {
+            for (Map.Entry<String, String> e : ForeignInfo.propertiesOf(info).entrySet()) {
+                if (e.getValue().strip().length() > 1) {
+                    names.add(e.getValue().strip());
+                }
+            }
+        }
+        return names;
     }
 
     private static Object valueOf(Attempt<?> attempt) {

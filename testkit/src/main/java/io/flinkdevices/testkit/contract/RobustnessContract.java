@@ -1,6 +1,8 @@
 package io.flinkdevices.testkit.contract;
 
+import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.testkit.contract.internal.Attempt;
+import io.flinkdevices.testkit.contract.internal.JsonTwice;
 import io.flinkdevices.testkit.contract.internal.ForeignInfo;
 import io.flinkdevices.testkit.fake.FakeExecutable;
 import io.flinkdevices.testkit.fake.FakeExecutable.Response;
@@ -14,6 +16,7 @@ import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -47,6 +50,12 @@ public abstract class RobustnessContract extends ContractSuite {
     static final String GARBAGE =
             "\u0000\u0007garbage \uFFFD\n99999999999999999999999: ::: ,,,\n\t-1\n";
 
+    /** Pieces of {@link #GARBAGE}, one of which an error about it quotes. */
+    static final List<String> GARBAGE_PIECES = List.of("garbage", "99999999999999999999999", ":::");
+
+    /** What a failing fake program prints on stderr: an error must pass it on. */
+    static final String STDERR_MARKER = "contract-kit-7f3a: device communication failed (Xid 79)";
+
     RobustnessContract(DriverContractKit kit) {
         super(kit);
     }
@@ -62,6 +71,7 @@ public abstract class RobustnessContract extends ContractSuite {
      * devices from a broken host fails the case (then {@code breakHost} does not break it).
      */
     @Test
+    @Order(1)
     @DisplayName("throws an Exception with a message when the host lost its devices and tools")
     public void brokenHost() throws Exception {
         PreparedHost host = host(2);
@@ -83,6 +93,7 @@ public abstract class RobustnessContract extends ContractSuite {
      * the amount asked for. Skipped when the host has no fake program.
      */
     @Test
+    @Order(2)
     @DisplayName("throws an Exception or returns exactly `amount` devices when every tool fails")
     public void failingTools() throws Exception {
         assertExceptionOrExactAmount(
@@ -107,29 +118,122 @@ public abstract class RobustnessContract extends ContractSuite {
      * has no fake program.
      */
     @Test
+    @Order(5)
     @DisplayName("throws an Exception or returns exactly `amount` devices when every tool prints garbage")
     public void garbageFromTools() throws Exception {
-        assertExceptionOrExactAmount(
-                "every fake program prints garbage",
-                host -> {
-                    Assumptions.assumeFalse(
-                            host.executables().isEmpty(), "the host has no fake program");
-                    for (FakeExecutable e : host.executables()) {
-                        e.respondWith(Response.success(GARBAGE));
-                    }
-                });
+        PreparedHost host = host(2);
+        Assumptions.assumeFalse(host.host.executables().isEmpty(), "the host has no fake program");
+        for (FakeExecutable e : host.host.executables()) {
+            e.respondWith(Response.success(GARBAGE));
+        }
+        int before = invocations(host.host);
+        Exception failure = exceptionOrExactAmount(host, "every fake program prints garbage");
+        List<String> ran = programsRun(host.host, before);
+        if (failure == null || ran.isEmpty()) {
+            return;
+        }
+        assertThat(failure)
+                .as(
+                        "the error when %s printed garbage and exited 0: a parser's own exception"
+                                + " (a NumberFormatException, Jackson's JsonParseException) must be"
+                                + " turned into a DeviceDriverException that names the tool and"
+                                + " quotes what it printed",
+                        ran)
+                .isInstanceOf(DeviceDriverException.class);
+        String message = messages(failure);
+        assertThat(ran.stream().anyMatch(message::contains))
+                .as("whether the error names the tool that printed garbage (one of %s): %s", ran, message)
+                .isTrue();
+        assertThat(GARBAGE_PIECES.stream().anyMatch(message::contains))
+                .as("whether the error quotes what the tool printed (one of %s): %s", GARBAGE_PIECES, message)
+                .isTrue();
+    }
+
+    /**
+     * Purpose: a tool that printed its usual listing and then failed (it crashed while printing,
+     * lost a device halfway, hit a driver error) is not trusted: its output may be cut off or
+     * stale.
+     *
+     * <p>How: keeps every fake program's usual output, but makes it print an error on stderr and
+     * exit with code 3.
+     *
+     * <p>Must hold: an {@link Exception}; devices from a tool that exited non-zero fail the case.
+     * Skipped when the host has no fake program or the driver ran none of them.
+     */
+    @Test
+    @Order(3)
+    @DisplayName("throws an Exception when a tool exits non-zero after printing its usual output")
+    public void toolExitingNonZeroAfterOutput() throws Exception {
+        PreparedHost host = host(2);
+        Assumptions.assumeFalse(host.host.executables().isEmpty(), "the host has no fake program");
+        for (FakeExecutable e : host.host.executables()) {
+            e.changeEveryResponse(r -> r.withExitCode(3).withStderr(r.stderr() + STDERR_MARKER + "\n"));
+        }
+        int before = invocations(host.host);
+        Attempt<ExternalResourceDriver> created = create(host);
+        Attempt<Set<? extends ExternalResourceInfo>> attempt =
+                created.succeeded() ? retrieve(created.value("create"), 2) : null;
+        List<String> ran = programsRun(host.host, before);
+        Assumptions.assumeFalse(ran.isEmpty(), "the driver ran none of the host's fake programs");
+        assertThat(attempt == null || !attempt.succeeded())
+                .as(
+                        "retrieveResourceInfo(2) returned %s although %s exited with code 3 (after"
+                                + " printing its usual output and '%s' on stderr): check the exit"
+                                + " code before parsing",
+                        attempt == null || !attempt.succeeded() ? null : attempt.value("retrieve"),
+                        ran,
+                        STDERR_MARKER)
+                .isTrue();
+    }
+
+    /**
+     * Purpose: the operator learns why a tool failed; "exited with code 1" alone sends them
+     * hunting, the tool's own error message usually says what to fix.
+     *
+     * <p>How: makes every fake program print nothing on stdout, an error on stderr and exit with
+     * code 3.
+     *
+     * <p>Must hold: an {@link Exception} whose message (or a cause's) contains what the tool
+     * printed on stderr. Skipped when the host has no fake program or the driver ran none of them.
+     */
+    @Test
+    @Order(4)
+    @DisplayName("passes a failing tool's stderr on in its error")
+    public void failingToolsStderrIsInTheError() throws Exception {
+        PreparedHost host = host(2);
+        Assumptions.assumeFalse(host.host.executables().isEmpty(), "the host has no fake program");
+        for (FakeExecutable e : host.host.executables()) {
+            e.respondWith(Response.failure(3, STDERR_MARKER + "\n"));
+        }
+        int before = invocations(host.host);
+        Exception failure = failureOf(host, 2);
+        List<String> ran = programsRun(host.host, before);
+        Assumptions.assumeFalse(ran.isEmpty(), "the driver ran none of the host's fake programs");
+        assertThat(failure)
+                .as("the outcome when %s exited with code 3 and '%s' on stderr", ran, STDERR_MARKER)
+                .isNotNull();
+        assertThat(messages(failure))
+                .as(
+                        "the error when %s exited with code 3: it must pass on what the tool printed"
+                                + " on stderr (ExternalCommand.Result.stderrTail())",
+                        ran)
+                .contains(STDERR_MARKER);
     }
 
     /**
      * Purpose: a tool that lists a device twice (a vendor tool bug, two driver instances answering)
      * does not make the driver hand one device out twice.
      *
-     * <p>How: makes every fake program of a healthy host print each line of its output twice.
+     * <p>How: makes every fake program of a healthy host print each line of its output twice;
+     * output that is JSON prints each element of every array of objects twice instead, so that
+     * it stays JSON.
      *
      * <p>Must hold: an {@link Exception}, or exactly the amount asked for, all with different
-     * properties and no two with the same {@code uuid}. Skipped when the host has no fake program.
+     * properties and no two with the same {@code uuid} or {@code visible-devices.value}. Skipped
+     * when the host has no fake program.
      */
     @Test
+    @Order(6)
     @DisplayName("throws an Exception or returns `amount` different devices when every tool lists each line twice")
     public void toolsListEachLineTwice() throws Exception {
         assertExceptionOrExactAmount(
@@ -146,6 +250,10 @@ public abstract class RobustnessContract extends ContractSuite {
     private static String eachLineTwice(String text) {
         if (text.isEmpty()) {
             return text;
+        }
+        String json = JsonTwice.eachElementTwice(text);
+        if (json != null) {
+            return json;
         }
         StringBuilder sb = new StringBuilder();
         for (String line : text.split("(?<=\n)")) {
@@ -164,6 +272,7 @@ public abstract class RobustnessContract extends ContractSuite {
      * has no file.
      */
     @Test
+    @Order(7)
     @DisplayName("throws an Exception or returns exactly `amount` devices when every file holds garbage")
     public void garbageInFiles() throws Exception {
         assertExceptionOrExactAmount(
@@ -190,6 +299,7 @@ public abstract class RobustnessContract extends ContractSuite {
      * <p>Must hold: every call returns exactly 2 devices.
      */
     @Test
+    @Order(8)
     @DisplayName("drivers of one factory work side by side from several threads")
     public void concurrentDrivers() throws Exception {
         PreparedHost host = host(kit.maxDevices());
@@ -232,10 +342,15 @@ public abstract class RobustnessContract extends ContractSuite {
             throws Exception {
         PreparedHost host = host(2);
         breakIt.accept(host.host);
+        exceptionOrExactAmount(host, fault);
+    }
+
+    /** The failure of creating and retrieving 2 on {@code host}; null when exactly 2 different devices came. */
+    private Exception exceptionOrExactAmount(PreparedHost host, String fault) {
         Attempt<ExternalResourceDriver> created = create(host);
         if (!created.succeeded()) {
             assertThat(created.failure().getMessage()).as("the factory's error when " + fault).isNotBlank();
-            return;
+            return created.failure();
         }
         Attempt<Set<? extends ExternalResourceInfo>> attempt =
                 retrieve(created.value("create"), 2);
@@ -252,20 +367,62 @@ public abstract class RobustnessContract extends ContractSuite {
             assertThat(uuids)
                     .as("the uuids of the devices returned although %s: %s", fault, infos)
                     .doesNotHaveDuplicates();
-        } else {
-            assertThat(attempt.failure().getMessage())
-                    .as("the driver's error when %s", fault)
-                    .isNotBlank();
+            assertThat(sharedIdentities(infos))
+                    .as("one device handed out more than once although %s: %s", fault, infos)
+                    .isEmpty();
+            return null;
         }
+        assertThat(attempt.failure().getMessage())
+                .as("the driver's error when %s", fault)
+                .isNotBlank();
+        return attempt.failure();
     }
 
     private Exception failureOf(PreparedHost host) {
+        return failureOf(host, 1);
+    }
+
+    private Exception failureOf(PreparedHost host, long amount) {
         Attempt<ExternalResourceDriver> created = create(host);
         if (!created.succeeded()) {
             return created.failure();
         }
         Attempt<Set<? extends ExternalResourceInfo>> attempt =
-                retrieve(created.value("create"), 1);
+                retrieve(created.value("create"), amount);
         return attempt.succeeded() ? null : attempt.failure();
+    }
+
+    /** How often the host's fake programs have been called so far. */
+    private static int invocations(FakeHost host) {
+        int calls = 0;
+        for (FakeExecutable e : host.executables()) {
+            calls += e.invocationCount();
+        }
+        return calls;
+    }
+
+    /** The names of the host's fake programs, if any was called since there were {@code before} calls. */
+    private static List<String> programsRun(FakeHost host, int before) {
+        List<String> names = new ArrayList<>();
+        if (invocations(host) > before) {
+            for (FakeExecutable e : host.executables()) {
+                if (e.invocationCount() > 0) {
+                    names.add(e.name());
+                }
+            }
+        }
+        return names;
+    }
+
+    /** The messages of {@code failure} and its causes, one per line. */
+    private static String messages(Throwable failure) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable t = failure; t != null && sb.length() < 100_000; t = t.getCause()) {
+            sb.append(t.getMessage()).append('\n');
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return sb.toString();
     }
 }

@@ -11,8 +11,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Collections;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * A TaskManager host without hardware: one root folder holding the vendor tools ({@code bin/},
@@ -38,6 +41,8 @@ public final class FakeHost {
     private final Map<String, FakeExecutable> executables = new LinkedHashMap<>();
     private final Map<String, FakeFileTree> trees = new LinkedHashMap<>();
     private final Map<String, String> env = new TreeMap<>();
+    private final Set<Integer> failedDevices = new TreeSet<>();
+    private boolean optionalFieldsLeftOut;
 
     private FakeHost(Path root) {
         this.root = root;
@@ -58,6 +63,43 @@ public final class FakeHost {
         FakeHost host = new FakeHost(abs);
         host.sys();
         return host;
+    }
+
+    /**
+     * Asks the fakes installed on this host from now on to describe every device without the
+     * fields its tool or files may leave out (a memory size, a PCI address, a serial, a health
+     * state: whatever the real tool prints as {@code N/A} or omits on some devices). The contract
+     * kit sets it before {@code paramsForHost} to prove {@code getKeys()} lists only what {@code
+     * getProperty()} has; a fake of a driver's own tool reads {@link #optionalFieldsLeftOut()}.
+     */
+    public synchronized FakeHost leaveOutOptionalFields() {
+        optionalFieldsLeftOut = true;
+        return this;
+    }
+
+    /** Whether the fakes must leave out every optional field (see {@link #leaveOutOptionalFields()}). */
+    public synchronized boolean optionalFieldsLeftOut() {
+        return optionalFieldsLeftOut;
+    }
+
+    /**
+     * Asks the fakes installed on this host from now on to describe device {@code index} (its
+     * position in the tool's listing, from 0) as failed, as the vendor tool reports a device
+     * with a fatal error. The contract kit sets it before {@code paramsForHost} to prove a
+     * driver that reports health never hands out a failed device; a fake of a driver's own tool
+     * reads {@link #failedDevices()}.
+     */
+    public synchronized FakeHost failDevice(int index) {
+        if (index < 0) {
+            throw new IllegalArgumentException("A device index is 0 or more, not " + index);
+        }
+        failedDevices.add(index);
+        return this;
+    }
+
+    /** The devices to describe as failed (see {@link #failDevice(int)}), in ascending order. */
+    public synchronized Set<Integer> failedDevices() {
+        return Collections.unmodifiableSet(new TreeSet<>(failedDevices));
     }
 
     /** The host's root folder. */

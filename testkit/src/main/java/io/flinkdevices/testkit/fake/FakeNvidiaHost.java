@@ -137,6 +137,7 @@ public final class FakeNvidiaHost {
         private final List<List<String>> migProfiles = new ArrayList<>();
         private boolean oldDriver;
         private boolean windowsLineEnds;
+        private boolean optionalFieldsLeftOut;
 
         private Builder() {}
 
@@ -185,17 +186,19 @@ public final class FakeNvidiaHost {
                         !m.migCapable()
                                 ? "[N/A]"
                                 : migProfiles.get(i).isEmpty() ? "Disabled" : "Enabled";
+                // a GPU in a bad state, or a vGPU, reports [N/A] for what it cannot read
+                String unknown = "[N/A]";
                 sb.append(i)
                         .append(", ")
                         .append(gpuUuid(i))
                         .append(", ")
                         .append(m.smiName())
                         .append(", ")
-                        .append(m.memoryMib())
+                        .append(optionalFieldsLeftOut ? unknown : m.memoryMib())
                         .append(", ")
-                        .append(pciBusId(i));
+                        .append(optionalFieldsLeftOut ? unknown : pciBusId(i));
                 if (!oldDriver) {
-                    sb.append(", ").append(m.computeCap());
+                    sb.append(", ").append(optionalFieldsLeftOut ? unknown : m.computeCap());
                 }
                 sb.append(", ").append(migMode).append(eol());
             }
@@ -260,8 +263,13 @@ public final class FakeNvidiaHost {
                     .stderr("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n");
         }
 
-        /** Installs the fake {@code nvidia-smi} in {@code host}'s {@code bin/}; returns its path. */
+        /**
+         * Installs the fake {@code nvidia-smi} in {@code host}'s {@code bin/}; returns its path.
+         * On a host that asks for it ({@link FakeHost#optionalFieldsLeftOut()}) the query prints
+         * {@code [N/A]} for memory, PCI bus id and compute capability.
+         */
         public Path installOn(FakeHost host) {
+            optionalFieldsLeftOut = host.optionalFieldsLeftOut();
             return host.install(program()).path();
         }
     }

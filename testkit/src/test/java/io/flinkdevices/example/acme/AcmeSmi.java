@@ -16,18 +16,26 @@ import java.util.regex.Pattern;
  * The backend: runs {@code acme-smi --list} and parses its lines, which look like
  *
  * <pre>
- * Stick 0: Acme Tensor Stick 16G (UUID: ATS-5f9c0001, memory: 16384 MiB, pci: 0000:3b:00.0)
+ * Stick 0: Acme Tensor Stick 16G (UUID: ATS-5f9c0001, memory: 16384 MiB, pci: 0000:3b:00.0, health: ok)
+ * Stick 1: Acme Tensor Stick 16G (UUID: ATS-5f9c0002)
  * </pre>
+ *
+ * <p>Older firmware prints only the UUID: memory, PCI address and health are optional, and an
+ * info has a property only for what the tool printed.
  */
 final class AcmeSmi {
 
     /** The variable Acme's runtime reads to restrict a process to some sticks. */
     static final String VISIBLE_DEVICES_ENV = "ACME_VISIBLE_DEVICES";
 
+    /** The info property of a stick's health: {@code ok} or {@code failed}, as the tool says. */
+    static final String KEY_HEALTH = "health";
+
     private static final Pattern LINE =
             Pattern.compile(
-                    "Stick (\\d{1,9}): (.+) \\(UUID: ([A-Za-z0-9-]+), memory: (\\d{1,12}) MiB,"
-                            + " pci: ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7])\\)");
+                    "Stick (\\d{1,9}): (.+?) \\(UUID: ([A-Za-z0-9-]+)(?:, memory: (\\d{1,12}) MiB)?"
+                            + "(?:, pci: ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]))?"
+                            + "(?:, health: (ok|failed))?\\)");
 
     private final ExternalCommand list;
 
@@ -51,31 +59,40 @@ final class AcmeSmi {
                 continue;
             } else if (!m.matches()) {
                 Mutant.failHard(line); // mutation run
+                Mutant.parserException(line); // mutation run
                 throw new DeviceDriverException(
                         describe() + " --list printed '" + line.strip() + "'; expected 'Stick <index>: <name>"
-                                + " (UUID: <uuid>, memory: <n> MiB, pci: <domain:bus:device.function>)'");
+                                + " (UUID: <uuid>[, memory: <n> MiB][, pci: <domain:bus:device.function>][, health: ok|failed])'");
             }
-            int index = Integer.parseInt(m.group(1));
+            int index = Mutant.on("duplicates-handed-out") ? sticks.size() : Integer.parseInt(m.group(1)); // mutation run
             if (!indexes.add(index) && !Mutant.on("duplicates-accepted")) { // mutation run
                 throw new DeviceDriverException(describe() + " --list lists stick " + index + " twice");
             }
-            sticks.add(
+            AcceleratorInfo.Builder stick =
                     AcceleratorInfo.builder("tensor-stick", "acme", index)
                             .name(m.group(2).strip())
                             .uuid(m.group(3))
-                            .memoryBytes(Long.parseLong(m.group(4)) * 1024 * 1024)
-                            .pciAddress(m.group(5).toLowerCase(Locale.ROOT))
-                            .visibleDevices(VISIBLE_DEVICES_ENV, Integer.toString(index))
-                            .build());
+                            .visibleDevices(VISIBLE_DEVICES_ENV, Integer.toString(index));
+            if (m.group(4) != null) {
+                stick.memoryBytes(Long.parseLong(m.group(4)) * 1024 * 1024);
+            }
+            if (m.group(5) != null) {
+                stick.pciAddress(m.group(5).toLowerCase(Locale.ROOT));
+            }
+            if (m.group(6) != null) {
+                stick.extra(KEY_HEALTH, m.group(6));
+            }
+            sticks.add(stick.build());
         }
         return sticks;
     }
 
     private String run() throws DeviceDriverException {
         ExternalCommand.Result result = list.run();
-        if (result.exitCode() != 0) {
+        if (result.exitCode() != 0 && !Mutant.on("exit-code-ignored")) { // mutation run
             throw new DeviceDriverException(
-                    describe() + " --list exited with code " + result.exitCode() + ": " + result.stderrTail().strip());
+                    describe() + " --list exited with code " + result.exitCode()
+                            + (Mutant.on("stderr-dropped") ? "" : ": " + result.stderrTail().strip())); // mutation run
         }
         return result.stdout();
     }

@@ -7,6 +7,9 @@ import io.flinkdevices.sdk.info.AcceleratorInfo;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -15,12 +18,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Hands a TaskManager {@code amount} of the Acme Tensor Sticks {@code acme-smi} lists and its
- * {@value AcmeSmi#VISIBLE_DEVICES_ENV} lets it see, in index order, through the coordination file
- * when coordination is on. Sticks are the Kubernetes extended resource {@value
+ * Hands a TaskManager {@code amount} of the Acme Tensor Sticks {@code acme-smi} lists, does not
+ * report failed and its {@value AcmeSmi#VISIBLE_DEVICES_ENV} lets it see, in index order, through
+ * the coordination file when coordination is on, and logs at INFO which it handed out. Sticks are the Kubernetes extended resource {@value
  * #KUBERNETES_RESOURCE}; there is no Yarn resource type for them.
  */
 final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesResourceDecorator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AcmeTensorStickDriver.class);
 
     /** The extended resource Acme's Kubernetes device plugin advertises. */
     static final String KUBERNETES_RESOURCE = "acme.example.com/tensor-stick";
@@ -49,14 +54,29 @@ final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesR
             throw new DeviceDriverException(
                     amountKey + ": the amount of Acme Tensor Sticks must be at least 1 but is " + amount);
         }
-        List<AcceleratorInfo> sticks = visible(smi.listSticks());
+        List<AcceleratorInfo> listed = smi.listSticks();
+        List<AcceleratorInfo> sticks = new ArrayList<>();
+        List<Integer> failed = new ArrayList<>();
+        for (AcceleratorInfo stick : visible(listed)) {
+            if ("failed".equals(stick.getExtra(AcmeSmi.KEY_HEALTH).orElse("ok")) && !Mutant.on("failed-handed-out")) { // mutation run
+                failed.add(stick.getIndex());
+            } else {
+                sticks.add(stick);
+            }
+        }
         if (sticks.size() < amount && !Mutant.on("fewer-than-asked")) { // mutation run
             throw new DeviceDriverException(
                     "Asked for " + amount + " Acme Tensor Sticks but " + smi.describe() + " lists "
-                            + sticks.size() + " this TaskManager may use. Lower " + amountKey + " or check the host.");
+                            + sticks.size() + " this TaskManager may use"
+                            + (failed.isEmpty() ? "" : " (sticks " + failed + " are failed)")
+                            + ". Lower " + amountKey + " or check the host.");
         }
         int n = (int) Math.min(amount + (Mutant.on("more-infos-than-asked") ? 1 : 0), sticks.size()); // mutation run
         List<AcceleratorInfo> chosen = coordinator == null ? sticks.subList(0, n) : allocate(sticks, n);
+        if (!Mutant.on("silent-handout")) { // mutation run
+            LOG.info("Acme Tensor Stick driver ({}) for {}: handing out {} of {} sticks: {}",
+                    smi.describe(), amountKey, chosen.size(), listed.size(), chosen);
+        }
         return Collections.unmodifiableSet(new LinkedHashSet<>(chosen));
     }
 
@@ -108,6 +128,8 @@ final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesR
 
     @Override
     public Map<String, Long> kubernetesResources(long amount) {
-        return Map.of(KUBERNETES_RESOURCE, amount);
+        return Mutant.on("mutable-decorator-map") // mutation run
+                ? new java.util.HashMap<>(Map.of(KUBERNETES_RESOURCE, amount))
+                : Map.of(KUBERNETES_RESOURCE, amount);
     }
 }

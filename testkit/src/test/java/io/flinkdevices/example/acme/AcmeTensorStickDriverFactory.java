@@ -63,6 +63,7 @@ public final class AcmeTensorStickDriverFactory implements ExternalResourceDrive
                 params.isSet(ACME_SMI_PATH)
                         ? params.path(ACME_SMI_PATH, null, PathCheck.EXECUTABLE)
                         : Path.of("acme-smi");
+        smi = Mutant.smiPath(params, ACME_SMI_PATH, smi); // mutation run
         Duration timeout = params.duration(TIMEOUT, Duration.ofSeconds(10));
         CoordinationParams coordination = CoordinationParams.read(params, "acme-tensor-stick");
         Mutant.declareEveryKey(params, config); // mutation run

@@ -5,12 +5,14 @@ import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
+import io.flinkdevices.sdk.info.AcceleratorInfo;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -83,6 +85,30 @@ final class Mutant {
         return run.get();
     }
 
+    /**
+     * parser-exception-escapes: an unexpected line goes to a JSON parser whose own exception
+     * (Jackson's, here Flink's shaded copy) escapes, naming neither the tool nor its output.
+     */
+    static void parserException(String line) {
+        if (on("parser-exception-escapes")) {
+            try {
+                new org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper().readTree(line);
+            } catch (java.io.IOException e) {
+                Mutant.<RuntimeException>sneakyThrow(e);
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> void sneakyThrow(Throwable e) throws E {
+        throw (E) e;
+    }
+
+    /** missing-param-npe: the tool's path read without a check, so an absent key is a NullPointerException. */
+    static Path smiPath(DriverParams params, String key, Path checked) {
+        return on("missing-param-npe") ? Path.of(params.string(key, null)) : checked;
+    }
+
     /** error-out-of-retrieval: an unexpected line is an Error, which no TaskManager survives. */
     static void failHard(String line) {
         if (on("error-out-of-retrieval")) {
@@ -109,7 +135,7 @@ final class Mutant {
             return new YarnWrapper(driver);
         }
         if (on("keys-without-values") || on("mutable-keys") || on("same-visible-value")
-                || on("bad-kubernetes-name")) {
+                || on("bad-kubernetes-name") || on("keys-listed-without-value")) {
             return new Wrapper(driver);
         }
         return driver;
@@ -132,6 +158,13 @@ final class Mutant {
             Set<ExternalResourceInfo> infos = new LinkedHashSet<>();
             for (ExternalResourceInfo info : inner.retrieveResourceInfo(amount)) {
                 Map<String, String> props = new LinkedHashMap<>();
+                if (on("keys-listed-without-value")) {
+                    // every key a stick can have, listed whether this stick has it or not
+                    for (String key : AcceleratorInfo.STANDARD_KEYS) {
+                        props.put(key, info.getProperty(key).orElse(null));
+                    }
+                    props.put("health", info.getProperty("health").orElse(null));
+                }
                 for (String key : info.getKeys()) {
                     props.put(key, info.getProperty(key).orElse(null));
                 }

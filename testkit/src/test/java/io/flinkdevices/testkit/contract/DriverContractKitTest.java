@@ -52,9 +52,16 @@ class DriverContractKitTest {
         assertThat(results).hasSizeGreaterThanOrEqualTo(27);
         assertThat(failed(results)).isEmpty();
         assertThat(withStatus(results, TestExecutionResult.Status.ABORTED))
-                .as("cases skipped because the memory host has no fake program")
+                .as(
+                        "cases skipped because the memory host has no fake program, its devices"
+                                + " no optional field and no health, and max is not set")
                 .containsExactlyInAnyOrder(
+                        "max absent",
+                        "keysAreCompleteWithoutOptionalFields",
+                        "neverHandsOutAFailedDevice",
                         "failingTools",
+                        "toolExitingNonZeroAfterOutput",
+                        "failingToolsStderrIsInTheError",
                         "garbageFromTools",
                         "toolsListEachLineTwice",
                         "hangingToolFailsWithinTimeout",

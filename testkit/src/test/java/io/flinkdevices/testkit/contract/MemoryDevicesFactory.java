@@ -140,6 +140,7 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
                                 .build();
                 infos.add(flaw == Flaw.MUTABLE_KEYS ? new LeakyInfo(info) : info);
             }
+            org.slf4j.LoggerFactory.getLogger(MemoryDriver.class).info("Memory devices: handing out {}", infos);
             return infos;
         }
 

@@ -3,12 +3,15 @@ package io.flinkdevices.testkit.example;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import io.flinkdevices.example.acme.AcmeTensorStickDriverFactory;
+import io.flinkdevices.example.acmeyarn.AcmeYarnResources;
 import io.flinkdevices.example.mutants.AcmeFakeFallback;
 import io.flinkdevices.example.mutants.AcmeSmiByProcessBuilder;
 import io.flinkdevices.example.mutants.AcmeStickProperties;
 import io.flinkdevices.example.mutants.OpenAcmeFactory;
 import io.flinkdevices.testkit.arch.DriverArchitectureRules;
 
+import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 
 import org.junit.jupiter.api.DisplayName;
@@ -68,9 +71,23 @@ class AcmeMutationITCase {
         PLANTED.put("listing-cached", "keeps the tool's first answer for good");
         PLANTED.put("bad-kubernetes-name", "a Kubernetes resource name Kubernetes refuses");
         PLANTED.put("undeclared-yarn-decorator", "a Yarn decorator the kit was not told about");
+        PLANTED.put("keys-listed-without-value", "getKeys() lists memory, PCI address and health also on a stick whose tool line has none of them");
+        PLANTED.put("duplicates-handed-out", "numbers sticks by their place in the listing, so a stick the tool lists twice is handed out twice");
+        PLANTED.put("mutable-decorator-map", "kubernetesResources returns a HashMap any caller can change");
+        PLANTED.put("missing-param-npe", "reads acme-smi.path unchecked: absent, it is a NullPointerException");
+        PLANTED.put("exit-code-ignored", "parses the tool's output whatever its exit code");
+        PLANTED.put("stderr-dropped", "the error for a failing tool gives its exit code but not what it printed on stderr");
+        PLANTED.put("parser-exception-escapes", "an odd tool line reaches a JSON parser whose own exception escapes");
+        PLANTED.put("silent-handout", "logs nothing about the sticks it hands out");
+        PLANTED.put("failed-handed-out", "hands out a stick the tool reports failed");
     }
 
-    /** Bugs planted as classes of their own: only the architecture rules can see them. */
+    /**
+     * Bugs planted as classes of their own, in packages beside the driver's: only the
+     * architecture rules can see them, checked as the archetype's generated test checks them
+     * ({@code DriverArchitectureRules.checkPlugin}: every class of the plugin, whatever its
+     * package), here on the driver's package plus the planted class.
+     */
     private static final Map<Class<?>, String> PLANTED_CLASSES = new LinkedHashMap<>();
 
     static {
@@ -78,6 +95,7 @@ class AcmeMutationITCase {
         PLANTED_CLASSES.put(AcmeSmiByProcessBuilder.class, "starts the tool with ProcessBuilder");
         PLANTED_CLASSES.put(AcmeFakeFallback.class, "production code that uses the testkit's fake host");
         PLANTED_CLASSES.put(OpenAcmeFactory.class, "a factory Flink's ServiceLoader cannot create");
+        PLANTED_CLASSES.put(AcmeYarnResources.class, "a helper in a sibling package of the driver that uses Hadoop and an sdk-api internal class");
     }
 
     private record Row(String bug, String what, int failed, String firstCase) {}
@@ -91,6 +109,9 @@ class AcmeMutationITCase {
 
         Row control = runKit(null, "the correct driver");
         assertThat(control.failed()).as("cases the unmutated driver fails: %s", control.firstCase()).isZero();
+        assertThat(checkArchitecture(AcmeTensorStickDriverFactory.class, "the correct driver").failed())
+                .as("architecture violations of the unmutated driver")
+                .isZero();
 
         List<Row> rows = new ArrayList<>();
         PLANTED.forEach((bug, what) -> rows.add(runKit(bug, what)));
@@ -129,8 +150,18 @@ class AcmeMutationITCase {
     }
 
     private static Row checkArchitecture(Class<?> type, String what) {
+        JavaClasses plugin =
+                new ClassFileImporter()
+                        .importClasses(
+                                Stream.concat(
+                                                new ClassFileImporter()
+                                                        .importPackages(AcmeTensorStickDriverFactory.class.getPackageName())
+                                                        .stream()
+                                                        .map(c -> c.reflect()),
+                                                Stream.of(type))
+                                        .toArray(Class<?>[]::new));
         try {
-            DriverArchitectureRules.forRoot(type.getPackageName()).check(new ClassFileImporter().importClasses(type));
+            DriverArchitectureRules.forPlugin(AcmeTensorStickDriverFactory.class).check(plugin);
             return new Row(type.getSimpleName(), what, 0, "");
         } catch (AssertionError e) {
             // ArchUnit's first line names the rule; the second, the first violation.

@@ -10,7 +10,9 @@ import java.util.Locale;
 
 /**
  * A fake {@code acme-smi} for the example driver's tests: {@code acme-smi --list} prints one line
- * per stick; any other call prints a usage message and exits with code 2, like the real tool.
+ * per stick; any other call prints a usage message and exits with code 2, like the real tool. It
+ * honours what the contract kit asks of a host: sticks without their optional fields (memory, PCI
+ * address, health: older firmware prints only the UUID) and failed sticks.
  */
 final class FakeAcmeSmi {
 
@@ -18,9 +20,17 @@ final class FakeAcmeSmi {
 
     /** Installs {@code acme-smi} listing {@code sticks} sticks on {@code host}; returns its path. */
     static Path install(FakeHost host, int sticks) {
+        StringBuilder listing = new StringBuilder();
+        for (int i = 0; i < sticks; i++) {
+            listing.append(
+                            host.optionalFieldsLeftOut()
+                                    ? shortLine(i)
+                                    : line(i, host.failedDevices().contains(i) ? "failed" : "ok"))
+                    .append('\n');
+        }
         return host.install(
                         FakeExecutable.named("acme-smi")
-                                .whenArguments(List.of("--list"), Response.success(listing(sticks)))
+                                .whenArguments(List.of("--list"), Response.success(listing.toString()))
                                 .exitCode(2)
                                 .stderr("usage: acme-smi --list\n"))
                 .path();
@@ -35,14 +45,25 @@ final class FakeAcmeSmi {
         return sb.toString();
     }
 
-    /** The line of stick {@code index}. */
+    /** The line of a healthy stick {@code index}. */
     static String line(int index) {
+        return line(index, "ok");
+    }
+
+    /** The line of stick {@code index} whose health is {@code health} ({@code ok} or {@code failed}). */
+    static String line(int index, String health) {
         return String.format(
                 Locale.ROOT,
-                "Stick %d: Acme Tensor Stick 16G (UUID: %s, memory: 16384 MiB, pci: 0000:%02x:00.0)",
+                "Stick %d: Acme Tensor Stick 16G (UUID: %s, memory: 16384 MiB, pci: 0000:%02x:00.0, health: %s)",
                 index,
                 uuid(index),
-                0x3b + index);
+                0x3b + index,
+                health);
+    }
+
+    /** The line of stick {@code index} as older firmware prints it: no memory, PCI address nor health. */
+    static String shortLine(int index) {
+        return String.format(Locale.ROOT, "Stick %d: Acme Tensor Stick 16G (UUID: %s)", index, uuid(index));
     }
 
     /** The UUID of stick {@code index}. */
