@@ -2,6 +2,7 @@ package io.flinkdevices.nvidia;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.testkit.logging.LogCapture;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;

@@ -1,5 +1,6 @@
-package io.flinkdevices.nvidia;
+package io.flinkdevices.testkit.logging;
 
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.LogEvent;
@@ -13,8 +14,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** Collects what one logger logs at WARN and above while a test runs. */
-final class LogCapture extends AbstractAppender implements AutoCloseable {
+/**
+ * Collects what one logger logs at WARN and above while a test runs, for driver tests that assert
+ * the WARN an operator would read (a skipped device, a tool's warning line). Needs Log4j 2 as the
+ * test's logging backend (the testkit's {@code log4j-core} dependency is optional: add it to the
+ * test scope). Close it to detach it from the logger.
+ *
+ * <pre>{@code
+ * try (LogCapture warnings = LogCapture.warnings(MyDriver.class)) {
+ *     driver.retrieveResourceInfo(2);
+ *     assertThat(warnings.text()).contains("skipped");
+ * }
+ * }</pre>
+ */
+@PublicEvolving
+public final class LogCapture extends AbstractAppender implements AutoCloseable {
 
     private final List<String> messages = new ArrayList<>();
     private final String loggerName;
@@ -24,7 +38,8 @@ final class LogCapture extends AbstractAppender implements AutoCloseable {
         this.loggerName = loggerName;
     }
 
-    static LogCapture warnings(Class<?> logger) {
+    /** Starts collecting the WARN and ERROR events of {@code logger}'s logger (its class name). */
+    public static LogCapture warnings(Class<?> logger) {
         LogCapture capture = new LogCapture(logger.getName());
         capture.start();
         LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
@@ -36,6 +51,7 @@ final class LogCapture extends AbstractAppender implements AutoCloseable {
         return capture;
     }
 
+    /** Records one event; called by Log4j. */
     @Override
     public void append(LogEvent event) {
         synchronized (messages) {
@@ -43,16 +59,19 @@ final class LogCapture extends AbstractAppender implements AutoCloseable {
         }
     }
 
-    List<String> messages() {
+    /** Every event so far, as {@code LEVEL message}, in order. */
+    public List<String> messages() {
         synchronized (messages) {
             return List.copyOf(messages);
         }
     }
 
-    String text() {
+    /** {@link #messages()}, one per line. */
+    public String text() {
         return messages().stream().collect(Collectors.joining("\n"));
     }
 
+    /** Detaches the capture from the logger. */
     @Override
     public void close() {
         LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
