@@ -6,6 +6,7 @@ import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.DraSelection;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.deploy.YarnResourceNames;
+import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.host.Sysfs;
 import io.flinkdevices.sdk.process.DiscoveryScript;
 
@@ -137,6 +138,7 @@ public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory 
         CoordinationParams coordination = CoordinationParams.read(params, "amd-gpu");
         AmdGpuDriver.Dra dra =
                 new AmdGpuDriver.Dra(DraSelection.read(params, DRA_CLASS), params.fullKey(PARTITION_PROFILE));
+        MonitorSettings monitor = MonitorSettings.read(params);
         params.validate();
 
         Backend sysfs = new SysfsBackend(Sysfs.at(sysRoot, params.fullKey(SYSFS_ROOT)), devRoot, params.fullKey(DEV_ROOT));
@@ -158,7 +160,9 @@ public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory 
         }
         DeviceCoordinator coordinator = coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
         String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
-        return new AmdGpuDriver(backend, unit, profile, environment, coordinator, amountKey, kubernetesName, selector, yarnName, dra);
+        AmdGpuDriver driver = new AmdGpuDriver(backend, unit, profile, environment, coordinator, amountKey, kubernetesName, selector, yarnName, dra);
+        driver.monitorWith(monitor, Sysfs.at(sysRoot, params.fullKey(SYSFS_ROOT)), devRoot);
+        return driver;
     }
 
     /** A path parameter that must be absolute (a bare default name is looked up on the PATH). */
