@@ -106,6 +106,22 @@ class DeviceMonitorTest {
         }
 
         @Test
+        @DisplayName("ends on its own once no live property it handed out is reachable (Flink has no close hook)")
+        void endsWhenInfosAreUnreachable() throws Exception {
+            DeviceMonitor m = monitor(INTERVAL, ids -> Map.of("d0", DeviceSample.builder().build()), "d0");
+            m.start();
+            LiveProperties p = m.properties("d0");
+            assertThat(p.get("health")).contains("ok");
+            assertThat(m.isRunning()).isTrue();
+            p = null; // what a stopped TaskManager leaves: no info, so no view
+            await("the thread ends", () -> {
+                System.gc();
+                return !m.isRunning();
+            });
+            assertThat(monitorThreads()).isZero();
+        }
+
+        @Test
         @DisplayName("with the interval 0 starts no thread and its keys are absent, not stale")
         void intervalZeroIsOff() {
             AtomicInteger calls = new AtomicInteger();
