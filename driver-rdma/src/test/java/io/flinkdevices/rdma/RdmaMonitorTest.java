@@ -76,7 +76,7 @@ class RdmaMonitorTest {
         long t0 = System.nanoTime();
         FakeRdmaHost.portDown(sys, "mlx5_0", 1);
         await("failed", () -> info.getProperty("health").equals(Optional.of("failed")));
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("within two intervals and some slack").isLessThan(1000);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("two 100 ms intervals plus scheduling on a loaded machine").isLessThan(2000);
         assertThat(info.getProperty("health.reason")).contains("port mlx5_0/1 state DOWN (phys_state Disabled)");
         assertThat(info.getProperty("metric.link_downed")).contains("1");
 

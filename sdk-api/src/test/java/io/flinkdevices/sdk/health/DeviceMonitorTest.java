@@ -172,7 +172,7 @@ class DeviceMonitorTest {
                 p.keys();
                 slowest = Math.max(slowest, System.nanoTime() - t0);
             }
-            assertThat(Duration.ofNanos(slowest)).isLessThan(Duration.ofMillis(50));
+            assertThat(Duration.ofNanos(slowest)).as("the slowest of 200 reads while the sampler hangs").isLessThan(Duration.ofMillis(200));
             assertThat(p.get("metric.x")).as("the latest sample is kept").contains("1");
             await("health reads degraded", () -> p.get("health").equals(java.util.Optional.of("degraded")));
             assertThat(p.get("health.reason").orElseThrow()).startsWith("no sample for");
