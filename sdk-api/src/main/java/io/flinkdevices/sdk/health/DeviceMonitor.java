@@ -119,7 +119,8 @@ public final class DeviceMonitor {
             thread.start();
         }
         try {
-            firstSample.await(Math.min(FIRST_SAMPLE_WAIT.toMillis(), settings.interval().toMillis()), TimeUnit.MILLISECONDS);
+            // not bounded by a short interval: a cold first sample (class loading, JIT) may take longer
+            firstSample.await(FIRST_SAMPLE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
