@@ -43,6 +43,8 @@ import java.util.regex.Pattern;
  * external-resource.gpu.param.kubernetes.device-id: 74a1                       # node selector
  * external-resource.gpu.param.yarn.resource-name: yarn.io/gpu
  * external-resource.gpu.param.coordination.enabled: false
+ * external-resource.gpu.param.monitor.interval: 10 s      # busy, VRAM, hwmon, RAS; 0 = off
+ * external-resource.gpu.param.health.action: fail-tasks   # report | fail-tasks | stop-taskmanager
  * external-resource.gpu.param.kubernetes.dra.device-class: gpu.amd.com      # default
  * external-resource.gpu.param.kubernetes.dra.product-name: AMD Instinct MI300X  # DRA selector
  * external-resource.gpu.param.kubernetes.dra.min-memory: 192Gi                  # DRA selector

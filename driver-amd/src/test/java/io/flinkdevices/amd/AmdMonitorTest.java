@@ -115,6 +115,6 @@ class AmdMonitorTest {
         assertThat(g.getKeys()).noneMatch(k -> k.startsWith("health") || k.startsWith("metric."));
         assertThatThrownBy(() -> infos(amd, 1, "health.action", "quarantine"))
                 .isInstanceOf(DriverConfigException.class)
-                .hasMessageContaining("param.health.action: expected one of report, fail-tasks but got 'quarantine'");
+                .hasMessageContaining("param.health.action: expected one of report, fail-tasks, stop-taskmanager but got 'quarantine'");
     }
 }

@@ -40,7 +40,7 @@ import java.util.regex.PatternSyntaxException;
  * external-resource.rdma.param.yarn.resource-name: rdma
  * external-resource.rdma.param.kubernetes.dra.device-class: dranet.net   # for DRA; no default
  * external-resource.rdma.param.monitor.interval: 10 s     # port state and counters; 0 = off
- * external-resource.rdma.param.health.action: fail-tasks  # report | fail-tasks
+ * external-resource.rdma.param.health.action: fail-tasks  # report | fail-tasks | stop-taskmanager
  * }</pre>
  *
  * <p>While jobs run, a monitor reads every handed-out port's {@code state}, {@code phys_state} and

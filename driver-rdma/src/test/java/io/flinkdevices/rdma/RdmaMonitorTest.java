@@ -113,6 +113,6 @@ class RdmaMonitorTest {
         assertThatThrownBy(() -> driver(sys, "monitor.interval", "often", "health.action", "reboot"))
                 .isInstanceOf(DriverConfigException.class)
                 .hasMessageContaining("param.monitor.interval: expected 0 (monitoring off) or a duration from 100 ms to 1 d such as '10 s' but got 'often'")
-                .hasMessageContaining("param.health.action: expected one of report, fail-tasks but got 'reboot'");
+                .hasMessageContaining("param.health.action: expected one of report, fail-tasks, stop-taskmanager but got 'reboot'");
     }
 }

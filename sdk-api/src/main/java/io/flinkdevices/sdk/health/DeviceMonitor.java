@@ -45,6 +45,10 @@ import java.util.concurrent.TimeUnit;
  * {@code degraded} ("no sample for ...") until the sampler returns. Neither flips a device to
  * {@code failed}: only what a sampler saw does.
  *
+ * <p>With {@link HealthAction#STOP_TASKMANAGER}, the sample that first sees a device {@code
+ * failed} logs one ERROR line naming every failed device and its reason and exits the process with
+ * {@link #STOP_EXIT_CODE}.
+ *
  * <p>How it stops. Flink has no close hook for external-resource drivers, so the monitor stops
  * on its own: its thread is a daemon (it never holds a TaskManager's JVM up), and it ends once no
  * live property it handed out is reachable any more (the TaskManager stopped, its infos were
@@ -61,6 +65,12 @@ public final class DeviceMonitor {
     public static final int ERRORS_BEFORE_DEGRADED = 3;
     /** How long {@link #start()} waits for the first sample. */
     static final Duration FIRST_SAMPLE_WAIT = Duration.ofSeconds(2);
+    /**
+     * The exit code of a TaskManager that {@link HealthAction#STOP_TASKMANAGER} stops: 75, {@code
+     * EX_TEMPFAIL} of sysexits.h (a temporary failure: start again).
+     */
+    public static final int STOP_EXIT_CODE = 75;
+
     /** How long {@link #stop()} waits for the thread to end. */
     static final Duration STOP_WAIT = Duration.ofSeconds(5);
 
@@ -237,6 +247,21 @@ public final class DeviceMonitor {
         for (String change : state.record(samples)) {
             LOG.warn("Device monitor of {}: {}", settings.name(), change);
         }
+        if (settings.action() == HealthAction.STOP_TASKMANAGER && !stopRequested) {
+            List<String> failed = state.failedDevices();
+            if (!failed.isEmpty()) {
+                stopProcess(failed);
+            }
+        }
+    }
+
+    private void stopProcess(List<String> failed) {
+        // the line an operator finds in the log of the TaskManager that went away
+        LOG.error("Stopping this TaskManager (exit code {}): {} failed: {}. {}.health.action is stop-taskmanager, so"
+                        + " that its supervisor starts a replacement, whose driver does not offer the failed device while"
+                        + " it stays down", STOP_EXIT_CODE, failed.size() == 1 ? "device" : "devices",
+                String.join("; ", failed), settings.keyPrefix().replaceFirst("\\.$", ""));
+        System.exit(STOP_EXIT_CODE);
     }
 
     @Override

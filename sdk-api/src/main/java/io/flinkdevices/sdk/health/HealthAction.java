@@ -10,9 +10,17 @@ public enum HealthAction {
     /** Health and metrics only; tasks keep running. */
     REPORT,
     /** The job-side guard throws once a device of the task is {@code failed}, so Flink restarts the task. */
-    FAIL_TASKS;
+    FAIL_TASKS,
+    /**
+     * The TaskManager process exits (code {@value DeviceMonitor#STOP_EXIT_CODE}) with one log line
+     * naming the device and the reason once one of its devices is {@code failed}, so that
+     * Kubernetes, Yarn or a standalone supervisor starts a replacement (whose driver does not offer
+     * a port that is down or a GPU that vanished). Never in a JVM that hosts anything else: a
+     * local cluster in a test would exit with it.
+     */
+    STOP_TASKMANAGER;
 
-    /** {@code report} or {@code fail-tasks}: the parameter's and the {@code health.action} key's value. */
+    /** {@code report}, {@code fail-tasks} or {@code stop-taskmanager}: the parameter's and the {@code health.action} key's value. */
     public String value() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }

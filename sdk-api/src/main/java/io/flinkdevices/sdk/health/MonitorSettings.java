@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  *
  * <pre>{@code
  * external-resource.rdma.param.monitor.interval: 10 s   # 0 turns monitoring off (keys absent)
- * external-resource.rdma.param.health.action: fail-tasks # report | fail-tasks
+ * external-resource.rdma.param.health.action: fail-tasks # report | fail-tasks | stop-taskmanager
  * }</pre>
  */
 @PublicEvolving
@@ -35,11 +35,13 @@ public final class MonitorSettings {
     private final Duration interval;
     private final HealthAction action;
     private final String name;
+    private final String keyPrefix;
 
-    private MonitorSettings(Duration interval, HealthAction action, String name) {
+    private MonitorSettings(Duration interval, HealthAction action, String name, String keyPrefix) {
         this.interval = interval;
         this.action = action;
         this.name = name;
+        this.keyPrefix = keyPrefix;
     }
 
     /**
@@ -60,7 +62,8 @@ public final class MonitorSettings {
         }
         HealthAction action = params.enumValue(ACTION, HealthAction.class, HealthAction.FAIL_TASKS);
         String prefix = params.keyPrefix();
-        return new MonitorSettings(interval, action, prefix.replaceFirst("^external-resource\\.", "").replaceFirst("\\.param\\.$", ""));
+        return new MonitorSettings(interval, action,
+                prefix.replaceFirst("^external-resource\\.", "").replaceFirst("\\.param\\.$", ""), prefix);
     }
 
     /** Settings built in code (tests, tools); {@code interval} 0 is off. */
@@ -69,7 +72,8 @@ public final class MonitorSettings {
         if (!interval.isZero() && (interval.compareTo(MIN_INTERVAL) < 0 || interval.compareTo(DriverParams.MAX_DURATION) > 0)) {
             throw new IllegalArgumentException("interval must be 0 or from 100 ms to 1 d but is " + interval);
         }
-        return new MonitorSettings(interval, Objects.requireNonNull(action, "action"), Objects.requireNonNull(name, "name"));
+        return new MonitorSettings(interval, Objects.requireNonNull(action, "action"), Objects.requireNonNull(name, "name"),
+                "external-resource." + name + ".param.");
     }
 
     private static Duration parseInterval(String raw) {
@@ -103,6 +107,11 @@ public final class MonitorSettings {
     /** What a failed device does to its tasks. */
     public HealthAction action() {
         return action;
+    }
+
+    /** The prefix of the full keys ({@code external-resource.rdma.param.}), for log lines. */
+    public String keyPrefix() {
+        return keyPrefix;
     }
 
     /** The resource name ({@code rdma}), for thread names and log lines. */

@@ -37,7 +37,7 @@ public interface LiveProperties {
     String KEY_HEALTH_SINCE = "health.since";
     /** The device as the monitor names it in messages ({@code mlx5_0/1}, {@code gpu 0}). */
     String KEY_HEALTH_DEVICE = "health.device";
-    /** What a failed device does to the tasks that hold it: {@code report} or {@code fail-tasks}. */
+    /** What a failed device does to the tasks that hold it: {@code report}, {@code fail-tasks} or {@code stop-taskmanager}. */
     String KEY_HEALTH_ACTION = "health.action";
     /** Prefix of every numeric key: {@code metric.<name>}. */
     String METRIC_PREFIX = "metric.";

@@ -43,6 +43,14 @@ class MonitorSettingsTest {
     }
 
     @Test
+    @DisplayName("read stop-taskmanager, with the full key prefix for its log line")
+    void stopTaskManager() throws Exception {
+        MonitorSettings s = read(Map.of("health.action", "stop-taskmanager"));
+        assertThat(s.action()).isEqualTo(HealthAction.STOP_TASKMANAGER);
+        assertThat(s.keyPrefix()).isEqualTo("external-resource.rdma.param.");
+    }
+
+    @Test
     @DisplayName("read an interval and the report action")
     void values() throws Exception {
         MonitorSettings s = read(Map.of("monitor.interval", "500 ms", "health.action", "report"));
@@ -63,9 +71,9 @@ class MonitorSettingsTest {
     @Test
     @DisplayName("refuse an unknown action naming the full key and the known actions")
     void badAction() {
-        assertThatThrownBy(() -> read(Map.of("health.action", "stop-taskmanager")))
+        assertThatThrownBy(() -> read(Map.of("health.action", "quarantine")))
                 .isInstanceOf(DriverConfigException.class)
-                .hasMessageContaining("external-resource.rdma.param.health.action: expected one of report, fail-tasks but got 'stop-taskmanager'");
+                .hasMessageContaining("external-resource.rdma.param.health.action: expected one of report, fail-tasks, stop-taskmanager but got 'quarantine'");
     }
 
     @Test

@@ -112,7 +112,7 @@ public abstract class CapabilityContract extends ContractSuite {
      *
      * <p>Must hold: declared ({@link DriverCapability#MONITORING}), every info has {@code health}
      * ({@code ok}, {@code degraded} or {@code failed}), a non-blank {@code health.device}, {@code
-     * health.action} ({@code report} or {@code fail-tasks}), and every {@code metric.*} key is a
+     * health.action} ({@code report}, {@code fail-tasks} or {@code stop-taskmanager}), and every {@code metric.*} key is a
      * number; the 1,000 rounds take under a second (a read never spawns a tool or waits on one:
      * one spawn costs milliseconds); with the interval 0 no info has a live key. Not declared, no
      * info has a key of the live namespace ({@code health}, {@code health.*}, {@code metric.*}).
@@ -139,7 +139,7 @@ public abstract class CapabilityContract extends ContractSuite {
                     .isNotBlank();
             assertThat(info.getProperty(LiveProperties.KEY_HEALTH_ACTION))
                     .as("%s of %s", LiveProperties.KEY_HEALTH_ACTION, info)
-                    .hasValueSatisfying(a -> assertThat(a).isIn("report", "fail-tasks"));
+                    .hasValueSatisfying(a -> assertThat(a).isIn("report", "fail-tasks", "stop-taskmanager"));
             for (String key : info.getKeys()) {
                 if (key.startsWith(LiveProperties.METRIC_PREFIX)) {
                     String v = info.getProperty(key).orElse(null);

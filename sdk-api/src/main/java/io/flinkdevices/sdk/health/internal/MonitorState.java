@@ -126,6 +126,19 @@ public final class MonitorState {
         return changes;
     }
 
+    /** The devices the latest sample saw failed, as {@code <id>: <reason>}, in the monitor's order. */
+    public List<String> failedDevices() {
+        Snapshot s = snapshot;
+        List<String> out = new ArrayList<>();
+        for (String id : ids) {
+            Device d = s.devices.get(id);
+            if (d != null && d.health == HealthState.FAILED) {
+                out.add(id + ": " + d.reason);
+            }
+        }
+        return out;
+    }
+
     /** Records a failed sample; returns the errors so far. */
     public long recordError(String error) {
         Snapshot old = snapshot;
