@@ -101,6 +101,8 @@ public final class AmdDiscoveryBenchmark {
             c.setString(kv[i], kv[i + 1]);
         }
         c.setString("coordination.enabled", "true");
+        // discovery alone: each call would otherwise start (and the next stop) a run-time monitor
+        c.setString("monitor.interval", "0");
         c.setString("coordination.file", coordination.toString());
         return new AmdGpuDriverFactory().createExternalResourceDriver(c);
     }

@@ -39,6 +39,8 @@ public final class RdmaDiscoveryBenchmark {
         Configuration c = new Configuration();
         c.setString("sysfs.root", sys.root().toString());
         c.setString("coordination.enabled", "true");
+        // discovery alone: each call would otherwise start (and the next stop) a run-time monitor
+        c.setString("monitor.interval", "0");
         c.setString("coordination.file", file.toString());
         ExternalResourceDriver driver = new RdmaDriverFactory().createExternalResourceDriver(c);
         DeviceCoordinator releaser = DeviceCoordinator.create(CoordinationParams.of(file));

@@ -5,8 +5,12 @@ import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.DraSelection;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
+import io.flinkdevices.sdk.health.DeviceMonitor;
+import io.flinkdevices.sdk.health.MonitorSettings;
+import io.flinkdevices.sdk.host.Sysfs;
 import io.flinkdevices.sdk.host.VisibleDevices;
 import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.sdk.info.LiveProperties;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 
@@ -53,6 +57,53 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
     private final Map<String, String> nodeSelector;
     private final String yarnName;
     private final Dra dra;
+    private MonitorSettings monitorSettings;
+    private Sysfs monitorSysfs;
+    private java.nio.file.Path monitorDevRoot;
+    /** The monitor of the units last handed out; null before or when monitoring is off. */
+    private DeviceMonitor monitor;
+
+    /** Monitors the handed-out units through sysfs (whatever backend discovered them). */
+    void monitorWith(MonitorSettings settings, Sysfs sys, java.nio.file.Path devRoot) {
+        this.monitorSettings = settings;
+        this.monitorSysfs = sys;
+        this.monitorDevRoot = devRoot;
+    }
+
+    /** Stops the monitor (tests and tools; a TaskManager lets it end on its own). */
+    synchronized void stopMonitor() {
+        if (monitor != null) {
+            monitor.stop();
+        }
+    }
+
+    /**
+     * One monitor per driver instance, of the units it handed out last; a partition is sampled
+     * through its GPU's PCI device (partition 0's render node), so it reports its parent's health.
+     */
+    private synchronized DeviceMonitor monitor(List<String> chosen, Map<String, List<AmdGpu>> units, List<AmdGpu> agents) {
+        if (monitor != null) {
+            monitor.stop();
+            monitor = null;
+        }
+        if (monitorSettings == null || !monitorSettings.enabled()) {
+            return null;
+        }
+        Map<String, GpuSampler.Target> targets = new LinkedHashMap<>();
+        for (String id : chosen) {
+            List<AmdGpu> unitAgents = units.get(id);
+            AmdGpu first = unitAgents.get(0);
+            int gpuMinor = agents.stream()
+                    .filter(a -> a.pciAddress.equals(first.pciAddress) && a.partitionIndex == 0 && a.renderMinor >= 0)
+                    .map(a -> a.renderMinor).findFirst().orElse(first.renderMinor);
+            List<Integer> own = unitAgents.stream().map(a -> a.renderMinor).filter(m -> m >= 0).collect(Collectors.toList());
+            targets.put(id, new GpuSampler.Target(gpuMinor, own));
+        }
+        monitor = DeviceMonitor.create(monitorSettings, chosen, new GpuSampler(monitorSysfs, monitorDevRoot, targets));
+        monitor.start();
+        LOG.info("AMD GPU monitor for {}: {} sampled {}", amountKey, chosen, monitorSettings);
+        return monitor;
+    }
 
     /**
      * What a DRA claim for this driver's units asks for: the shared selection ({@code gpu.amd.com}
@@ -120,9 +171,10 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         List<String> ids = new ArrayList<>(units.keySet());
         List<String> chosen =
                 coordinator == null ? ids.subList(0, (int) amount) : coordinator.allocate(ids, amount);
+        DeviceMonitor m = monitor(chosen, units, agents);
         Set<GpuInfo> infos = new LinkedHashSet<>();
         for (String id : chosen) {
-            infos.add(info(units.get(id)));
+            infos.add(info(units.get(id), m == null ? LiveProperties.NONE : m.properties(id)));
         }
         // the line an operator looks for in the TaskManager's log
         LOG.info("AMD GPU driver ({}) for {}: handing out {} {}: {}", backend.describe(), amountKey, amount, what, chosen);
@@ -217,11 +269,12 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         return units;
     }
 
-    private static GpuInfo info(List<AmdGpu> agents) {
+    private static GpuInfo info(List<AmdGpu> agents, LiveProperties live) {
         AmdGpu first = agents.get(0);
         boolean part = agents.size() == 1 && first.partitioned();
         GpuInfo.Builder b =
                 GpuInfo.builder("amd", first.index)
+                        .live(live)
                         .name(first.productName)
                         .pciAddress(first.pciAddress)
                         .architecture(first.gfxTarget)

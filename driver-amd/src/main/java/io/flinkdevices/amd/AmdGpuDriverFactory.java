@@ -6,6 +6,7 @@ import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.DraSelection;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.deploy.YarnResourceNames;
+import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.host.Sysfs;
 import io.flinkdevices.sdk.process.DiscoveryScript;
 
@@ -42,6 +43,8 @@ import java.util.regex.Pattern;
  * external-resource.gpu.param.kubernetes.device-id: 74a1                       # node selector
  * external-resource.gpu.param.yarn.resource-name: yarn.io/gpu
  * external-resource.gpu.param.coordination.enabled: false
+ * external-resource.gpu.param.monitor.interval: 10 s      # busy, VRAM, hwmon, RAS; 0 = off
+ * external-resource.gpu.param.health.action: fail-tasks   # report | fail-tasks | stop-taskmanager
  * external-resource.gpu.param.kubernetes.dra.device-class: gpu.amd.com      # default
  * external-resource.gpu.param.kubernetes.dra.product-name: AMD Instinct MI300X  # DRA selector
  * external-resource.gpu.param.kubernetes.dra.min-memory: 192Gi                  # DRA selector
@@ -137,6 +140,7 @@ public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory 
         CoordinationParams coordination = CoordinationParams.read(params, "amd-gpu");
         AmdGpuDriver.Dra dra =
                 new AmdGpuDriver.Dra(DraSelection.read(params, DRA_CLASS), params.fullKey(PARTITION_PROFILE));
+        MonitorSettings monitor = MonitorSettings.read(params);
         params.validate();
 
         Backend sysfs = new SysfsBackend(Sysfs.at(sysRoot, params.fullKey(SYSFS_ROOT)), devRoot, params.fullKey(DEV_ROOT));
@@ -158,7 +162,9 @@ public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory 
         }
         DeviceCoordinator coordinator = coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
         String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
-        return new AmdGpuDriver(backend, unit, profile, environment, coordinator, amountKey, kubernetesName, selector, yarnName, dra);
+        AmdGpuDriver driver = new AmdGpuDriver(backend, unit, profile, environment, coordinator, amountKey, kubernetesName, selector, yarnName, dra);
+        driver.monitorWith(monitor, Sysfs.at(sysRoot, params.fullKey(SYSFS_ROOT)), devRoot);
+        return driver;
     }
 
     /** A path parameter that must be absolute (a bare default name is looked up on the PATH). */

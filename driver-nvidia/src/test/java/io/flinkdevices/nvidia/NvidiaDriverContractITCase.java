@@ -52,7 +52,8 @@ class NvidiaDriverContractITCase extends DriverContractKit {
 
     @Override
     protected Set<DriverCapability> capabilities() {
-        return EnumSet.allOf(DriverCapability.class);
+        // no run-time monitoring yet (NVML and the nvidia-smi sampler are later work)
+        return EnumSet.complementOf(EnumSet.of(DriverCapability.MONITORING));
     }
 
     @Override

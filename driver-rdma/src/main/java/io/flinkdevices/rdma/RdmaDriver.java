@@ -4,6 +4,10 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
+import io.flinkdevices.sdk.health.DeviceMonitor;
+import io.flinkdevices.sdk.health.MonitorSettings;
+import io.flinkdevices.sdk.host.Sysfs;
+import io.flinkdevices.sdk.info.LiveProperties;
 import io.flinkdevices.sdk.info.RdmaInfo;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -38,14 +42,21 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
     private final String yarnName;
     private final VerbsProbe verbs;
     private final String draDeviceClass;
+    private final MonitorSettings monitorSettings;
+    private final Sysfs sys;
+    /** The monitor of the ports last handed out; null before or when monitoring is off. */
+    private DeviceMonitor monitor;
 
     /**
      * @param verbs the verbs probe, or null when it is off
      * @param draDeviceClass the DRA DeviceClass of the NICs, empty when not configured
      */
     RdmaDriver(SysfsPorts sysfs, Selection selection, DeviceCoordinator coordinator, boolean shared,
-            String amountKey, String kubernetesName, String yarnName, VerbsProbe verbs, String draDeviceClass) {
+            String amountKey, String kubernetesName, String yarnName, VerbsProbe verbs, String draDeviceClass,
+            MonitorSettings monitorSettings, Sysfs sys) {
         this.draDeviceClass = draDeviceClass;
+        this.monitorSettings = monitorSettings;
+        this.sys = sys;
         this.sysfs = sysfs;
         this.selection = selection;
         this.coordinator = coordinator;
@@ -92,13 +103,39 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
         }
         List<String> ids = new ArrayList<>(offered.keySet());
         List<String> chosen = coordinator == null || shared ? ids.subList(0, (int) amount) : coordinator.allocate(ids, amount);
+        DeviceMonitor m = monitor(chosen);
         Set<RdmaInfo> infos = new LinkedHashSet<>();
         for (String id : chosen) {
-            infos.add(info(offered.get(id)));
+            infos.add(info(offered.get(id), m == null ? LiveProperties.NONE : m.properties(id)));
         }
         // the line an operator looks for in the TaskManager's log
         LOG.info("RDMA driver ({}, {}) for {}: handing out {}", sysfs.describe(), shared ? "shared" : "exclusive", amountKey, chosen);
         return Collections.unmodifiableSet(infos);
+    }
+
+    /**
+     * One monitor per driver instance, of the ports it handed out last: Flink asks once per
+     * TaskManager; a second call (a tool, a test) replaces the first monitor.
+     */
+    private synchronized DeviceMonitor monitor(List<String> chosen) {
+        if (monitor != null) {
+            monitor.stop();
+            monitor = null;
+        }
+        if (monitorSettings == null || !monitorSettings.enabled()) {
+            return null;
+        }
+        monitor = DeviceMonitor.create(monitorSettings, chosen, new PortSampler(sys));
+        monitor.start();
+        LOG.info("RDMA monitor for {}: {} sampled {}", amountKey, chosen, monitorSettings);
+        return monitor;
+    }
+
+    /** Stops the monitor (tests and tools; a TaskManager lets it end on its own). */
+    synchronized void stopMonitor() {
+        if (monitor != null) {
+            monitor.stop();
+        }
     }
 
     private static List<String> describe(List<RdmaPort> all, List<String> notOffered) {
@@ -111,9 +148,10 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
         return out;
     }
 
-    private static RdmaInfo info(RdmaPort p) {
+    private static RdmaInfo info(RdmaPort p, LiveProperties live) {
         RdmaInfo.Builder b =
                 RdmaInfo.builder(p.device, p.port)
+                        .live(live)
                         .linkLayer(p.linkLayer)
                         .state(p.state)
                         .gid(p.gid, p.gidType)

@@ -6,6 +6,7 @@ import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.DraParams;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.deploy.YarnResourceNames;
+import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.host.Sysfs;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -38,7 +39,13 @@ import java.util.regex.PatternSyntaxException;
  * external-resource.rdma.param.kubernetes.resource-name: rdma/hca_shared_devices_a
  * external-resource.rdma.param.yarn.resource-name: rdma
  * external-resource.rdma.param.kubernetes.dra.device-class: dranet.net   # for DRA; no default
+ * external-resource.rdma.param.monitor.interval: 10 s     # port state and counters; 0 = off
+ * external-resource.rdma.param.health.action: fail-tasks  # report | fail-tasks | stop-taskmanager
  * }</pre>
+ *
+ * <p>While jobs run, a monitor reads every handed-out port's {@code state}, {@code phys_state} and
+ * counters from sysfs each {@code monitor.interval}: a port that leaves ACTIVE/LinkUp reads {@code
+ * health=failed} in the tasks' infos.
  *
  * <p>For DRA the claim asks for RDMA-capable NICs of DraNet ({@code dra.net}, the Kubernetes
  * network DRA driver: attribute {@code rdma}); DraNet installs no DeviceClass, the cluster's
@@ -128,6 +135,7 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
                     + " or turn coordination off");
         }
         String draClass = DraParams.deviceClass(params, "");
+        MonitorSettings monitor = MonitorSettings.read(params);
         params.validate();
 
         Sysfs sys = Sysfs.at(Path.of(rootRaw), params.fullKey(SYSFS_ROOT));
@@ -136,7 +144,7 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
         String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
         VerbsProbe verbs = probe ? new VerbsProbe(params.fullKey(VERBS_PROBE), probeTimeout) : null;
         return new RdmaDriver(new SysfsPorts(sys, new GidChoice(gidType, netdevs)), selection, coordinator,
-                sharing == Sharing.SHARED, amountKey, kubernetesName, yarnName, verbs, draClass);
+                sharing == Sharing.SHARED, amountKey, kubernetesName, yarnName, verbs, draClass, monitor, sys);
     }
 
     /**

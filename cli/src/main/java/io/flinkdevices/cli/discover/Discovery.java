@@ -8,6 +8,8 @@ import io.flinkdevices.cli.flink.ResourceSetting;
 import io.flinkdevices.cli.flink.ResourceSetting.AmountState;
 import io.flinkdevices.cli.flink.TimedCall;
 
+import io.flinkdevices.sdk.info.LiveProperties;
+
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
@@ -151,12 +153,19 @@ public final class Discovery {
         }
     }
 
-    /** Each info as the property map a task would read, ordered by device index. */
+    /**
+     * Each info as the property map a task would read at start, ordered by device index. The live
+     * keys of a driver's monitor ({@code health}, {@code metric.*}) are left out: they change from
+     * one read to the next, and discover describes what the drivers hand out.
+     */
     static List<Map<String, String>> toProperties(Set<? extends ExternalResourceInfo> infos) {
         List<Map<String, String>> all = new ArrayList<>();
         for (ExternalResourceInfo info : infos) {
             Map<String, String> properties = new LinkedHashMap<>();
             for (String key : info.getKeys()) {
+                if (LiveProperties.isLiveKey(key)) {
+                    continue;
+                }
                 properties.put(key, info.getProperty(key).orElse(null));
             }
             all.add(properties);

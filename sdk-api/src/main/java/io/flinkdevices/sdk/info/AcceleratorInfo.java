@@ -95,6 +95,7 @@ public final class AcceleratorInfo extends DeviceInfoBase {
     private final LinkedHashMap<String, String> extras;
 
     private AcceleratorInfo(Builder b) {
+        attachLive(b.live);
         if (b.kind == null || !KIND.matcher(b.kind).matches()) {
             throw new IllegalArgumentException(
                     "Accelerator "
@@ -167,11 +168,11 @@ public final class AcceleratorInfo extends DeviceInfoBase {
             b.visibleDevices(env, value);
         }
         for (String key : info.getKeys()) {
-            if (!STANDARD_KEYS.contains(key)) {
+            if (!STANDARD_KEYS.contains(key) && !LiveProperties.isLiveKey(key)) {
                 b.extra(key, r.required(key));
             }
         }
-        return b.build();
+        return b.live(LiveProperties.of(info)).build();
     }
 
     /**
@@ -285,6 +286,17 @@ public final class AcceleratorInfo extends DeviceInfoBase {
     /** Builds an {@link AcceleratorInfo}; every setter is optional. */
     @PublicEvolving
     public static final class Builder {
+        private LiveProperties live;
+
+        /**
+         * The device's live keys ({@code health}, {@code metric.*}), usually {@code
+         * DeviceMonitor.properties(id)}; they take no part in equality.
+         */
+        public Builder live(LiveProperties live) {
+            this.live = live;
+            return this;
+        }
+
         private final String kind;
         private final String vendor;
         private final int index;

@@ -2,7 +2,11 @@ package io.flinkdevices.sdk.info;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -12,12 +16,30 @@ import java.util.Optional;
  *
  * <p>The map is rebuilt on demand rather than stored: Flink's Kryo fallback and Java
  * serialization copy only the fields, never an unmodifiable map they could not rebuild.
+ *
+ * <p>Live keys ({@link LiveProperties}: {@code health}, {@code health.*}, {@code metric.*}) are
+ * read from the attached live properties on every call and take no part in equality; they are
+ * transient, so a serialized copy has none.
  */
 abstract class DeviceInfoBase implements ExternalResourceInfo, java.io.Serializable {
 
     private static final long serialVersionUID = 1L;
 
     private transient volatile Map<String, String> properties;
+
+    // set once, in the subclass's constructor
+    private transient LiveProperties live;
+
+    /** Attaches the live keys; subclasses call it from their constructor only. */
+    final void attachLive(LiveProperties live) {
+        this.live = live;
+    }
+
+    /** The live keys of this info; {@link LiveProperties#NONE} when it has none. */
+    public final LiveProperties live() {
+        LiveProperties l = live;
+        return l == null ? LiveProperties.NONE : l;
+    }
 
     /** The present properties, in their stable order, as an unmodifiable map. */
     abstract Map<String, String> buildProperties();
@@ -33,21 +55,43 @@ abstract class DeviceInfoBase implements ExternalResourceInfo, java.io.Serializa
 
     @Override
     public final Optional<String> getProperty(String key) {
+        LiveProperties l = live;
+        if (l != null && LiveProperties.isLiveKey(key)) {
+            return l.get(key);
+        }
         return Optional.ofNullable(props().get(key));
     }
 
     @Override
     public final Collection<String> getKeys() {
-        return props().keySet();
+        LiveProperties l = live;
+        if (l == null) {
+            return props().keySet();
+        }
+        Collection<String> liveKeys = l.keys();
+        if (liveKeys.isEmpty()) {
+            return props().keySet();
+        }
+        List<String> all = new ArrayList<>(props().keySet());
+        all.addAll(liveKeys);
+        return Collections.unmodifiableList(all);
     }
 
-    /** All present properties, in a stable order, unmodifiable. */
+    /** All present properties, live ones with their latest values last, in a stable order, unmodifiable. */
     public final Map<String, String> asMap() {
-        return props();
+        LiveProperties l = live;
+        if (l == null) {
+            return props();
+        }
+        Map<String, String> all = new LinkedHashMap<>(props());
+        for (String k : l.keys()) {
+            l.get(k).ifPresent(v -> all.put(k, v));
+        }
+        return Collections.unmodifiableMap(all);
     }
 
     @Override
     public final String toString() {
-        return getClass().getSimpleName() + props();
+        return getClass().getSimpleName() + asMap();
     }
 }

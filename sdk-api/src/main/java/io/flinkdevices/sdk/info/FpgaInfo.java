@@ -53,6 +53,7 @@ public final class FpgaInfo extends DeviceInfoBase {
     private final String bitstream;
 
     private FpgaInfo(Builder b) {
+        attachLive(b.live);
         this.platform = requireText(b.platform, KEY_PLATFORM);
         this.deviceName = requireText(b.deviceName, KEY_DEVICE_NAME);
         if (b.platformIndex < 0 || b.deviceIndex < 0) {
@@ -104,7 +105,7 @@ public final class FpgaInfo extends DeviceInfoBase {
         b.vendor(r.optional(KEY_VENDOR)).bitstream(r.optional(KEY_BITSTREAM));
         r.optionalLong(KEY_GLOBAL_MEMORY_BYTES).ifPresent(b::globalMemoryBytes);
         r.optionalLong(KEY_COMPUTE_UNITS).ifPresent(b::computeUnits);
-        return b.build();
+        return b.live(LiveProperties.of(info)).build();
     }
 
     /** OpenCL platform name. */
@@ -196,6 +197,17 @@ public final class FpgaInfo extends DeviceInfoBase {
     /** Builds an {@link FpgaInfo}. */
     @PublicEvolving
     public static final class Builder {
+        private LiveProperties live;
+
+        /**
+         * The device's live keys ({@code health}, {@code metric.*}), usually {@code
+         * DeviceMonitor.properties(id)}; they take no part in equality.
+         */
+        public Builder live(LiveProperties live) {
+            this.live = live;
+            return this;
+        }
+
         private final String platform;
         private final int platformIndex;
         private final String deviceName;

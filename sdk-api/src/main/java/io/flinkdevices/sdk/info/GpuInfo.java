@@ -68,6 +68,7 @@ public final class GpuInfo extends DeviceInfoBase {
     private final String renderNode;
 
     private GpuInfo(Builder b) {
+        attachLive(b.live);
         this.vendor = requireText(b.vendor, KEY_VENDOR).toLowerCase(java.util.Locale.ROOT);
         if (b.index < 0) {
             throw new IllegalArgumentException("GPU " + KEY_INDEX + " must be >= 0 but is " + b.index);
@@ -138,7 +139,7 @@ public final class GpuInfo extends DeviceInfoBase {
         if (env != null || value != null) {
             b.visibleDevices(env, value);
         }
-        return b.build();
+        return b.live(LiveProperties.of(info)).build();
     }
 
     /** Lower-case vendor, for example {@code nvidia}. */
@@ -248,6 +249,17 @@ public final class GpuInfo extends DeviceInfoBase {
     /** Builds a {@link GpuInfo}; every setter but the constructor's arguments is optional. */
     @PublicEvolving
     public static final class Builder {
+        private LiveProperties live;
+
+        /**
+         * The device's live keys ({@code health}, {@code metric.*}), usually {@code
+         * DeviceMonitor.properties(id)}; they take no part in equality.
+         */
+        public Builder live(LiveProperties live) {
+            this.live = live;
+            return this;
+        }
+
         private final String vendor;
         private final int index;
         private String uuid;

@@ -64,6 +64,7 @@ public final class RdmaInfo extends DeviceInfoBase {
     private final long rateGbps;
 
     private RdmaInfo(Builder b) {
+        attachLive(b.live);
         if (b.device == null || b.device.isBlank()) {
             throw new IllegalArgumentException("RDMA " + KEY_DEVICE + " must not be blank");
         }
@@ -114,7 +115,7 @@ public final class RdmaInfo extends DeviceInfoBase {
         r.optionalLong(KEY_GID_INDEX).ifPresent(v -> b.gidIndex(InfoProperties.toIntIndex("RdmaInfo", KEY_GID_INDEX, v)));
         r.optionalLong(KEY_NUMA_NODE).ifPresent(v -> b.numaNode(InfoProperties.toIntIndex("RdmaInfo", KEY_NUMA_NODE, v)));
         r.optionalLong(KEY_RATE_GBPS).ifPresent(b::rateGbps);
-        return b.build();
+        return b.live(LiveProperties.of(info)).build();
     }
 
     /** Verbs device name. */
@@ -220,6 +221,17 @@ public final class RdmaInfo extends DeviceInfoBase {
     /** Builds an {@link RdmaInfo}. */
     @PublicEvolving
     public static final class Builder {
+        private LiveProperties live;
+
+        /**
+         * The device's live keys ({@code health}, {@code metric.*}), usually {@code
+         * DeviceMonitor.properties(id)}; they take no part in equality.
+         */
+        public Builder live(LiveProperties live) {
+            this.live = live;
+            return this;
+        }
+
         private final String device;
         private final int port;
         private String linkLayer;

@@ -38,5 +38,15 @@ public enum DriverCapability {
      * io.flinkdevices.sdk.coordination.CoordinationParams}): no device goes to two TaskManagers, a
      * failed allocation records nothing, and a killed TaskManager's devices are taken over.
      */
-    COORDINATION
+    COORDINATION,
+
+    /**
+     * The driver watches its devices while jobs run through the SDK's {@link
+     * io.flinkdevices.sdk.health.DeviceMonitor}: every info carries the live keys of {@link
+     * io.flinkdevices.sdk.info.LiveProperties} ({@code health}, {@code health.device}, {@code
+     * health.action}, numeric {@code metric.<name>}), which read without waiting, and the
+     * parameter {@code monitor.interval: 0} leaves them absent. Not declared, no info has a key of
+     * that namespace (no stale keys).
+     */
+    MONITORING
 }

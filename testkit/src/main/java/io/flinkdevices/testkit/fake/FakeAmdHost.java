@@ -229,6 +229,16 @@ public final class FakeAmdHost {
                     sys.file(devDir + "/mem_info_vram_total", Long.toString(gpu.partitioned() ? share : gpu.model.vramBytes));
                     sys.file(devDir + "/product_name", gpu.model.marketName);
                     sys.file(devDir + "/device", gpu.model.deviceId());
+                    if (p == 0) {
+                        // what the monitor samples: busy, VRAM used, hwmon, RAS (umc and gfx blocks)
+                        sys.file(devDir + "/gpu_busy_percent", "0");
+                        sys.file(devDir + "/mem_info_vram_used", "0");
+                        sys.file(devDir + "/hwmon/hwmon" + g + "/temp1_input", "35000");
+                        sys.file(devDir + "/hwmon/hwmon" + g + "/power1_average", "90000000");
+                        for (String block : RAS_BLOCKS) {
+                            sys.file(devDir + "/ras/" + block + "_err_count", "ue: 0\nce: 0\n");
+                        }
+                    }
                     if (p == 0 && gpu.model.xcds > 1) {
                         sys.file(devDir + "/current_compute_partition", gpu.computeMode);
                         sys.file(devDir + "/current_memory_partition", gpu.memoryMode);
@@ -305,6 +315,9 @@ public final class FakeAmdHost {
         }
     }
 
+    /** The RAS blocks whose {@code ras/<block>_err_count} the fake writes on every GPU. */
+    public static final List<String> RAS_BLOCKS = List.of("umc", "gfx");
+
     /** What {@link Builder#installOn} wrote. */
     @PublicEvolving
     public static final class Installed {
@@ -331,6 +344,43 @@ public final class FakeAmdHost {
         /** GPU agents (partitions counted one by one). */
         public int agents() {
             return agents;
+        }
+
+        private static String gpuDir(int gpu) {
+            return "devices/pci0000:00/" + pciAddress(gpu) + "/";
+        }
+
+        /** Sets GPU {@code gpu}'s {@code gpu_busy_percent}, as load moves it while a cluster runs. */
+        public Installed busyPercent(int gpu, int percent) {
+            sys.file(gpuDir(gpu) + "gpu_busy_percent", Integer.toString(percent));
+            return this;
+        }
+
+        /** Sets GPU {@code gpu}'s {@code mem_info_vram_used} in bytes. */
+        public Installed vramUsed(int gpu, long bytes) {
+            sys.file(gpuDir(gpu) + "mem_info_vram_used", Long.toString(bytes));
+            return this;
+        }
+
+        /** Sets GPU {@code gpu}'s hwmon {@code temp1_input} (written in millidegrees). */
+        public Installed temperature(int gpu, int celsius) {
+            sys.file(gpuDir(gpu) + "hwmon/hwmon" + gpu + "/temp1_input", Integer.toString(celsius * 1000));
+            return this;
+        }
+
+        /**
+         * Sets the RAS counts of {@code block} ({@link #RAS_BLOCKS}) on GPU {@code gpu}: {@code
+         * uncorrectable} is what a failing HBM stack raises.
+         */
+        public Installed rasErrors(int gpu, String block, long uncorrectable, long correctable) {
+            sys.file(gpuDir(gpu) + "ras/" + block + "_err_count", "ue: " + uncorrectable + "\nce: " + correctable + "\n");
+            return this;
+        }
+
+        /** Removes agent {@code agent}'s render node from the device tree, as a GPU that falls off the bus. */
+        public Installed removeRenderNode(int agent) {
+            dev.remove("dri/renderD" + (128 + agent));
+            return this;
         }
     }
 

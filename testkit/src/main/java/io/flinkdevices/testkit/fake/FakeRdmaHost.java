@@ -2,6 +2,7 @@ package io.flinkdevices.testkit.fake;
 
 import org.apache.flink.annotation.PublicEvolving;
 
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -17,6 +18,8 @@ import java.util.Locale;
  *   <li>{@code ports/<n>/state} ({@code 4: ACTIVE}, {@code 1: DOWN}), {@code phys_state} ({@code
  *       5: LinkUp}, {@code 3: Disabled}), {@code link_layer} ({@code InfiniBand} or {@code
  *       Ethernet}), {@code rate} ({@code 200 Gb/sec (4X HDR)});
+ *   <li>{@code ports/<n>/counters/} with {@code port_rcv_data}, {@code port_xmit_data}, {@code
+ *       symbol_error} and {@code link_downed}, all 0;
  *   <li>a GID table of 16 entries {@code gids/<i>}, unused ones all zeros; for each used one {@code
  *       gid_attrs/types/<i>} ({@code IB/RoCE v1} or {@code RoCE v2}) and, on Ethernet, {@code
  *       gid_attrs/ndevs/<i>} (the netdev).
@@ -27,6 +30,10 @@ import java.util.Locale;
  *         .infiniband("mlx5_0", 200, true, false)        // port 1 up, port 2 down
  *         .roce("mlx5_bond_0", "bond0", "10.1.2.3", 100)  // RoCE v1 and v2, link-local and IPv4
  *         .installOn(host);
+ * // while a cluster runs: every change is one atomic file replacement, as the kernel's are
+ * FakeRdmaHost.portDown(sys, "mlx5_0", 1);
+ * FakeRdmaHost.addToCounter(sys, "mlx5_0", 1, "port_rcv_data", 4096);
+ * FakeRdmaHost.portUp(sys, "mlx5_0", 1);
  * }</pre>
  */
 @PublicEvolving
@@ -62,6 +69,55 @@ public final class FakeRdmaHost {
     /** The link-local GID of the {@code n}-th device ({@code fe80::<guid>}). */
     public static String linkLocalGid(int n) {
         return "fe80:0000:0000:0000:" + nodeGuid(n);
+    }
+
+    /** The port counters the fake writes, as the kernel names them. */
+    public static final List<String> COUNTERS = List.of("port_rcv_data", "port_xmit_data", "symbol_error", "link_downed");
+
+    /**
+     * Takes a port DOWN while the host is in use, as a pulled cable does: {@code state} {@code 1:
+     * DOWN}, {@code phys_state} {@code 3: Disabled}, and {@code link_downed} counts one more.
+     */
+    public static void portDown(FakeFileTree sys, String device, int port) {
+        synchronized (sys) {
+            String p = portPath(device, port);
+            sys.file(p + "state", "1: DOWN");
+            sys.file(p + "phys_state", "3: Disabled");
+            addToCounter(sys, device, port, "link_downed", 1);
+        }
+    }
+
+    /** Brings a port back: {@code 4: ACTIVE} and {@code 5: LinkUp}. */
+    public static void portUp(FakeFileTree sys, String device, int port) {
+        synchronized (sys) {
+            String p = portPath(device, port);
+            sys.file(p + "phys_state", "5: LinkUp");
+            sys.file(p + "state", "4: ACTIVE");
+        }
+    }
+
+    /** Sets a port counter ({@link #COUNTERS}) to {@code value}. */
+    public static void setCounter(FakeFileTree sys, String device, int port, String counter, long value) {
+        sys.file(portPath(device, port) + "counters/" + counter, Long.toString(value));
+    }
+
+    /** Adds {@code delta} to a port counter, as traffic or errors move it; returns the new value. */
+    public static long addToCounter(FakeFileTree sys, String device, int port, String counter, long delta) {
+        synchronized (sys) {
+            String rel = portPath(device, port) + "counters/" + counter;
+            long v = Files.exists(sys.path(rel)) ? Long.parseLong(sys.read(rel).strip()) : 0;
+            setCounter(sys, device, port, counter, v + delta);
+            return v + delta;
+        }
+    }
+
+    /** Removes a whole device, as a driver unbind or a reset does. */
+    public static void removeDevice(FakeFileTree sys, String device) {
+        sys.remove("class/infiniband/" + device);
+    }
+
+    private static String portPath(String device, int port) {
+        return "class/infiniband/" + device + "/ports/" + port + "/";
     }
 
     /** Builds the host: devices in the order given, named as given. */
@@ -110,6 +166,9 @@ public final class FakeRdmaHost {
                     sys.file(port + "state", up ? "4: ACTIVE" : "1: DOWN");
                     sys.file(port + "phys_state", up ? "5: LinkUp" : "3: Disabled");
                     sys.file(port + "link_layer", d.linkLayer);
+                    for (String c : COUNTERS) {
+                        sys.file(port + "counters/" + c, "0");
+                    }
                     sys.file(port + "rate", d.rateGbps + " Gb/sec (4X " + (d.rateGbps >= 200 ? "HDR" : "EDR") + ")");
                     List<String[]> gids = new ArrayList<>();
                     if (d.ethernet()) {

@@ -196,7 +196,7 @@ class DriverContractKitTest {
         assertCaught(
                 Flaw.NONE,
                 EnumSet.allOf(DriverCapability.class),
-                Map.of("yarnDecorator", "YARN_DECORATOR is declared"));
+                Map.of("yarnDecorator", "YARN_DECORATOR is declared", "monitoring", "MONITORING is declared"));
     }
 
     private static void assertCaught(

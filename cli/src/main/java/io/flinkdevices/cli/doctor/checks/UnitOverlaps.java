@@ -3,6 +3,8 @@ package io.flinkdevices.cli.doctor.checks;
 import io.flinkdevices.cli.doctor.Finding;
 import io.flinkdevices.cli.flink.ReadOnlyCoordination;
 
+import io.flinkdevices.sdk.info.LiveProperties;
+
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
 import java.util.ArrayList;
@@ -31,7 +33,9 @@ final class UnitOverlaps {
             for (ExternalResourceInfo info : infos) {
                 Map<String, String> p = new LinkedHashMap<>();
                 for (String key : info.getKeys()) {
-                    info.getProperty(key).ifPresent(v -> p.put(key, v));
+                    if (!LiveProperties.isLiveKey(key)) { // health and metrics differ between reads
+                        info.getProperty(key).ifPresent(v -> p.put(key, v));
+                    }
                 }
                 devices.add(p);
             }

@@ -1,0 +1,146 @@
+package io.flinkdevices.amd;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.health.DeviceSample;
+import io.flinkdevices.sdk.health.DeviceSampler;
+import io.flinkdevices.sdk.health.HealthState;
+import io.flinkdevices.sdk.host.Sysfs;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Samples the handed-out GPUs and partitions from sysfs, no process. Per GPU, from its PCI
+ * device's {@code class/drm/renderD<minor>/device/}: {@code gpu_busy_percent}, {@code
+ * mem_info_vram_used}, the first {@code hwmon/hwmon*} {@code temp1_input} (millidegrees) and
+ * {@code power1_average} (microwatts) where present, and the RAS counts of {@code
+ * ras/<block>_err_count} ({@code ue: N} and {@code ce: N} lines). Health: a render node (under
+ * {@code dev.root}) or device folder that vanished is {@code failed}, so is an uncorrectable RAS
+ * count above the one seen at the first sample; a partition reports its parent GPU's health and
+ * metrics, and fails on its own render node vanishing too.
+ */
+final class GpuSampler implements DeviceSampler {
+
+    /** One monitored unit: the render minor of its GPU's PCI device and its own render minors. */
+    static final class Target {
+        final int gpuMinor;
+        final List<Integer> ownMinors;
+
+        Target(int gpuMinor, List<Integer> ownMinors) {
+            this.gpuMinor = gpuMinor;
+            this.ownMinors = ownMinors;
+        }
+    }
+
+    private final Sysfs sys;
+    private final Path devRoot;
+    private final Map<String, Target> targets;
+    /** Uncorrectable counts by GPU minor and block, at the first sample. */
+    private final Map<String, Long> baseline = new HashMap<>();
+
+    GpuSampler(Sysfs sys, Path devRoot, Map<String, Target> targets) {
+        this.sys = sys;
+        this.devRoot = devRoot;
+        this.targets = targets;
+    }
+
+    @Override
+    public Map<String, DeviceSample> sample(Collection<String> ids) {
+        Map<Integer, DeviceSample> byGpu = new HashMap<>();
+        Map<String, DeviceSample> out = new LinkedHashMap<>();
+        for (String id : ids) {
+            Target t = targets.get(id);
+            DeviceSample gpu = byGpu.computeIfAbsent(t.gpuMinor, m -> gpu(id, m));
+            String gone = null;
+            for (int minor : t.ownMinors) {
+                Path node = devRoot.resolve("dri/renderD" + minor);
+                if (!Files.exists(node)) {
+                    gone = "render node " + node + " of " + id + " vanished";
+                    break;
+                }
+            }
+            if (gone == null) {
+                out.put(id, gpu);
+            } else {
+                DeviceSample.Builder b = DeviceSample.builder().health(HealthState.FAILED, gone);
+                gpu.metrics().forEach(b::metric);
+                out.put(id, b.build());
+            }
+        }
+        return out;
+    }
+
+    private DeviceSample gpu(String id, int minor) {
+        String dev = "class/drm/renderD" + minor + "/device/";
+        DeviceSample.Builder b = DeviceSample.builder();
+        Optional<String> folder = sys.folderProblem(dev);
+        if (folder.isPresent()) {
+            return DeviceSample.failed("GPU of " + id + " vanished: " + sys.resolve(dev) + " " + folder.get());
+        }
+        try {
+            sys.longAttribute(dev + "gpu_busy_percent").ifPresent(v -> b.metric("gpu_busy_percent", v));
+            sys.longAttribute(dev + "mem_info_vram_used").ifPresent(v -> b.metric("mem_info_vram_used", v));
+            sys.longAttribute(dev + "mem_info_vram_total").ifPresent(v -> b.metric("mem_info_vram_total", v));
+            if (sys.exists(dev + "hwmon")) {
+                for (String h : sys.list(dev + "hwmon")) {
+                    String hw = dev + "hwmon/" + h + "/";
+                    sys.longAttribute(hw + "temp1_input").ifPresent(v -> b.metric("temperature_celsius", v / 1000.0));
+                    sys.longAttribute(hw + "power1_average").ifPresent(v -> b.metric("power_watts", v / 1_000_000.0));
+                    break;
+                }
+            }
+            if (sys.exists(dev + "ras")) {
+                for (String f : sys.list(dev + "ras")) {
+                    if (!f.endsWith("_err_count")) {
+                        continue;
+                    }
+                    String block = f.substring(0, f.length() - "_err_count".length()).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+                    Map<String, Long> counts = ras(sys.requireAttribute(dev + "ras/" + f));
+                    Long ue = counts.get("ue");
+                    Long ce = counts.get("ce");
+                    if (ue != null) {
+                        b.metric("ras_" + block + "_ue", ue);
+                        Long first = baseline.putIfAbsent(minor + "/" + block, ue);
+                        if (first != null && ue > first) {
+                            b.health(HealthState.FAILED, "GPU of " + id + ": RAS " + block + " uncorrectable errors " + first + " -> " + ue);
+                        }
+                    }
+                    if (ce != null) {
+                        b.metric("ras_" + block + "_ce", ce);
+                    }
+                }
+            }
+        } catch (DeviceDriverException e) {
+            // vanished between the folder check and the read
+            if (sys.folderProblem(dev).isPresent()) {
+                return DeviceSample.failed("GPU of " + id + " vanished: " + sys.resolve(dev) + " " + sys.folderProblem(dev).get());
+            }
+            return DeviceSample.failed("GPU of " + id + " cannot be read: " + e.getMessage());
+        }
+        return b.build();
+    }
+
+    /** {@code "ue: 0\nce: 3"} -> {ue=0, ce=3}; lines of another shape are skipped. */
+    static Map<String, Long> ras(String text) {
+        Map<String, Long> out = new HashMap<>();
+        for (String line : text.split("\n")) {
+            int colon = line.indexOf(':');
+            if (colon <= 0) {
+                continue;
+            }
+            try {
+                out.put(line.substring(0, colon).strip().toLowerCase(Locale.ROOT), Long.parseLong(line.substring(colon + 1).strip()));
+            } catch (NumberFormatException e) {
+                // not a count
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,120 @@
+package io.flinkdevices.amd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flinkdevices.sdk.config.DriverConfigException;
+import io.flinkdevices.testkit.fake.FakeAmdHost;
+import io.flinkdevices.testkit.fake.FakeAmdHost.Model;
+import io.flinkdevices.testkit.fake.FakeHost;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+import org.apache.flink.configuration.Configuration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/** The AMD driver's monitor on a fake host that changes while the infos are in use. */
+@DisplayName("The AMD driver's monitor")
+class AmdMonitorTest {
+
+    @TempDir Path temp;
+    private final List<AmdGpuDriver> drivers = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        drivers.forEach(AmdGpuDriver::stopMonitor);
+    }
+
+    private List<ExternalResourceInfo> infos(FakeAmdHost.Installed amd, long amount, String... kv) throws Exception {
+        Configuration c = new Configuration();
+        c.setString("sysfs.root", amd.sys().root().toString());
+        c.setString("dev.root", amd.dev().root().toString());
+        c.setString("backend", "sysfs");
+        for (int i = 0; i < kv.length; i += 2) {
+            c.setString(kv[i], kv[i + 1]);
+        }
+        AmdGpuDriver d = (AmdGpuDriver) new AmdGpuDriverFactory(Map.of()).createExternalResourceDriver(c);
+        drivers.add(d);
+        return new ArrayList<>(d.retrieveResourceInfo(amount));
+    }
+
+    private static void await(String what, Supplier<Boolean> condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.get()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
+    @DisplayName("reads busy, VRAM, hwmon and RAS metrics; an uncorrectable RAS jump fails the GPU; a correctable one does not")
+    void metricsAndRas() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 2).installOn(FakeHost.create(temp));
+        List<ExternalResourceInfo> gpus = infos(amd, 2, "monitor.interval", "100 ms");
+        ExternalResourceInfo g0 = gpus.get(0);
+        ExternalResourceInfo g1 = gpus.get(1);
+        assertThat(g0.getProperty("health")).contains("ok");
+        assertThat(g0.getProperty("health.device")).contains(FakeAmdHost.pciAddress(0));
+        assertThat(g0.getKeys()).contains("metric.gpu_busy_percent", "metric.mem_info_vram_used", "metric.temperature_celsius",
+                "metric.power_watts", "metric.ras_umc_ue", "metric.ras_umc_ce", "metric.ras_gfx_ue");
+        assertThat(g0.getProperty("metric.temperature_celsius")).contains("35");
+        assertThat(g0.getProperty("metric.power_watts")).contains("90");
+
+        amd.busyPercent(0, 87).vramUsed(0, 1L << 30).rasErrors(0, "umc", 0, 5);
+        await("metrics move", () -> g0.getProperty("metric.gpu_busy_percent").equals(Optional.of("87")));
+        await("vram", () -> g0.getProperty("metric.mem_info_vram_used").equals(Optional.of(Long.toString(1L << 30))));
+        await("ce", () -> g0.getProperty("metric.ras_umc_ce").equals(Optional.of("5")));
+        assertThat(g0.getProperty("health")).as("correctable errors do not fail a GPU").contains("ok");
+
+        amd.rasErrors(0, "umc", 2, 5);
+        await("failed", () -> g0.getProperty("health").equals(Optional.of("failed")));
+        assertThat(g0.getProperty("health.reason").orElseThrow()).contains("RAS umc uncorrectable errors 0 -> 2");
+        assertThat(g1.getProperty("health")).contains("ok");
+    }
+
+    @Test
+    @DisplayName("a vanished render node fails its GPU; partitions report their parent GPU's health")
+    void renderNodeAndPartitions() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 2, "CPX", "NPS4").installOn(FakeHost.create(temp));
+        List<ExternalResourceInfo> parts = infos(amd, 16, "unit", "partition", "monitor.interval", "100 ms");
+        ExternalResourceInfo p0 = parts.get(0);
+        ExternalResourceInfo p3 = parts.get(3);
+        ExternalResourceInfo other = parts.get(9);
+        assertThat(p3.getProperty("metric.gpu_busy_percent")).as("a partition reads its GPU's metrics").contains("0");
+        amd.busyPercent(0, 40);
+        await("partition 3 sees its GPU's load", () -> p3.getProperty("metric.gpu_busy_percent").equals(Optional.of("40")));
+
+        amd.rasErrors(0, "gfx", 1, 0);
+        await("every partition of GPU 0 fails", () -> p3.getProperty("health").equals(Optional.of("failed"))
+                && p0.getProperty("health").equals(Optional.of("failed")));
+        assertThat(other.getProperty("health")).as("GPU 1's partitions stay ok").contains("ok");
+
+        amd.removeRenderNode(9);
+        await("partition 9's render node vanished", () -> other.getProperty("health").equals(Optional.of("failed")));
+        assertThat(other.getProperty("health.reason").orElseThrow()).contains("renderD137").contains("vanished");
+    }
+
+    @Test
+    @DisplayName("monitor.interval 0 leaves the keys absent; a bad action is one message naming the full key")
+    void offAndBadInput() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 1).installOn(FakeHost.create(temp));
+        ExternalResourceInfo g = infos(amd, 1, "monitor.interval", "0").get(0);
+        assertThat(g.getKeys()).noneMatch(k -> k.startsWith("health") || k.startsWith("metric."));
+        assertThatThrownBy(() -> infos(amd, 1, "health.action", "quarantine"))
+                .isInstanceOf(DriverConfigException.class)
+                .hasMessageContaining("param.health.action: expected one of report, fail-tasks, stop-taskmanager but got 'quarantine'");
+    }
+}

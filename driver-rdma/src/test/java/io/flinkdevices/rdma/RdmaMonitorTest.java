@@ -1,0 +1,118 @@
+package io.flinkdevices.rdma;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flinkdevices.sdk.config.DriverConfigException;
+import io.flinkdevices.sdk.info.RdmaInfo;
+import io.flinkdevices.testkit.fake.FakeFileTree;
+import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeRdmaHost;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+import org.apache.flink.configuration.Configuration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/** The RDMA driver's monitor on a fake host that changes while the infos are in use. */
+@DisplayName("The RDMA driver's monitor")
+class RdmaMonitorTest {
+
+    @TempDir Path temp;
+    private final List<RdmaDriver> drivers = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        drivers.forEach(RdmaDriver::stopMonitor);
+    }
+
+    private RdmaDriver driver(FakeFileTree sys, String... kv) throws Exception {
+        Configuration c = new Configuration();
+        c.setString("sysfs.root", sys.root().toString());
+        for (int i = 0; i < kv.length; i += 2) {
+            c.setString(kv[i], kv[i + 1]);
+        }
+        RdmaDriver d = (RdmaDriver) new RdmaDriverFactory().createExternalResourceDriver(c);
+        drivers.add(d);
+        return d;
+    }
+
+    private static void await(String what, Supplier<Boolean> condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.get()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
+    @DisplayName("reads ok and the port counters, flips to failed when the port goes DOWN, and recovers when it comes back")
+    void portDownAndBack() throws Exception {
+        FakeFileTree sys = FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).installOn(FakeHost.create(temp));
+        ExternalResourceInfo info = driver(sys, "monitor.interval", "100 ms").retrieveResourceInfo(1).iterator().next();
+
+        assertThat(info.getProperty("health")).contains("ok");
+        assertThat(info.getProperty("health.device")).contains("mlx5_0/1");
+        assertThat(info.getProperty("metric.port_rcv_data")).contains("0");
+        assertThat(info.getProperty("metric.port_state")).contains("4");
+        assertThat(info.getKeys()).contains("metric.port_xmit_data", "metric.symbol_error", "metric.link_downed",
+                "metric.port_phys_state", "metric.monitor.errors");
+
+        FakeRdmaHost.addToCounter(sys, "mlx5_0", 1, "port_rcv_data", 4096);
+        await("the counter moves", () -> info.getProperty("metric.port_rcv_data").equals(Optional.of("4096")));
+
+        long t0 = System.nanoTime();
+        FakeRdmaHost.portDown(sys, "mlx5_0", 1);
+        await("failed", () -> info.getProperty("health").equals(Optional.of("failed")));
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("two 100 ms intervals plus scheduling on a loaded machine").isLessThan(2000);
+        assertThat(info.getProperty("health.reason")).contains("port mlx5_0/1 state DOWN (phys_state Disabled)");
+        assertThat(info.getProperty("metric.link_downed")).contains("1");
+
+        FakeRdmaHost.portUp(sys, "mlx5_0", 1);
+        await("ok again", () -> info.getProperty("health").equals(Optional.of("ok")));
+        assertThat(info.getProperty("health.reason")).isEmpty();
+        // the typed view keeps reading the live keys
+        assertThat(RdmaInfo.from(info).getProperty("health")).contains("ok");
+    }
+
+    @Test
+    @DisplayName("reads a device that vanished as failed, naming the port")
+    void deviceVanishes() throws Exception {
+        FakeFileTree sys = FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).installOn(FakeHost.create(temp));
+        ExternalResourceInfo info = driver(sys, "monitor.interval", "100 ms").retrieveResourceInfo(1).iterator().next();
+        FakeRdmaHost.removeDevice(sys, "mlx5_0");
+        await("failed", () -> info.getProperty("health").equals(Optional.of("failed")));
+        assertThat(info.getProperty("health.reason").orElseThrow()).startsWith("port mlx5_0/1 vanished");
+    }
+
+    @Test
+    @DisplayName("with monitor.interval 0 hands out infos without live keys")
+    void off() throws Exception {
+        FakeFileTree sys = FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).installOn(FakeHost.create(temp));
+        ExternalResourceInfo info = driver(sys, "monitor.interval", "0").retrieveResourceInfo(1).iterator().next();
+        assertThat(info.getKeys()).doesNotContain("health").noneMatch(k -> k.startsWith("metric.") || k.startsWith("health."));
+        assertThat(info.getProperty("health")).isEmpty();
+    }
+
+    @Test
+    @DisplayName("refuses a bad interval and action in one message naming the full keys")
+    void badInput() {
+        FakeFileTree sys = FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).installOn(FakeHost.create(temp));
+        assertThatThrownBy(() -> driver(sys, "monitor.interval", "often", "health.action", "reboot"))
+                .isInstanceOf(DriverConfigException.class)
+                .hasMessageContaining("param.monitor.interval: expected 0 (monitoring off) or a duration from 100 ms to 1 d such as '10 s' but got 'often'")
+                .hasMessageContaining("param.health.action: expected one of report, fail-tasks, stop-taskmanager but got 'reboot'");
+    }
+}

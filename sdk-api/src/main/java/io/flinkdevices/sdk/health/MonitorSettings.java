@@ -1,0 +1,126 @@
+package io.flinkdevices.sdk.health;
+
+import io.flinkdevices.sdk.config.DriverParams;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.util.TimeUtils;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * The run-time parameters every monitoring driver reads, validated through {@link DriverParams}
+ * so that a bad value is one problem naming its full key:
+ *
+ * <pre>{@code
+ * external-resource.rdma.param.monitor.interval: 10 s   # 0 turns monitoring off (keys absent)
+ * external-resource.rdma.param.health.action: fail-tasks # report | fail-tasks | stop-taskmanager
+ * }</pre>
+ */
+@PublicEvolving
+public final class MonitorSettings {
+
+    /** Key of the sampling interval; {@code 0} turns monitoring off. */
+    public static final String INTERVAL = "monitor.interval";
+    /** Key of what a failed device does to its tasks. */
+    public static final String ACTION = "health.action";
+    /** The interval when {@link #INTERVAL} is unset. */
+    public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(10);
+    /** The shortest interval other than 0: shorter would spend a core on sysfs reads. */
+    public static final Duration MIN_INTERVAL = Duration.ofMillis(100);
+
+    private static final Pattern ZERO = Pattern.compile("0+(\\s*[a-zA-Zµ]+)?");
+
+    private final Duration interval;
+    private final HealthAction action;
+    private final String name;
+    private final String keyPrefix;
+
+    private MonitorSettings(Duration interval, HealthAction action, String name, String keyPrefix) {
+        this.interval = interval;
+        this.action = action;
+        this.name = name;
+        this.keyPrefix = keyPrefix;
+    }
+
+    /**
+     * Reads {@link #INTERVAL} and {@link #ACTION}; problems go to {@code params}, reported by its
+     * {@code validate()}.
+     */
+    public static MonitorSettings read(DriverParams params) {
+        String raw = params.string(INTERVAL, null);
+        Duration interval = DEFAULT_INTERVAL;
+        if (raw != null) {
+            interval = parseInterval(raw);
+            if (interval == null) {
+                params.problem(
+                        INTERVAL,
+                        "expected 0 (monitoring off) or a duration from 100 ms to 1 d such as '10 s' but got '" + raw + "'");
+                interval = DEFAULT_INTERVAL;
+            }
+        }
+        HealthAction action = params.enumValue(ACTION, HealthAction.class, HealthAction.FAIL_TASKS);
+        String prefix = params.keyPrefix();
+        return new MonitorSettings(interval, action,
+                prefix.replaceFirst("^external-resource\\.", "").replaceFirst("\\.param\\.$", ""), prefix);
+    }
+
+    /** Settings built in code (tests, tools); {@code interval} 0 is off. */
+    public static MonitorSettings of(Duration interval, HealthAction action, String name) {
+        Objects.requireNonNull(interval, "interval");
+        if (!interval.isZero() && (interval.compareTo(MIN_INTERVAL) < 0 || interval.compareTo(DriverParams.MAX_DURATION) > 0)) {
+            throw new IllegalArgumentException("interval must be 0 or from 100 ms to 1 d but is " + interval);
+        }
+        return new MonitorSettings(interval, Objects.requireNonNull(action, "action"), Objects.requireNonNull(name, "name"),
+                "external-resource." + name + ".param.");
+    }
+
+    private static Duration parseInterval(String raw) {
+        String v = raw.strip();
+        try {
+            if (ZERO.matcher(v).matches()) {
+                // a unit Flink knows, or none
+                TimeUtils.parseDuration(v);
+                return Duration.ZERO;
+            }
+            Duration d = TimeUtils.parseDuration(v);
+            if (d.compareTo(MIN_INTERVAL) < 0 || d.compareTo(DriverParams.MAX_DURATION) > 0) {
+                return null;
+            }
+            return d;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The sampling interval; zero when monitoring is off. */
+    public Duration interval() {
+        return interval;
+    }
+
+    /** Whether monitoring is on. */
+    public boolean enabled() {
+        return !interval.isZero();
+    }
+
+    /** What a failed device does to its tasks. */
+    public HealthAction action() {
+        return action;
+    }
+
+    /** The prefix of the full keys ({@code external-resource.rdma.param.}), for log lines. */
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    /** The resource name ({@code rdma}), for thread names and log lines. */
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String toString() {
+        return enabled() ? "every " + interval.toMillis() + " ms, " + action.value() : "off";
+    }
+}

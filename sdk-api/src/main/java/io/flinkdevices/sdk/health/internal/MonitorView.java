@@ -1,0 +1,136 @@
+package io.flinkdevices.sdk.health.internal;
+
+import io.flinkdevices.sdk.health.DeviceMonitor;
+import io.flinkdevices.sdk.health.HealthState;
+import io.flinkdevices.sdk.info.LiveProperties;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** One device's live keys, read from the monitor's latest snapshot without waiting. */
+public final class MonitorView implements LiveProperties {
+
+    static final String METRIC_ERRORS = METRIC_PREFIX + "monitor.errors";
+
+    private final MonitorState state;
+    private final String id;
+    // keeps the monitor running while this view is reachable
+    @SuppressWarnings("unused")
+    private final Object lease;
+
+    public MonitorView(MonitorState state, String id, Object lease) {
+        this.state = state;
+        this.id = id;
+        this.lease = lease;
+    }
+
+    /** Health, reason and since, with staleness and persistent errors applied. */
+    private String[] health(MonitorState.Snapshot s, MonitorState.Device d) {
+        long intervalNanos = state.interval().toNanos();
+        long age = System.nanoTime() - s.sampledAtNanos;
+        // the sample under way gets one interval on top
+        if (age > (DeviceMonitor.ERRORS_BEFORE_DEGRADED + 1) * intervalNanos) {
+            long seconds = age / 1_000_000_000L;
+            Instant since = state.now().minusNanos(age).truncatedTo(ChronoUnit.SECONDS);
+            return worse(d, new String[] {HealthState.DEGRADED.value(),
+                    "no sample for " + seconds + " s (the sampler has not returned; interval " + state.interval().toMillis() + " ms)",
+                    since.toString()});
+        }
+        if (s.errorsInARow >= DeviceMonitor.ERRORS_BEFORE_DEGRADED) {
+            return worse(d, new String[] {HealthState.DEGRADED.value(),
+                    s.errorsInARow + " samples in a row failed, the last with " + s.lastError,
+                    s.degradedSince.truncatedTo(ChronoUnit.SECONDS).toString()});
+        }
+        if (d == null) {
+            return null;
+        }
+        return new String[] {d.health.value(), d.reason, d.since.truncatedTo(ChronoUnit.SECONDS).toString()};
+    }
+
+    /** A failed device stays failed while the monitor cannot look again. */
+    private static String[] worse(MonitorState.Device d, String[] degraded) {
+        if (d != null && d.health == HealthState.FAILED) {
+            return new String[] {d.health.value(), d.reason, d.since.truncatedTo(ChronoUnit.SECONDS).toString()};
+        }
+        return degraded;
+    }
+
+    @Override
+    public Optional<String> get(String key) {
+        MonitorState.Snapshot s = state.snapshot();
+        if (!state.started()) {
+            return Optional.empty();
+        }
+        MonitorState.Device d = s.devices.get(id);
+        switch (key) {
+            case KEY_HEALTH:
+            case KEY_HEALTH_REASON:
+            case KEY_HEALTH_SINCE: {
+                String[] h = health(s, d);
+                if (h == null) {
+                    return Optional.empty();
+                }
+                String v = key.equals(KEY_HEALTH) ? h[0] : key.equals(KEY_HEALTH_REASON) ? h[1] : h[2];
+                return v == null || v.isEmpty() ? Optional.empty() : Optional.of(v);
+            }
+            case KEY_HEALTH_DEVICE:
+                return Optional.of(id);
+            case KEY_HEALTH_ACTION:
+                return Optional.of(state.action().value());
+            case METRIC_ERRORS:
+                return Optional.of(Long.toString(s.errors));
+            default:
+                if (d != null && key.startsWith(METRIC_PREFIX)) {
+                    Double v = d.metrics.get(key.substring(METRIC_PREFIX.length()));
+                    return v == null ? Optional.empty() : Optional.of(format(v));
+                }
+                return Optional.empty();
+        }
+    }
+
+    @Override
+    public Collection<String> keys() {
+        MonitorState.Snapshot s = state.snapshot();
+        if (!state.started()) {
+            return Collections.emptyList();
+        }
+        MonitorState.Device d = s.devices.get(id);
+        List<String> out = new ArrayList<>();
+        String[] h = health(s, d);
+        if (h != null) {
+            out.add(KEY_HEALTH);
+            if (h[1] != null && !h[1].isEmpty()) {
+                out.add(KEY_HEALTH_REASON);
+            }
+            out.add(KEY_HEALTH_SINCE);
+        }
+        out.add(KEY_HEALTH_DEVICE);
+        out.add(KEY_HEALTH_ACTION);
+        if (d != null) {
+            for (Map.Entry<String, Double> e : d.metrics.entrySet()) {
+                out.add(METRIC_PREFIX + e.getKey());
+            }
+        }
+        out.add(METRIC_ERRORS);
+        return out;
+    }
+
+    /** Whole numbers without a fraction ({@code 1234}), others as Java prints a double. */
+    static String format(double v) {
+        if (v == Math.rint(v) && Math.abs(v) < 9.007199254740992E15) {
+            return Long.toString((long) v);
+        }
+        return Double.toString(v);
+    }
+
+    @Override
+    public String toString() {
+        return "live keys of " + id;
+    }
+}
