@@ -121,18 +121,20 @@ public abstract class CapabilityContract extends ContractSuite {
      * health.action} ({@code report}, {@code fail-tasks} or {@code stop-taskmanager}), and every {@code metric.*} key is a
      * number; the 1,000 rounds take under a second (a read never spawns a tool or waits on one:
      * one spawn costs milliseconds); with the interval 0 no info has a live key. Not declared, no
-     * info has a key of the live namespace ({@code health}, {@code health.*}, {@code metric.*}).
+     * info has a key only a monitor keeps fresh ({@code health.*}, {@code metric.*}); a plain {@code
+     * health} said at hand-out is allowed (the kit's failed-device case checks it).
      */
     @Test
     @DisplayName("exposes live health and numeric metrics that read without waiting exactly when declared, none with monitor.interval 0")
     public void monitoring() throws Exception {
         List<ExternalResourceInfo> infos = new ArrayList<>(infos(driver(host(2)), 2));
         if (!declared(DriverCapability.MONITORING)) {
+            // a driver may say a device's health as it hands it out (and never hand out a failed
+            // one); what only a monitor can keep fresh must be absent
             for (ExternalResourceInfo info : infos) {
                 assertThat(info.getKeys())
                         .as("MONITORING is not declared, but %s has live keys", info)
-                        .noneMatch(LiveProperties::isLiveKey);
-                assertThat(info.getProperty(LiveProperties.KEY_HEALTH)).as("health of %s", info).isEmpty();
+                        .noneMatch(k -> LiveProperties.isLiveKey(k) && !k.equals(LiveProperties.KEY_HEALTH));
             }
             return;
         }
