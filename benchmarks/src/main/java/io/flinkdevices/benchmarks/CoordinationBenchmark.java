@@ -1,6 +1,9 @@
 package io.flinkdevices.benchmarks;
 
 import io.flinkdevices.benchmarks.BenchmarkWorker.Implementation;
+import io.flinkdevices.sdk.coordination.internal.DeviceRecord;
+import io.flinkdevices.sdk.coordination.internal.ProcessIdentity;
+import io.flinkdevices.sdk.coordination.internal.RecordFormat;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -34,6 +37,7 @@ import java.util.stream.Collectors;
  *
  * <pre>
  * java -cp ... io.flinkdevices.benchmarks.CoordinationBenchmark [--scripts DIR] [--processes 1,16] [--scale 1.0]
+ *     [--held-by-others 3]
  * </pre>
  *
  * {@code --scripts} names the folder holding Flink's scripts (the build unpacks them into {@code
@@ -50,6 +54,7 @@ public final class CoordinationBenchmark {
         Path scripts = Path.of(System.getProperty("flink.gpu.scripts", "benchmarks/target/flink-gpu-scripts"));
         List<Integer> processes = List.of(1, 16);
         double scale = 1.0;
+        int heldByOthers = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--scripts":
@@ -62,12 +67,16 @@ public final class CoordinationBenchmark {
                 case "--scale":
                     scale = Double.parseDouble(args[++i]);
                     break;
+                case "--held-by-others":
+                    heldByOthers = Integer.parseInt(args[++i]);
+                    break;
                 default:
                     throw new IllegalArgumentException(
-                            "unknown argument " + args[i] + "; expected --scripts DIR, --processes 1,16, --scale 1.0");
+                            "unknown argument " + args[i] + "; expected --scripts DIR, --processes 1,16, --scale 1.0,"
+                                    + " --held-by-others 0");
             }
         }
-        run(scripts, processes, scale, System.out);
+        run(scripts, processes, scale, heldByOthers, System.out);
     }
 
     /** One measured scenario. */
@@ -96,6 +105,20 @@ public final class CoordinationBenchmark {
     /** Runs every scenario and prints the table; returns the rows. */
     public static Map<String, Row> run(Path scripts, List<Integer> processes, double scale, PrintStream out)
             throws Exception {
+        return run(scripts, processes, scale, 0, out);
+    }
+
+    /**
+     * As {@link #run(Path, List, double, PrintStream)}; with {@code heldByOthers > 0}, the file of
+     * the one-process {@code DeviceCoordinator.allocate} row starts with 4 devices each held by
+     * that many other live processes (a host where other TaskManagers hold devices), so that every
+     * transaction also checks that those owners still run.
+     */
+    public static Map<String, Row> run(
+            Path scripts, List<Integer> processes, double scale, int heldByOthers, PrintStream out) throws Exception {
+        if (heldByOthers < 0 || heldByOthers * 4 >= DEVICES) {
+            throw new IllegalArgumentException("--held-by-others must be 0 to " + (DEVICES / 4 - 1) + " but is " + heldByOthers);
+        }
         Path script = scripts.resolve("nvidia-gpu-discovery.sh");
         if (!Files.isRegularFile(script) || !Files.isRegularFile(scripts.resolve("gpu-discovery-common.sh"))) {
             throw new IllegalStateException(
@@ -128,14 +151,42 @@ public final class CoordinationBenchmark {
                 Path file = work.resolve(impl.name().toLowerCase(Locale.ROOT) + "-" + p + ".coordination");
                 Files.deleteIfExists(file);
                 Files.createFile(file);
-                Row row = measure(impl, p, file, warm, n, fakeSmi, scripts);
-                rows.put(impl + "/" + p, row);
-                out.printf(Locale.ROOT, "  measured %-22s %2d processes: p50 %s%n", impl, p, ms(row.percentile(50)));
+                List<Process> owners = new ArrayList<>();
+                try {
+                    if (impl == Implementation.OURS && p == 1 && heldByOthers > 0) {
+                        owners = holdByOthers(file, heldByOthers);
+                        out.printf(Locale.ROOT, "  %d of %d devices held by %d other live processes in the next row%n",
+                                heldByOthers * 4, DEVICES, heldByOthers);
+                    }
+                    Row row = measure(impl, p, file, warm, n, fakeSmi, scripts);
+                    rows.put(impl + "/" + p, row);
+                    out.printf(Locale.ROOT, "  measured %-22s %2d processes: p50 %s%n", impl, p, ms(row.percentile(50)));
+                } finally {
+                    owners.forEach(Process::destroyForcibly);
+                }
             }
         }
         print(rows, processes, out);
         deleteTree(work);
         return rows;
+    }
+
+    /** Starts {@code owners} sleeping processes and records 4 devices for each of them in {@code file}. */
+    private static List<Process> holdByOthers(Path file, int owners) throws Exception {
+        List<Process> started = new ArrayList<>();
+        List<DeviceRecord> records = new ArrayList<>();
+        for (int o = 0; o < owners; o++) {
+            Process sleeper = new ProcessBuilder("sleep", "3600").start();
+            started.add(sleeper);
+            ProcessIdentity who =
+                    ProcessIdentity.of(sleeper.pid())
+                            .orElseThrow(() -> new IllegalStateException("sleep " + sleeper.pid() + " is not running"));
+            for (int d = 0; d < 4; d++) {
+                records.add(DeviceRecord.of(Integer.toString(o * 4 + d), who));
+            }
+        }
+        Files.write(file, RecordFormat.format(records));
+        return started;
     }
 
     private static Row measure(

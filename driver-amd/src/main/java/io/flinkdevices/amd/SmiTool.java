@@ -30,7 +30,14 @@ import java.util.Map;
 final class SmiTool {
 
     private static final Logger LOG = LoggerFactory.getLogger(SmiTool.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * Jackson is loaded and set up only when a tool's output is read: with the sysfs backend a
+     * TaskManager start never needs it, and building a mapper loads some 400 classes.
+     */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper();
+    }
 
     private final Path program;
     private final Map<String, String> environment;
@@ -71,8 +78,8 @@ final class SmiTool {
                     abbreviate(String.join(" | ", before), 400));
         }
         JsonNode tree;
-        try (JsonParser parser = JSON.getFactory().createParser(out)) {
-            tree = JSON.readTree(parser);
+        try (JsonParser parser = Json.MAPPER.getFactory().createParser(out)) {
+            tree = Json.MAPPER.readTree(parser);
             if (tree == null) {
                 throw new DeviceDriverException(call + " (" + key + ") printed no JSON; expected a JSON document" + output(r));
             }

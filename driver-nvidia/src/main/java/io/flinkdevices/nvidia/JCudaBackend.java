@@ -17,10 +17,17 @@ import java.util.Locale;
 
 /**
  * The CUDA driver API through JCuda: {@code cuInit}, {@code cuDeviceGetCount}, then per device
- * name, total memory, compute capability, PCI ids and UUID. Every call goes through {@link
+ * name, compute capability, PCI ids and UUID. Every call goes through {@link
  * NativeGuard}, so a host without {@code libcuda.so.1} gives a {@link DeviceDriverException}, never
  * an {@code Error}. CUDA applies the TaskManager's {@code CUDA_VISIBLE_DEVICES} itself; the indexes
  * are CUDA's device ordinals.
+ *
+ * <p>No {@code memory-bytes}: that property is the total NVIDIA's management library (NVML)
+ * reports, as {@code nvidia-smi}'s {@code memory.total} prints it and NVIDIA's DRA driver
+ * publishes it for selectors to compare. CUDA's {@code cuDeviceTotalMem} is that total less the
+ * memory the driver reserves for itself (150109880320 against 150754820096 bytes, 615 MiB less, on
+ * an H200), and CUDA cannot tell how much was reserved, so this backend leaves the memory unknown
+ * rather than report a second meaning under the same key.
  */
 final class JCudaBackend implements Backend {
 
@@ -67,8 +74,6 @@ final class JCudaBackend implements Backend {
             check(JCudaDriver.cuDeviceGet(dev, i), "cuDeviceGet(" + i + ")");
             byte[] name = new byte[256];
             check(JCudaDriver.cuDeviceGetName(name, name.length, dev), "cuDeviceGetName");
-            long[] mem = new long[1];
-            check(JCudaDriver.cuDeviceTotalMem(mem, dev), "cuDeviceTotalMem");
             int major = attribute(dev, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
             int minor = attribute(dev, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
             int domain = attribute(dev, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
@@ -81,7 +86,6 @@ final class JCudaBackend implements Backend {
                     GpuInfo.builder("nvidia", i)
                             .uuid(id)
                             .name(cString(name))
-                            .memoryBytes(mem[0])
                             .architecture("sm_" + major + minor)
                             .pciAddress(String.format(Locale.ROOT, "%04x:%02x:%02x.0", domain, bus, device))
                             .visibleDevices(VisibleDevices.ENV, id)

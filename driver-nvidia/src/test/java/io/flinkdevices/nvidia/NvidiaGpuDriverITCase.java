@@ -429,7 +429,7 @@ class NvidiaGpuDriverITCase {
         }
 
         @Test
-        @DisplayName("on a host with a GPU, finds the same GPUs as the host's nvidia-smi, every field filled")
+        @DisplayName("on a host with a GPU, finds the same GPUs as the host's nvidia-smi, every field but the memory filled")
         void realGpu() throws Exception {
             assumeThat(libcudaPresent()).as("this host has an NVIDIA driver").isTrue();
             ExternalResourceDriver jcuda = driver(System.getenv(), Map.of("backend", "jcuda"));
@@ -439,7 +439,9 @@ class NvidiaGpuDriverITCase {
             GpuInfo gpu = found.get(0);
             assertThat(gpu.getUuid()).hasValueSatisfying(u -> assertThat(u).matches("GPU-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}"));
             assertThat(gpu.getArchitecture()).hasValueSatisfying(a -> assertThat(a).matches("sm_\\d{2,3}"));
-            assertThat(gpu.getMemoryBytes().orElse(0)).isPositive();
+            // memory-bytes is NVML's total, which CUDA cannot tell (it reports the total less
+            // what the driver reserves): left unknown rather than a second meaning
+            assertThat(gpu.getMemoryBytes()).isEmpty();
             assertThat(gpu.getPciAddress()).isPresent();
             if (System.getenv("CUDA_VISIBLE_DEVICES") == null) {
                 List<GpuInfo> smi = gpus(driver(System.getenv(), Map.of("backend", "nvidia-smi")).retrieveResourceInfo(1));

@@ -40,7 +40,12 @@ public final class GpuInfo extends DeviceInfoBase {
     public static final String KEY_UUID = "uuid";
     /** Marketing name, for example {@code NVIDIA H100 80GB HBM3}. */
     public static final String KEY_NAME = "name";
-    /** Total device memory in bytes. */
+    /**
+     * Total device memory in bytes as the vendor's management library reports it and its DRA
+     * driver publishes it (NVIDIA: NVML's total, {@code nvidia-smi}'s {@code memory.total}; AMD:
+     * the amdgpu VRAM total), not what a compute API can allocate; unset where a backend cannot
+     * tell that number.
+     */
     public static final String KEY_MEMORY_BYTES = "memory-bytes";
     /** Instruction-set architecture, for example {@code sm_90} or {@code gfx90a}. */
     public static final String KEY_ARCHITECTURE = "architecture";

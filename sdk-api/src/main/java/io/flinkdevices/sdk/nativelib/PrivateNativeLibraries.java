@@ -4,8 +4,10 @@ import org.apache.flink.annotation.PublicEvolving;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 
 /**
@@ -53,8 +56,8 @@ public final class PrivateNativeLibraries {
 
     /**
      * Initializes {@code className} of {@code loader} with {@code java.io.tmpdir} pointing at a new
-     * folder {@code <java.io.tmpdir>/<folderPrefix><random>}, removed again once the class initializer
-     * has run (a loaded library stays mapped after its file is unlinked).
+     * folder {@code <java.io.tmpdir>/<folderPrefix><pid>-<random>}, removed again once the class
+     * initializer has run (a loaded library stays mapped after its file is unlinked).
      *
      * <p>Only the first call for a class and loader swaps the property and creates a folder; later
      * calls return the initialized class, or throw {@link NoClassDefFoundError} when its
@@ -82,7 +85,7 @@ public final class PrivateNativeLibraries {
             String original = System.getProperty("java.io.tmpdir");
             Path folder;
             try {
-                folder = Files.createTempDirectory(Path.of(original), folderPrefix);
+                folder = createPrivateFolder(Path.of(original), folderPrefix);
             } catch (IOException e) {
                 throw new UncheckedIOException(
                         "cannot create a private folder for the native library of " + className, e);
@@ -93,6 +96,33 @@ public final class PrivateNativeLibraries {
             } finally {
                 System.setProperty("java.io.tmpdir", original);
                 removeFolder(folder);
+            }
+        }
+    }
+
+    /**
+     * Creates {@code <parent>/<prefix><pid>-<random>} with mode {@code 0700}; {@code mkdir} fails
+     * on anything already at the path (a symbolic link included), so the folder is new and ours.
+     * Not {@link Files#createTempDirectory}: its {@code SecureRandom} loads the security providers
+     * and reads entropy, tens of milliseconds of a TaskManager start, for a name whose only job is
+     * not to collide (the folder's mode, not its name, keeps others out).
+     */
+    private static Path createPrivateFolder(Path parent, String prefix) throws IOException {
+        boolean posix = parent.getFileSystem().supportedFileAttributeViews().contains("posix");
+        long pid = ProcessHandle.current().pid();
+        for (int attempt = 0; ; attempt++) {
+            Path folder =
+                    parent.resolve(prefix + pid + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+            try {
+                if (!posix) {
+                    return Files.createDirectory(folder);
+                }
+                return Files.createDirectory(
+                        folder, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (FileAlreadyExistsException e) {
+                if (attempt == 20) {
+                    throw e;
+                }
             }
         }
     }

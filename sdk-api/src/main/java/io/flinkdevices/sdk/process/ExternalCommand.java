@@ -15,7 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs an external program (a vendor tool, a discovery script) the way a TaskManager can afford:
@@ -119,6 +120,22 @@ public final class ExternalCommand {
         return timeout;
     }
 
+    private static final AtomicLong RUNS = new AtomicLong();
+
+    /**
+     * A marker no other run on the host carries: this JVM's PID and a run counter make it unique
+     * among running JVMs, 64 random bits apart from a PID reused later. Not {@code
+     * UUID.randomUUID()}: its {@code SecureRandom} loads the security providers (about 100
+     * classes and an entropy read) into a TaskManager start that needs no secret.
+     */
+    private static String newMarker() {
+        return ProcessHandle.current().pid()
+                + "-"
+                + RUNS.incrementAndGet()
+                + "-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong());
+    }
+
     /**
      * Runs the command to completion and returns its exit code and output, whatever the exit
      * code.
@@ -128,7 +145,7 @@ public final class ExternalCommand {
      *     the tail of its stderr
      */
     public Result run() throws DeviceDriverException {
-        String marker = UUID.randomUUID().toString();
+        String marker = newMarker();
         ProcessBuilder pb = new ProcessBuilder(command);
         withoutJvmSignalChaining(pb.environment());
         pb.environment().putAll(environment);

@@ -39,6 +39,8 @@ final class LockSlot {
     FileChannel dataChannel;
     /** What the records file was when it was opened. */
     FileNode dataNode;
+    /** The records file's content and lines as last read or written under the lock; may be null. */
+    RecordFormat.Layout lastLayout;
 
     private LockSlot() {}
 

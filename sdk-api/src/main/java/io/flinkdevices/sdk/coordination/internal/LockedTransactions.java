@@ -52,7 +52,7 @@ final class LockedTransactions {
 
         /** What the file held when the lock was taken, with the writes of this session since. */
         RecordFormat.Parsed content() {
-            return data.layout.parsed();
+            return data.layout().parsed();
         }
 
         /** Replaces the records. */

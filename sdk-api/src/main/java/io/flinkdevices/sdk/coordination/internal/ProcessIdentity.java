@@ -72,8 +72,6 @@ public final class ProcessIdentity {
                 .map(token -> new ProcessIdentity(pid, token, self.bootId, self.pidNamespace));
     }
 
-    private static final java.util.regex.Pattern START_TOKEN = java.util.regex.Pattern.compile("[tm][0-9]{1,19}");
-
     /** {@code PF_KTHREAD} in field 9 of {@code /proc/<pid>/stat}. */
     private static final long PF_KTHREAD = 0x00200000L;
 
@@ -87,32 +85,22 @@ public final class ProcessIdentity {
             return Optional.empty();
         }
         if (PROC_AVAILABLE) {
-            try {
-                String stat =
-                        new String(
-                                Files.readAllBytes(
-                                        PROC.resolve(Long.toString(pid)).resolve("stat")),
-                                StandardCharsets.ISO_8859_1);
-                // The command name (field 2) is in parentheses and may itself contain ") ".
-                int close = stat.lastIndexOf(')');
-                String[] fields = stat.substring(close + 1).trim().split("\\s+");
-                // fields[0] is field 3 (state), so field 22 (starttime) is fields[19]
-                if (fields.length > 19) {
-                    if (fields[0].equals("Z") || fields[0].equals("X")) {
-                        return Optional.empty();
-                    }
-                    // field 9 (flags): a kernel thread (PF_KTHREAD) never holds a device. A PID
-                    // cut short by a torn write ("14" of "14523") often names one.
-                    if ((Long.parseLong(fields[6]) & PF_KTHREAD) != 0) {
-                        return Optional.empty();
-                    }
-                    return Optional.of("t" + Long.parseLong(fields[19]));
-                }
-            } catch (NoSuchFileException e) {
+            ProcStat.Read read = ProcStat.read(pid);
+            if (read == ProcStat.Read.GONE) {
                 return Optional.empty();
-            } catch (IOException | RuntimeException e) {
-                // unreadable (hardened /proc): fall back to the JDK's view below
             }
+            if (read != null) {
+                if (read.state == 'Z' || read.state == 'X') {
+                    return Optional.empty();
+                }
+                // field 9 (flags): a kernel thread (PF_KTHREAD) never holds a device. A PID
+                // cut short by a torn write ("14" of "14523") often names one.
+                if ((read.flags & PF_KTHREAD) != 0) {
+                    return Optional.empty();
+                }
+                return Optional.of("t" + read.startTicks);
+            }
+            // unreadable (hardened /proc): fall back to the JDK's view below
         }
         Optional<ProcessHandle> handle = ProcessHandle.of(pid);
         if (handle.isEmpty() || !handle.get().isAlive()) {
@@ -148,7 +136,11 @@ public final class ProcessIdentity {
 
     /** Whether a start token is well formed ({@code t<n>}, {@code m<n>} or {@code ?}). */
     public static boolean isValidStart(String token) {
-        return token.equals(UNKNOWN) || START_TOKEN.matcher(token).matches();
+        // [tm][0-9]{1,19}
+        return token.equals(UNKNOWN)
+                || (token.length() > 1
+                        && (token.charAt(0) == 't' || token.charAt(0) == 'm')
+                        && RecordLine.isDigits(token.substring(1), 1, 19));
     }
 
     static boolean isKnown(String value) {

@@ -195,6 +195,11 @@ public final class RecordFormat {
         public int length() {
             return content.length;
         }
+
+        /** Whether {@code bytes} are this layout's content. */
+        boolean sameContent(byte[] bytes) {
+            return java.util.Arrays.equals(content, bytes);
+        }
     }
 
     /**

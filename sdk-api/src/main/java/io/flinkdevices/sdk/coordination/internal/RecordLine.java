@@ -1,8 +1,8 @@
 package io.flinkdevices.sdk.coordination.internal;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * One record line of a coordination file: {@code <device id> <owner pid> <owner start token>
@@ -11,11 +11,8 @@ import java.util.regex.Pattern;
  */
 final class RecordLine {
 
-    // compiled once: a file of 64 records is parsed in every transaction
-    private static final Pattern FIELD_SEPARATOR = Pattern.compile("[ \t]+");
-    private static final Pattern BOOT_ID = Pattern.compile("[0-9A-Za-z-]{1,64}");
-    private static final Pattern NAMESPACE = Pattern.compile("[0-9]{1,20}");
-    private static final Pattern PID = Pattern.compile("[0-9]{1,18}");
+    // No regular expressions: every record of the file is parsed in every transaction, and
+    // matching four patterns per line was the largest cost of a transaction.
 
     private RecordLine() {}
 
@@ -47,9 +44,9 @@ final class RecordLine {
             List<DeviceRecord> records,
             List<String> dropped,
             List<String> partial) {
-        String[] f = FIELD_SEPARATOR.split(line.trim());
-        String id = f.length >= 1 ? decodeId(f[0]) : null;
-        long pid = f.length >= 2 ? parsePid(f[1]) : -1;
+        List<String> f = fields(line.trim());
+        String id = f.size() >= 1 ? decodeId(f.get(0)) : null;
+        long pid = f.size() >= 2 ? parsePid(f.get(1)) : -1;
         if (id == null || pid <= 0) {
             dropped.add(line);
             return null;
@@ -59,17 +56,17 @@ final class RecordLine {
         String ns = ProcessIdentity.UNKNOWN;
         // A line without its newline may be cut short anywhere (even inside the namespace), so
         // only its id and PID are believed.
-        boolean complete = terminated && f.length == 4;
+        boolean complete = terminated && f.size() == 4;
         if (complete) {
-            start = f[2];
-            int slash = f[3].lastIndexOf('/');
-            boot = slash > 0 ? f[3].substring(0, slash) : "";
-            ns = slash > 0 ? f[3].substring(slash + 1) : "";
+            start = f.get(2);
+            String place = f.get(3);
+            int slash = place.lastIndexOf('/');
+            boot = slash > 0 ? place.substring(0, slash) : "";
+            ns = slash > 0 ? place.substring(slash + 1) : "";
             complete =
                     ProcessIdentity.isValidStart(start)
-                            && (boot.equals(ProcessIdentity.UNKNOWN)
-                                    || BOOT_ID.matcher(boot).matches())
-                            && (ns.equals(ProcessIdentity.UNKNOWN) || NAMESPACE.matcher(ns).matches());
+                            && (boot.equals(ProcessIdentity.UNKNOWN) || isBootId(boot))
+                            && (ns.equals(ProcessIdentity.UNKNOWN) || isDigits(ns, 1, 20));
         }
         if (!complete) {
             start = ProcessIdentity.UNKNOWN;
@@ -83,10 +80,59 @@ final class RecordLine {
     }
 
     private static long parsePid(String s) {
-        if (!PID.matcher(s).matches()) {
+        if (!isDigits(s, 1, 18)) {
             return -1;
         }
         return Long.parseLong(s);
+    }
+
+    /** The fields of a trimmed line, split at runs of blanks and tabs (not at other controls). */
+    private static List<String> fields(String line) {
+        List<String> out = new ArrayList<>(4);
+        int n = line.length();
+        int i = 0;
+        while (i < n) {
+            int start = i;
+            while (i < n && line.charAt(i) != ' ' && line.charAt(i) != '\t') {
+                i++;
+            }
+            out.add(line.substring(start, i));
+            while (i < n && (line.charAt(i) == ' ' || line.charAt(i) == '\t')) {
+                i++;
+            }
+        }
+        return out;
+    }
+
+    /** Whether {@code s} is {@code min} to {@code max} ASCII digits. */
+    static boolean isDigits(String s, int min, int max) {
+        int n = s.length();
+        if (n < min || n > max) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@code [0-9A-Za-z-]{1,64}}: a boot id as the kernel writes it (a UUID). */
+    private static boolean isBootId(String s) {
+        int n = s.length();
+        if (n < 1 || n > 64) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            boolean ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Writes an id so that it is one whitespace-free token. */

@@ -77,10 +77,21 @@ final class RecordStore {
         final LockSlot slot;
         FileChannel channel;
         FileNode node;
-        RecordFormat.Layout layout;
+        private RecordFormat.Layout layout;
+        /** What this session wrote last, parsed only when asked for ({@link #layout()}). */
+        private byte[] written;
 
         Opened(LockSlot slot) {
             this.slot = slot;
+        }
+
+        /** The file's content as this session sees it: as read, or as it last wrote it. */
+        RecordFormat.Layout layout() {
+            if (layout == null) {
+                layout = RecordFormat.layout(written);
+                slot.lastLayout = layout;
+            }
+            return layout;
         }
 
         /** Forgets the channel after a failure, so that the next transaction opens it afresh. */
@@ -139,7 +150,7 @@ final class RecordStore {
             data.channel = ch;
             data.node = node;
             try {
-                data.layout = RecordFormat.layout(SizeCap.readBounded(files, ch));
+                data.layout = layoutOf(slot, SizeCap.readBounded(files, ch));
             } catch (IOException e) {
                 data.discard();
                 throw files.ioFailure("cannot read coordination file " + file, file, e);
@@ -159,7 +170,7 @@ final class RecordStore {
     void write(Opened data, List<DeviceRecord> records) throws DeviceDriverException {
         LockSlot slot = data.slot;
         FlockGuard.checkNoFlock(slot.node, data.node);
-        RecordFormat.Layout old = data.layout;
+        RecordFormat.Layout old = data.layout();
         RecordFormat.Rewrite plan = RecordFormat.rewrite(old, records);
         SizeCap.checkWrite(files, plan.truncateTo, records);
         try {
@@ -191,7 +202,24 @@ final class RecordStore {
         if (now.length > fromHead) {
             System.arraycopy(plan.tail, 0, now, fromHead, now.length - fromHead);
         }
-        data.layout = RecordFormat.layout(now);
+        data.layout = null;
+        data.written = now;
+    }
+
+    /**
+     * The layout of {@code content}: parsed, or the one of the previous transaction of this slot
+     * when the bytes are the same (parsing is a function of the bytes alone, and the bytes were
+     * just read under the lock). A single owner allocating and releasing, or owners that only
+     * read, parse each content once.
+     */
+    private static RecordFormat.Layout layoutOf(LockSlot slot, byte[] content) {
+        RecordFormat.Layout last = slot.lastLayout;
+        if (last != null && last.sameContent(content)) {
+            return last;
+        }
+        RecordFormat.Layout layout = RecordFormat.layout(content);
+        slot.lastLayout = layout;
+        return layout;
     }
 
     private static void writeFully(FileChannel ch, byte[] bytes, long at) throws IOException {
