@@ -67,7 +67,9 @@ class VerbsProbeITCase {
             org.junit.jupiter.api.Assumptions.abort("no C compiler (cc) to build a library without DiSNI's functions: " + e.getMessage());
             return;
         }
-        org.junit.jupiter.api.Assumptions.assumeTrue(cc.waitFor() == 0, "cc could not build a shared library");
+        boolean built = cc.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) && cc.exitValue() == 0;
+        cc.destroyForcibly();
+        org.junit.jupiter.api.Assumptions.assumeTrue(built, "cc could not build a shared library within 60 s");
         Process probe = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Djava.library.path=" + lib, "-cp", System.getProperty("java.class.path"), VerbsProbeMain.class.getName(),
                 "mlx5_0/1=127.0.0.1").redirectError(ProcessBuilder.Redirect.DISCARD).start();
