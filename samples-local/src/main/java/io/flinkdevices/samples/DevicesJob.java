@@ -95,22 +95,25 @@ public final class DevicesJob {
         boolean gpuOk = runGpu(out);
         boolean amdOk = runAmd(out);
         boolean rdmaOk = runRdma(out);
-        boolean fpgaOk = runFpga(fpga, out);
-        boolean ok = gpuOk && amdOk && rdmaOk && fpgaOk;
+        String fpgaOutcome = fpgaPart(fpga, out);
+        boolean ok = gpuOk && amdOk && rdmaOk && !FAILED.equals(fpgaOutcome);
         out.println();
-        out.println(summary(gpuOk, amdOk, rdmaOk, fpgaOk));
+        out.println(summary(gpuOk, amdOk, rdmaOk, fpgaOutcome));
         return ok ? 0 : 1;
     }
 
+    private static final String FAILED = "FAILED";
+    private static final String SKIPPED = "skipped (no OpenCL here)";
+
     /** The main job's last line: every part's outcome and the exit status. */
-    static String summary(boolean gpu, boolean amd, boolean rdma, boolean fpga) {
-        boolean ok = gpu && amd && rdma && fpga;
+    static String summary(boolean gpu, boolean amd, boolean rdma, String fpga) {
+        boolean ok = gpu && amd && rdma && !FAILED.equals(fpga);
         return "Summary: NVIDIA " + outcome(gpu) + ", AMD " + outcome(amd) + ", RDMA " + outcome(rdma)
-                + ", FPGA (OpenCL) " + outcome(fpga) + "; exit status " + (ok ? 0 : 1);
+                + ", FPGA (OpenCL) " + fpga + "; exit status " + (ok ? 0 : 1);
     }
 
     private static String outcome(boolean ok) {
-        return ok ? "ok" : "FAILED";
+        return ok ? "ok" : FAILED;
     }
 
     /** The text {@code --help} prints, which {@code bin/run-devices-job --help} also prints. */
@@ -335,6 +338,11 @@ public final class DevicesJob {
      * wrongly.
      */
     static boolean runFpga(FirJob.Options o, PrintStream out) {
+        return !FAILED.equals(fpgaPart(o, out));
+    }
+
+    /** {@link #runFpga}, saying {@code ok}, {@code skipped} (no OpenCL on this host) or {@code FAILED}. */
+    static String fpgaPart(FirJob.Options o, PrintStream out) {
         out.println();
         boolean wantsDevice = o.devices() != FirJob.Devices.CPU;
         if (!wantsDevice) {
@@ -344,7 +352,7 @@ public final class DevicesJob {
             if (listing.unavailable != null) {
                 out.println("flink-devices OpenCL driver: skipped, because " + listing.unavailable + ".");
                 out.println("  (install an OpenCL ICD loader and a platform, e.g. pocl-opencl-icd, to run the FPGA sample job)");
-                return true;
+                return SKIPPED;
             }
             List<OpenClDevices.Device> matching = OpenClDevices.matching(listing, o.deviceTypes(), o.platformPattern());
             String wanted =
@@ -371,16 +379,16 @@ public final class DevicesJob {
             out.println(r.summary());
             boolean correct = r.mismatches == 0 && r.records() == o.samples();
             if (!wantsDevice) {
-                return correct;
+                return outcome(correct);
             }
             if (r.subtasksOpenCl == 0) {
                 out.println("  No subtask received an OpenCL device: " + droppedBecause(cause));
             }
             // The host has OpenCL, so every subtask should have run on a device.
-            return r.subtasksOpenCl > 0 && correct;
+            return outcome(r.subtasksOpenCl > 0 && correct);
         } catch (Exception e) {
             out.println("  The FPGA sample job failed: " + rootMessage(e));
-            return false;
+            return FAILED;
         }
     }
 

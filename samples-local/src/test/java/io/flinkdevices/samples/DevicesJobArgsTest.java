@@ -66,10 +66,13 @@ class DevicesJobArgsTest {
                 .contains("the enrichment scored every")
                 .contains("the FIR job filtered every sample correctly")
                 .contains("2  a bad option");
-        assertThat(DevicesJob.summary(true, true, true, true))
+        assertThat(DevicesJob.summary(true, true, true, "ok"))
                 .isEqualTo("Summary: NVIDIA ok, AMD ok, RDMA ok, FPGA (OpenCL) ok; exit status 0");
-        assertThat(DevicesJob.summary(true, true, false, true))
+        assertThat(DevicesJob.summary(true, true, false, "ok"))
                 .isEqualTo("Summary: NVIDIA ok, AMD ok, RDMA FAILED, FPGA (OpenCL) ok; exit status 1");
+        assertThat(DevicesJob.summary(true, true, true, "skipped (no OpenCL here)"))
+                .isEqualTo("Summary: NVIDIA ok, AMD ok, RDMA ok, FPGA (OpenCL) skipped (no OpenCL here); exit status 0");
+        assertThat(DevicesJob.summary(true, true, true, "FAILED")).endsWith("FPGA (OpenCL) FAILED; exit status 1");
     }
 
     @Test
