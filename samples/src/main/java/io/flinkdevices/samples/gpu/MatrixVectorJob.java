@@ -1,5 +1,7 @@
 package io.flinkdevices.samples.gpu;
 
+import io.flinkdevices.job.batch.DeviceBatchOperator;
+
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -18,14 +20,18 @@ import java.util.Locale;
  *
  * <pre>
  * flink run -c io.flinkdevices.samples.gpu.MatrixVectorJob samples-job.jar [--batch 256]
- *     [--records 200000] [--dims 256] [--parallelism N] [--resource gpu]
+ *     [--slots 2] [--timeout-ms 100] [--records 200000] [--dims 256]
+ *     [--parallelism N | --gpus G --per-gpu N] [--resource gpu]
  * </pre>
  *
- * A source generates {@code records} vectors of {@code dims} floats; {@link
- * BatchedMatVecOperator} multiplies each with one {@code dims x dims} matrix, {@code batch}
- * vectors per device call, on the subtask's GPU (cuBLAS, or the sample's own CUDA kernel) or on
- * the CPU where the subtask has none; every 97th product is checked against {@link
- * Matrix#multiplyExact}. {@code MatrixVectorLocal} (module {@code samples-local}) runs the same
+ * A parallel source generates {@code records} vectors of {@code dims} floats, chained to a {@link
+ * DeviceBatchOperator} that multiplies each with one {@code dims x dims} matrix, {@code batch}
+ * vectors per device call and up to {@code slots} batches in flight, on the subtask's GPU (cuBLAS,
+ * or the sample's own CUDA kernel) or on the CPU where the subtask has none ({@link
+ * MatVecBatchFactory}); every 97th product is checked against {@link Matrix#multiplyExact}. Every
+ * operator runs at the same parallelism and is chained: a vector goes from the source to the
+ * device buffer as a Java reference, never serialized. Object reuse is on: every operator makes a
+ * new record and none holds one it passed on. {@code MatrixVectorLocal} (module {@code samples-local}) runs the same
  * job on a local device cluster.
  */
 public final class MatrixVectorJob {
@@ -59,10 +65,10 @@ public final class MatrixVectorJob {
             return;
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        if (a.parallelism > 0) {
-            env.setParallelism(a.parallelism);
+        if (a.jobParallelism() > 0) {
+            env.setParallelism(a.jobParallelism());
         }
-        Result r = execute(env, a.batch, a.records, a.dims, a.resource);
+        Result r = execute(env, a);
         System.out.println(r.summary());
         if (r.subtasksGpu == 0) {
             System.out.println("Every subtask ran on the CPU path: none received a GPU of resource '" + a.resource
@@ -76,8 +82,13 @@ public final class MatrixVectorJob {
     /** Builds the job on {@code env} (parallelism as set there), runs it and returns what it measured. */
     public static Result execute(StreamExecutionEnvironment env, int batch, long records, int dims, String resource)
             throws Exception {
-        products(env, records, dims, batch, resource).map(new CheckSample(dims)).sinkTo(new DiscardingSink<>());
-        return new Result(env.execute("MatrixVectorJob"), batch, dims);
+        return execute(env, MatrixVectorJobArgs.of(batch, records, dims, resource));
+    }
+
+    static Result execute(StreamExecutionEnvironment env, MatrixVectorJobArgs a) throws Exception {
+        env.getConfig().enableObjectReuse();
+        products(env, a).map(new CheckSample(a.dims)).sinkTo(new DiscardingSink<>());
+        return new Result(env.execute("MatrixVectorJob"), a.batch, a.dims);
     }
 
     /** What one run measured. */
@@ -171,18 +182,21 @@ public final class MatrixVectorJob {
 
     /** The job's pipeline up to the products: generated vectors through the batched operator. */
     static DataStream<IdVector> products(StreamExecutionEnvironment env, long records, int dims, int batch) {
-        return products(env, records, dims, batch, RESOURCE);
+        return products(env, MatrixVectorJobArgs.of(batch, records, dims, RESOURCE));
     }
 
-    /** The same, with the GPUs of external resource {@code resource}. */
-    static DataStream<IdVector> products(
-            StreamExecutionEnvironment env, long records, int dims, int batch, String resource) {
-        return env.fromSequence(0, records - 1)
-                .map(new Generate(dims))
+    /** The same, with the job's arguments (batching, the GPUs' resource name). */
+    static DataStream<IdVector> products(StreamExecutionEnvironment env, MatrixVectorJobArgs a) {
+        return env.fromSequence(0, a.records - 1)
+                .map(new Generate(a.dims))
+                .name("generate vectors")
                 .transform(
                         "batched matrix x vector",
                         TypeInformation.of(IdVector.class),
-                        new BatchedMatVecOperator(resource, dims, dims, MATRIX_SEED, batch));
+                        new DeviceBatchOperator<>(
+                                a.settings(),
+                                new MatVecBatchFactory(a.resource, a.dims, a.dims, MATRIX_SEED),
+                                new MatVecCodec(a.dims, a.dims)));
     }
 
     /** Source side: the vector for an id. */
