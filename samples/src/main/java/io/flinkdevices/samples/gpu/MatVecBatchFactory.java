@@ -13,8 +13,9 @@ import org.apache.flink.api.common.functions.RuntimeContext;
  * DeviceSelection#forSubtask} from {@code getExternalResourceInfos(resourceName)}, opens the GPU
  * path where CUDA starts on an NVIDIA GPU and the CPU path otherwise ({@link MatVecBatchBackends}),
  * prints which and why, and counts the path's work in accumulators: {@code records-gpu}, {@code
- * records-cpu}, {@code nanos-gpu}, {@code nanos-cpu} (time inside the batch calls, copies included)
- * and {@code subtasks-gpu}, {@code subtasks-cpu}.
+ * records-cpu}, {@code nanos-gpu}, {@code nanos-cpu} (time inside the batch calls, copies included),
+ * {@code cpu-nanos-gpu}, {@code cpu-nanos-cpu} (the task thread's CPU time in them) and {@code
+ * subtasks-gpu}, {@code subtasks-cpu}.
  */
 final class MatVecBatchFactory implements BatchBackendFactory {
 
@@ -50,6 +51,7 @@ final class MatVecBatchFactory implements BatchBackendFactory {
                 + "; batches of " + settings.batchSize() + " vectors x " + rows + "x" + cols + " matrix");
         context.getLongCounter("subtasks-" + path).add(1);
         return new TimedBatchBackend(
-                opened.backend, context.getLongCounter("records-" + path), context.getLongCounter("nanos-" + path));
+                opened.backend, context.getLongCounter("records-" + path), context.getLongCounter("nanos-" + path),
+                context.getLongCounter("cpu-nanos-" + path));
     }
 }

@@ -13,6 +13,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
+import java.lang.management.ManagementFactory;
 import java.util.Locale;
 
 /**
@@ -117,6 +118,12 @@ public final class MatrixVectorJob {
          * without its deployment and teardown.
          */
         public final long streamMillis;
+        /** The task threads' CPU time from their first vector to their last product (all subtasks). */
+        public final long taskCpuNanos;
+        /** The task threads' CPU time inside the CPU path's batch calls. */
+        public final long cpuNanosCpu;
+        /** The task threads' CPU time inside the GPU path's batch calls. */
+        public final long cpuNanosGpu;
         final int batch;
         final int dims;
 
@@ -135,6 +142,9 @@ public final class MatrixVectorJob {
             this.streamMillis = first == null || last == null
                     ? jobMillis
                     : Math.max(1, ((Number) last).longValue() - ((Number) first).longValue());
+            this.taskCpuNanos = counter(r, "task-cpu-nanos") - counter(r, "task-cpu-start-nanos");
+            this.cpuNanosCpu = counter(r, "cpu-nanos-cpu");
+            this.cpuNanosGpu = counter(r, "cpu-nanos-gpu");
             this.batch = batch;
             this.dims = dims;
         }
@@ -158,6 +168,11 @@ public final class MatrixVectorJob {
                             jobMillis / 1e3));
             line(sb, "GPU", subtasksGpu, recordsGpu, nanosGpu);
             line(sb, "CPU", subtasksCpu, recordsCpu, nanosCpu);
+            if (taskCpuNanos > 0) {
+                sb.append(String.format(Locale.ROOT,
+                        "  task threads' CPU from first vector to last product %.2f s, %.1f%% of it inside the batch calls%n",
+                        taskCpuNanos / 1e9, 100.0 * (cpuNanosCpu + cpuNanosGpu) / taskCpuNanos));
+            }
             sb.append(
                     String.format(
                             Locale.ROOT,
@@ -228,6 +243,9 @@ public final class MatrixVectorJob {
             if (!started) {
                 started = true;
                 getRuntimeContext().addAccumulator("first-record-ms", new LongMinimum(System.currentTimeMillis()));
+                // chained to the check: the same thread, so the CPU it used from here to the check's close
+                getRuntimeContext().getLongCounter("task-cpu-start-nanos")
+                        .add(ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
             }
             return IdVector.generate(id, dims, VECTOR_SEED);
         }
@@ -256,6 +274,9 @@ public final class MatrixVectorJob {
         public void close() {
             // after the subtask's last product: with first-record-ms, the streaming window
             getRuntimeContext().addAccumulator("last-product-ms", new LongMaximum(System.currentTimeMillis()));
+            // the chain's thread (source to sink): its CPU time beside the batch calls' share of it
+            getRuntimeContext().getLongCounter("task-cpu-nanos")
+                    .add(ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
         }
 
         @Override
