@@ -10,12 +10,14 @@
 #         job-devices, sdk-api, testkit, driver-nvidia and their dependencies), for example
 #         CP="$(./mvnw -q -pl samples-local dependency:build-classpath -Dmdep.outputFile=/dev/stdout):samples-local/target/classes"
 #   OUT   where the logs go (default: ./job-checks-out)
-#   RECORDS  vectors per GPU run (default 3000000)
+#   RECORDS       vectors per GPU run (default 3000000)
+#   PIPE_RECORDS  vectors through the no-device pipeline (default 40000000)
 set -u
 JAVA=${JAVA:-java}
 : "${CP:?set CP to the class path (see the header of $0)}"
 OUT=${OUT:-./job-checks-out}
 RECORDS=${RECORDS:-3000000}
+PIPE_RECORDS=${PIPE_RECORDS:-40000000}
 mkdir -p "$OUT"
 status=0
 
@@ -30,14 +32,15 @@ run() { # name limit-seconds main-class args...
         tail -n 15 "$OUT/$name.log" | sed 's/^/   | /'
         status=1
     fi
-    grep -E "records/s|subtask [0-9]+:|wrong|GPU path|CPU path" "$OUT/$name.log" | grep -v "^\s*at " | head -n 12 | sed 's/^/   /'
+    grep -E "records/s|records per CPU|subtask [0-9]+:|wrong|inside the batch calls" "$OUT/$name.log" \
+        | grep -v "^[[:space:]]*at " | head -n 14 | sed 's/^/   /'
 }
 
 nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader \
     >"$OUT/gpu.txt" 2>&1 && sed 's/^/GPU: /' "$OUT/gpu.txt"
 
 run pipeline 120 io.flinkdevices.samples.gpu.PipelineThroughput \
-    --records 40000000 --dims 256 --batch 4096 --slots 2 --parallelism 1 --matvec-records 0 --modes checksum,copy
+    --records "$PIPE_RECORDS" --dims 256 --batch 4096 --slots 2 --parallelism 1 --matvec-records 0 --modes checksum,copy
 # MatrixVectorLocal batch records dims parallelism devices GPUs slots
 run matvec-p1 90 io.flinkdevices.samples.gpu.MatrixVectorLocal 4096 "$RECORDS" 256 1 nvidia 1 3
 run matvec-p2 90 io.flinkdevices.samples.gpu.MatrixVectorLocal 4096 "$RECORDS" 256 2 nvidia 1 3
