@@ -30,6 +30,7 @@ import java.util.Map;
  *
  * <pre>
  * java -cp ... io.flinkdevices.benchmarks.RealGpuDiscovery --flink-jar flink-external-resource-gpu.jar [--rounds 10]
+ *     [--library /path/libnvidia-ml.so.1]
  * </pre>
  */
 public final class RealGpuDiscovery {
@@ -45,13 +46,16 @@ public final class RealGpuDiscovery {
     public static void main(String[] args) throws Exception {
         Path flinkJar = null;
         int rounds = 10;
+        String library = null;
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--flink-jar")) {
                 flinkJar = Path.of(args[++i]);
+            } else if (args[i].equals("--library")) {
+                library = args[++i];
             } else if (args[i].equals("--rounds")) {
                 rounds = Integer.parseInt(args[++i]);
             } else {
-                throw new IllegalArgumentException("unknown argument " + args[i] + "; expected --flink-jar JAR, --rounds N");
+                throw new IllegalArgumentException("unknown argument " + args[i] + "; expected --flink-jar JAR, --rounds N, --library PATH");
             }
         }
         Map<String, Probe> probes = new LinkedHashMap<>();
@@ -64,11 +68,13 @@ public final class RealGpuDiscovery {
         if (flinkJar != null) {
             probes.put("Flink GPUDriver (nvidia-gpu-discovery.sh)", driver(flinkDriver(flinkJar)));
         }
-        probes.put("flink-devices, nvidia-smi backend", driver(ours("nvidia-smi")));
-        probes.put("flink-devices, nvml backend", driver(ours("nvml")));
+        probes.put("flink-devices, nvidia-smi backend", driver(ours("nvidia-smi", null)));
+        probes.put("flink-devices, nvml backend", driver(ours("nvml", library)));
 
         Map<String, long[]> times = new LinkedHashMap<>();
-        probes.keySet().forEach(k -> times.put(k, new long[rounds + 1]));
+        for (String k : probes.keySet()) {
+            times.put(k, new long[rounds + 1]);
+        }
         for (int r = 0; r <= rounds; r++) {
             for (Map.Entry<String, Probe> p : probes.entrySet()) {
                 long t = System.nanoTime();
@@ -88,12 +94,15 @@ public final class RealGpuDiscovery {
         return () -> d.retrieveResourceInfo(1);
     }
 
-    private static ExternalResourceDriver ours(String backend) throws Exception {
+    private static ExternalResourceDriver ours(String backend, String library) throws Exception {
         ExternalResourceDriverFactory f = (ExternalResourceDriverFactory) Class.forName(DiscoveryBenchmark.OUR_FACTORY)
                 .getDeclaredConstructor().newInstance();
         Configuration c = new Configuration();
         c.setString("backend", backend);
         c.setString("monitor.interval", "0");
+        if (library != null) {
+            c.setString("nvml.library", library);
+        }
         return f.createExternalResourceDriver(c);
     }
 
