@@ -1,7 +1,6 @@
 package io.flinkdevices.nvidia;
 
 import io.flinkdevices.sdk.DeviceDriverException;
-import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.sdk.process.Executables;
@@ -15,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
