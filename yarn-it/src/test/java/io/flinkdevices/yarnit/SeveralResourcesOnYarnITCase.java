@@ -26,7 +26,7 @@ import java.util.Map;
 /**
  * Several resources in one TaskManager on Yarn: a TaskManager container started by a real
  * NodeManager (a MiniYARNCluster's, Hadoop 3.4) with the start command Flink's Yarn resource
- * manager builds ({@link YarnTaskManagerCommand}), whose TaskManager is a {@link TaskManagerProbe}
+ * manager builds ({@link YarnStartCommands}), whose TaskManager is a {@link TaskManagerProbe}
  * that records the arguments it received and the resources it would enable.
  *
  * <p>The NodeManager's launch script runs the command as {@code exec /bin/bash -c "<command>"}.
@@ -44,7 +44,7 @@ class SeveralResourcesOnYarnITCase {
             Path.of(System.getProperty("flinkdevices.repo.root", "..")).toAbsolutePath().normalize();
 
     /** The line of docs/operators.md ("Several device kinds in one TaskManager") that sets the template. */
-    private static final String DOC_LINE = YarnTaskManagerCommand.TEMPLATE_KEY + ": '";
+    private static final String DOC_LINE = YarnStartCommands.TEMPLATE_KEY + ": '";
 
     /** The start-command template as docs/operators.md gives it, so that the page cannot drift. */
     private String template;
@@ -99,6 +99,46 @@ class SeveralResourcesOnYarnITCase {
         assertThat(start("one-template", "gpu", template).resources).containsExactly("gpu");
     }
 
+    /**
+     * Runs {@code command} in a container of its own and waits until one of {@code results}
+     * (files in {@code dir}) exists.
+     */
+    private void runContainer(String name, String command, Path dir, String... results) throws Exception {
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        ContainerLaunchContext context = ContainerLaunchContext.newInstance(
+                Map.of(),
+                Map.of("JAVA_HOME", System.getProperty("java.home"), "CLASSPATH", classPath),
+                List.of(command),
+                Map.of(),
+                null,
+                Map.of());
+        try (UnmanagedAm am = UnmanagedAm.register(yarn, "container-" + name, TIMEOUT)) {
+            Container container = am.requestOne(Resource.newInstance(1536, 1), TIMEOUT);
+            am.launch(container, context);
+            Waits.until("the container of '" + name + "' to write " + Arrays.toString(results), TIMEOUT,
+                    () -> Arrays.stream(results).anyMatch(r -> Files.exists(dir.resolve(r))));
+        }
+    }
+
+    /** The dynamic properties a JobManager container started with {@code template} (null: Flink's default) parsed. */
+    private String jobManagerProperties(String name, String template) throws Exception {
+        Path dir = Files.createDirectories(home.resolve(name));
+        StringBuilder yaml = new StringBuilder()
+                .append("jobmanager.memory.process.size: 1g\n")
+                .append("env.java.opts.jobmanager: -D").append(TaskManagerProbe.OUT_PROPERTY).append('=')
+                .append(dir.resolve("probe")).append('\n');
+        if (template != null) {
+            yaml.append(YarnStartCommands.TEMPLATE_KEY).append(": '").append(template.replace("'", "''")).append("'\n");
+        }
+        Files.writeString(dir.resolve("config.yaml"), yaml.toString());
+        String command = YarnStartCommands.jobManager(
+                GlobalConfiguration.loadConfiguration(dir.toString()), JobManagerProbe.class);
+        System.out.println(name + ": container command: " + command);
+        runContainer(name, command, dir, "probe.properties", "probe.failed");
+        assertThat(dir.resolve("probe.failed")).as("the JobManager's parse failure").doesNotExist();
+        return Files.readString(dir.resolve("probe.properties"), StandardCharsets.UTF_8);
+    }
+
     /** The value of the template line in docs/operators.md, a YAML single-quoted string. */
     private static String documentedTemplate() throws Exception {
         for (String line : Files.readAllLines(REPO.resolve("docs/operators.md"))) {
@@ -107,6 +147,16 @@ class SeveralResourcesOnYarnITCase {
             }
         }
         throw new AssertionError("docs/operators.md has no line starting with " + DOC_LINE);
+    }
+
+    @Test
+    @DisplayName("the JobManager's container reads the same arguments with the documented template as without it")
+    void jobManagerUnchanged() throws Exception {
+        String plain = jobManagerProperties("jobmanager", null);
+        String withTemplate = jobManagerProperties("jobmanager-template", template);
+
+        assertThat(plain).contains("jobmanager.memory.heap.size=");
+        assertThat(withTemplate).isEqualTo(plain);
     }
 
     /** What one TaskManager container received. */
@@ -130,35 +180,22 @@ class SeveralResourcesOnYarnITCase {
             yaml.append("external-resource.").append(resource).append(".driver-factory.class: com.example.Factory\n");
         }
         if (template != null) {
-            yaml.append(YarnTaskManagerCommand.TEMPLATE_KEY).append(": '").append(template.replace("'", "''")).append("'\n");
+            yaml.append(YarnStartCommands.TEMPLATE_KEY).append(": '").append(template.replace("'", "''")).append("'\n");
         }
         Files.writeString(dir.resolve("config.yaml"), yaml.toString());
         Configuration flink = GlobalConfiguration.loadConfiguration(dir.toString());
         Started started = new Started();
-        started.command = YarnTaskManagerCommand.of(flink, dir.toString(), TaskManagerProbe.class);
+        started.command = YarnStartCommands.taskManager(flink, dir.toString(), TaskManagerProbe.class);
         System.out.println(name + ": container command: " + started.command);
 
-        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        ContainerLaunchContext context = ContainerLaunchContext.newInstance(
-                Map.of(),
-                Map.of("JAVA_HOME", System.getProperty("java.home"), "CLASSPATH", classPath),
-                List.of(started.command),
-                Map.of(),
-                null,
-                Map.of());
-        try (UnmanagedAm am = UnmanagedAm.register(yarn, "taskmanager-" + name, TIMEOUT)) {
-            Container container = am.requestOne(Resource.newInstance(1536, 1), TIMEOUT);
-            am.launch(container, context);
-            Path resources = dir.resolve("probe.resources");
-            Path failed = dir.resolve("probe.failed");
-            Waits.until("the TaskManager of '" + name + "' to load its configuration", TIMEOUT,
-                    () -> Files.exists(resources) || Files.exists(failed));
-            started.args = Arrays.asList(Files.readString(dir.resolve("probe.args"), StandardCharsets.UTF_8).split("\0", -1));
-            started.resources = Files.exists(resources)
-                    ? Arrays.asList(Files.readString(resources, StandardCharsets.UTF_8).split("\n"))
-                    : null;
-            started.failed = Files.exists(failed) ? Files.readString(failed, StandardCharsets.UTF_8) : null;
-        }
+        runContainer(name, started.command, dir, "probe.resources", "probe.failed");
+        started.args = Arrays.asList(Files.readString(dir.resolve("probe.args"), StandardCharsets.UTF_8).split("\0", -1));
+        Path resources = dir.resolve("probe.resources");
+        Path failed = dir.resolve("probe.failed");
+        started.resources = Files.exists(resources)
+                ? Arrays.asList(Files.readString(resources, StandardCharsets.UTF_8).split("\n"))
+                : null;
+        started.failed = Files.exists(failed) ? Files.readString(failed, StandardCharsets.UTF_8) : null;
         System.out.println(name + ": TaskManager arguments " + started.args + ", resources " + started.resources
                 + ", failure " + started.failed);
         return started;
