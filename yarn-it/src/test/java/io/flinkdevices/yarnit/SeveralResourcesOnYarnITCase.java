@@ -159,6 +159,14 @@ class SeveralResourcesOnYarnITCase {
         assertThat(withTemplate).isEqualTo(plain);
     }
 
+    @Test
+    @DisplayName("the archive's OPERATORS.md gives the template tested here")
+    void archiveGivesTheSameTemplate() throws Exception {
+        assertThat(Files.readAllLines(REPO.resolve("dist/src/main/dist/OPERATORS.md")))
+                .map(String::strip)
+                .contains(DOC_LINE + template.replace("'", "''") + "'");
+    }
+
     /** What one TaskManager container received. */
     private static final class Started {
         String command;
