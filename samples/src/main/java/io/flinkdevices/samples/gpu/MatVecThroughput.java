@@ -9,12 +9,16 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * CPU path against GPU path, without Flink around them: the throughput of one backend filling
- * its off-heap batch and computing it, for several batch sizes. The GPU rows run where CUDA
- * starts on GPU {@code --gpu} (default 0) and say why they were skipped elsewhere.
+ * CPU path against GPU paths, without Flink around them: the throughput of one backend filling
+ * its off-heap batch, computing it and reading the products back, for several batch sizes. The
+ * GPU rows run where CUDA starts on GPU {@code --gpu} (default 0) and say why they were skipped
+ * elsewhere: the synchronous path ({@code GPU}: copy in, kernel, copy out, wait) and the
+ * asynchronous one ({@code GPU async xN}: {@link CudaBatchBackend} with N batches in flight, the
+ * next batch filled while the GPU works on the others). "GB/s moved" counts the vectors in and
+ * the products out.
  *
  * <pre>
- * MatVecThroughput [--dims 256] [--batches 1,16,256,4096] [--seconds 2] [--gpu 0]
+ * MatVecThroughput [--dims 256] [--batches 1,16,256,4096] [--slots 1,2,3] [--seconds 2] [--gpu 0]
  * </pre>
  */
 public final class MatVecThroughput {
@@ -24,13 +28,16 @@ public final class MatVecThroughput {
     /** One measured configuration. */
     static final class Row {
         final MatVecBackend.Path path;
+        /** Batches in flight on the asynchronous path; 0 for the synchronous backends. */
+        final int slots;
         final int batch;
         final long records;
         final long nanos;
         final double maxError;
 
-        Row(MatVecBackend.Path path, int batch, long records, long nanos, double maxError) {
+        Row(MatVecBackend.Path path, int slots, int batch, long records, long nanos, double maxError) {
             this.path = path;
+            this.slots = slots;
             this.batch = batch;
             this.records = records;
             this.nanos = nanos;
@@ -40,11 +47,16 @@ public final class MatVecThroughput {
         double recordsPerSecond() {
             return records / (nanos / 1e9);
         }
+
+        String label() {
+            return slots == 0 ? path.name() : "GPU async x" + slots;
+        }
     }
 
     public static void main(String[] args) {
         int dims = 256;
         List<Integer> batches = List.of(1, 16, 256, 4096);
+        List<Integer> slots = List.of(1, 2, 3);
         double seconds = 2;
         int gpu = 0;
         for (int i = 0; i < args.length; i++) {
@@ -55,6 +67,9 @@ public final class MatVecThroughput {
                 case "--batches":
                     batches = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
                     break;
+                case "--slots":
+                    slots = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+                    break;
                 case "--seconds":
                     seconds = Double.parseDouble(args[++i]);
                     break;
@@ -63,14 +78,16 @@ public final class MatVecThroughput {
                     break;
                 default:
                     throw new IllegalArgumentException(
-                            "unknown argument " + args[i] + "; expected --dims N, --batches 1,16,256, --seconds S, --gpu INDEX");
+                            "unknown argument " + args[i]
+                                    + "; expected --dims N, --batches 1,16,256, --slots 1,2,3, --seconds S, --gpu INDEX");
             }
         }
-        run(dims, batches, seconds, gpu, System.out);
+        run(dims, batches, slots, seconds, gpu, System.out);
     }
 
-    /** Measures every batch size on both paths and prints the table; returns the rows measured. */
-    static List<Row> run(int dims, List<Integer> batches, double seconds, int gpuIndex, PrintStream out) {
+    /** Measures every batch size on every path and prints the table; returns the rows measured. */
+    static List<Row> run(
+            int dims, List<Integer> batches, List<Integer> slotCounts, double seconds, int gpuIndex, PrintStream out) {
         Matrix m = Matrix.generate(dims, dims, MatrixVectorJob.MATRIX_SEED);
         int pool = 1024;
         float[][] vectors = new float[pool][];
@@ -79,6 +96,7 @@ public final class MatVecThroughput {
         }
         List<Row> rows = new ArrayList<>();
         String gpuSkipped = null;
+        String asyncSkipped = null;
         for (int batch : batches) {
             try (CpuMatVec cpu = new CpuMatVec(m, batch)) {
                 rows.add(measure(cpu, m, vectors, seconds));
@@ -96,6 +114,22 @@ public final class MatVecThroughput {
                     }
                 }
             }
+            for (int slots : slotCounts) {
+                if (asyncSkipped != null) {
+                    break;
+                }
+                try (CudaBatchBackend a = CudaBatchBackend.open(gpuIndex, m, batch, slots)) {
+                    if (rows.stream().noneMatch(r -> r.slots > 0)) {
+                        out.println(a.describe());
+                    }
+                    rows.add(AsyncLoop.measure(a, m, vectors, seconds));
+                } catch (RuntimeException e) {
+                    asyncSkipped = e.getMessage();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    asyncSkipped = "interrupted";
+                }
+            }
         }
         out.printf(
                 Locale.ROOT,
@@ -104,17 +138,18 @@ public final class MatVecThroughput {
                 dims,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"));
-        String format = "| %-4s | %6s | %10s | %14s | %9s | %11s |%n";
-        out.printf(Locale.ROOT, format, "path", "batch", "records", "records/s", "GFLOP/s", "max error");
-        out.printf(Locale.ROOT, format, "----", "------", "----------", "--------------", "---------", "-----------");
+        String format = "| %-12s | %6s | %10s | %14s | %11s | %9s | %11s |%n";
+        out.printf(Locale.ROOT, format, "path", "batch", "records", "records/s", "GB/s moved", "GFLOP/s", "max error");
+        out.printf(Locale.ROOT, format, "------------", "------", "----------", "--------------", "-----------", "---------", "-----------");
         for (Row r : rows) {
             out.printf(
                     Locale.ROOT,
                     format,
-                    r.path,
+                    r.label(),
                     r.batch,
                     r.records,
                     String.format(Locale.ROOT, "%.0f", r.recordsPerSecond()),
+                    String.format(Locale.ROOT, "%.2f", r.recordsPerSecond() * 2.0 * dims * Float.BYTES / 1e9),
                     String.format(Locale.ROOT, "%.2f", r.recordsPerSecond() * 2.0 * dims * dims / 1e9),
                     String.format(Locale.ROOT, "%.2e", r.maxError));
         }
@@ -124,18 +159,31 @@ public final class MatVecThroughput {
             for (int batch : batches) {
                 Row cpu = find(rows, MatVecBackend.Path.CPU, batch);
                 Row gpu = find(rows, MatVecBackend.Path.GPU, batch);
-                out.printf(
-                        Locale.ROOT,
-                        "batch %d: GPU / CPU = %.1fx%n",
-                        batch,
-                        gpu.recordsPerSecond() / cpu.recordsPerSecond());
+                StringBuilder line =
+                        new StringBuilder(
+                                String.format(
+                                        Locale.ROOT, "batch %d: GPU / CPU = %.1fx", batch, gpu.recordsPerSecond() / cpu.recordsPerSecond()));
+                for (Row a : rows) {
+                    if (a.slots > 0 && a.batch == batch) {
+                        line.append(
+                                String.format(
+                                        Locale.ROOT,
+                                        ", GPU async x%d / GPU = %.2fx",
+                                        a.slots,
+                                        a.recordsPerSecond() / gpu.recordsPerSecond()));
+                    }
+                }
+                out.println(line);
             }
+        }
+        if (asyncSkipped != null) {
+            out.println("GPU async rows skipped: " + asyncSkipped);
         }
         return rows;
     }
 
     private static Row find(List<Row> rows, MatVecBackend.Path path, int batch) {
-        return rows.stream().filter(r -> r.path == path && r.batch == batch).findFirst().orElseThrow();
+        return rows.stream().filter(r -> r.path == path && r.slots == 0 && r.batch == batch).findFirst().orElseThrow();
     }
 
     /** Fills and computes batches for {@code seconds} (after a warm-up), as the operator does. */
@@ -157,7 +205,7 @@ public final class MatVecThroughput {
                 records = 0;
                 start = now;
             } else if (!warm && now - start >= seconds * 1e9) {
-                return new Row(b.path(), batch, records, now - start, maxError);
+                return new Row(b.path(), 0, batch, records, now - start, maxError);
             }
             int first = next;
             for (int k = 0; k < batch; k++) {
