@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The GPU path's checks on a host with an NVIDIA GPU, in one short run (under 120 s):
+#   1. nvidia-smi: which GPU, driver, PCIe link
+#   2. the tests that need a GPU (CudaKernelMatVecTest, CudaBatchBackendTest) with JUnit's console
+#      launcher, when it is on the class path; a GPU test that skips here counts as a failure
+#   3. MatVecThroughput at 256x256, batches 256 and 4096: CPU, the synchronous kernel path and the
+#      asynchronous path with 1, 2 and 3 batches in flight, in the same JVM
+#   4. torch_matvec.py: PyTorch doing the same work (the peer) and the pinned copy bandwidth (the limit)
+#
+# Environment:
+#   JAVA    the java binary (default: java on the PATH); Java 17 or newer
+#   CP      class path: samples' classes and test classes, sdk-api's and job-devices' classes, the
+#           runtime jars (jcuda, jcuda-natives linux-x86_64, slf4j-api), and for step 2 junit-jupiter,
+#           assertj-core and junit-platform-console-standalone; relative entries are taken from the
+#           repository root
+#   OUT     folder for the results (created): one .log per step and summary.txt
+#   PYTHON  python with PyTorch for step 4 (default: python3)
+#   SECONDS_PER_ROW  measuring time per row of steps 3 and 4 (default 1.5)
+# Exit status: 0 when every step passed, 1 otherwise (summary.txt says which).
+set -u
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+JAVA="${JAVA:-java}"
+PYTHON="${PYTHON:-python3}"
+per_row="${SECONDS_PER_ROW:-1.5}"
+: "${CP:?set CP to the class path (see the header of $0)}"
+: "${OUT:?set OUT to a folder for the results}"
+mkdir -p "$OUT" || { echo "gpu-checks.sh: cannot create OUT=$OUT" >&2; exit 2; }
+OUT="$(cd "$OUT" && pwd)"
+
+# Relative class path entries are relative to the repository root; step 2 runs in samples/.
+abs_cp=""
+IFS=':' read -r -a entries <<<"$CP"
+for e in "${entries[@]}"; do
+  [ -n "$e" ] || continue
+  case "$e" in /*) ;; *) e="$root/$e" ;; esac
+  abs_cp="${abs_cp:+$abs_cp:}$e"
+done
+
+summary="$OUT/summary.txt"
+: >"$summary"
+status=0
+started=$SECONDS
+
+# step NAME LIMIT_SECONDS DIR COMMAND...: runs COMMAND in DIR under timeout, output to $OUT/NAME.log
+# and the console.
+step() {
+  local name="$1" limit="$2" dir="$3" rc
+  shift 3
+  echo "== $name (at most ${limit} s)"
+  (cd "$dir" && exec timeout --kill-after=5 "$limit" "$@") >"$OUT/$name.log" 2>&1
+  rc=$?
+  cat "$OUT/$name.log"
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    echo "$name: TIMED OUT after ${limit} s" | tee -a "$summary"
+    status=1
+  elif [ "$rc" != 0 ]; then
+    echo "$name: FAILED, exit $rc (log: $OUT/$name.log)" | tee -a "$summary"
+    status=1
+  else
+    echo "$name: ok" | tee -a "$summary"
+  fi
+  return "$rc"
+}
+
+step nvidia-smi 10 "$root" nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current \
+  --format=csv
+
+if echo "$abs_cp" | tr ':' '\n' | grep -q 'junit-platform-console-standalone'; then
+  # in samples/: CudaKernelMatVecTest reads src/main/cuda/matvec.cu
+  step gpu-tests 40 "$root/samples" "$JAVA" -cp "$abs_cp" org.junit.platform.console.ConsoleLauncher execute \
+    --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests --reports-dir "$OUT/junit" \
+    --select-class io.flinkdevices.samples.gpu.CudaKernelMatVecTest \
+    --select-class io.flinkdevices.samples.gpu.CudaBatchBackendTest
+  if grep -q 'test skipped:' "$OUT/gpu-tests.log"; then
+    echo "gpu-tests: FAILED, GPU tests skipped on this host: $(grep -m1 'test skipped:' "$OUT/gpu-tests.log")" | tee -a "$summary"
+    status=1
+  fi
+else
+  echo "gpu-tests: SKIPPED, no junit-platform-console-standalone jar on CP" | tee -a "$summary"
+  status=1
+fi
+
+step matvec-throughput 35 "$root" "$JAVA" -cp "$abs_cp" io.flinkdevices.samples.gpu.MatVecThroughput \
+  --dims 256 --batches 256,4096 --slots 1,2,3 --seconds "$per_row" --gpu 0
+if ! grep -q '^| GPU async x2 |   4096 |' "$OUT/matvec-throughput.log"; then
+  echo "matvec-throughput: FAILED, no asynchronous GPU row at batch 4096" | tee -a "$summary"
+  status=1
+fi
+
+step torch-matvec 40 "$root" "$PYTHON" "$root/benchmarks/device/torch_matvec.py" \
+  --dims 256 --batches 256,4096 --seconds "$per_row" --streams 2
+
+echo "== summary ($((SECONDS - started)) s; results in $OUT)"
+cat "$summary"
+exit "$status"
