@@ -27,6 +27,9 @@ per_row="${SECONDS_PER_ROW:-1.5}"
 : "${OUT:?set OUT to a folder for the results}"
 mkdir -p "$OUT" || { echo "gpu-checks.sh: cannot create OUT=$OUT" >&2; exit 2; }
 OUT="$(cd "$OUT" && pwd)"
+# Steps run in other folders: a relative path to java or python is taken from here.
+case "$JAVA" in /*) ;; */*) JAVA="$PWD/$JAVA" ;; esac
+case "$PYTHON" in /*) ;; */*) PYTHON="$PWD/$PYTHON" ;; esac
 
 # Relative class path entries are relative to the repository root; step 2 runs in samples/.
 abs_cp=""
