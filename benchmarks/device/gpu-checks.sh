@@ -5,7 +5,8 @@
 #      launcher, when it is on the class path; a GPU test that skips here counts as a failure
 #   3. MatVecThroughput at 256x256, batches 256 and 4096: CPU, the synchronous kernel path and the
 #      asynchronous path with 1, 2 and 3 batches in flight, in the same JVM
-#   4. torch_matvec.py: PyTorch doing the same work (the peer) and the pinned copy bandwidth (the limit)
+#   4. torch_matvec.py: PyTorch doing the same work (the peer: synchronous and on 2 and 3 streams,
+#      pinned and pageable) and the pinned copy bandwidth (the limit)
 #
 # Environment:
 #   JAVA    the java binary (default: java on the PATH); Java 17 or newer
@@ -66,12 +67,12 @@ step() {
   return "$rc"
 }
 
-step nvidia-smi 10 "$root" nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current \
+step nvidia-smi 5 "$root" nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current \
   --format=csv
 
 if echo "$abs_cp" | tr ':' '\n' | grep -q 'junit-platform-console-standalone'; then
   # in samples/: CudaKernelMatVecTest reads src/main/cuda/matvec.cu
-  step gpu-tests 40 "$root/samples" "$JAVA" -cp "$abs_cp" org.junit.platform.console.ConsoleLauncher execute \
+  step gpu-tests 35 "$root/samples" "$JAVA" -cp "$abs_cp" org.junit.platform.console.ConsoleLauncher execute \
     --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests --reports-dir "$OUT/junit" \
     --select-class io.flinkdevices.samples.gpu.CudaKernelMatVecTest \
     --select-class io.flinkdevices.samples.gpu.CudaBatchBackendTest
@@ -84,15 +85,15 @@ else
   status=1
 fi
 
-step matvec-throughput 35 "$root" "$JAVA" -cp "$abs_cp" io.flinkdevices.samples.gpu.MatVecThroughput \
+step matvec-throughput 30 "$root" "$JAVA" -cp "$abs_cp" io.flinkdevices.samples.gpu.MatVecThroughput \
   --dims 256 --batches 256,4096 --slots 1,2,3 --seconds "$per_row" --gpu 0
 if ! grep -q '^| GPU async x2 |   4096 |' "$OUT/matvec-throughput.log"; then
   echo "matvec-throughput: FAILED, no asynchronous GPU row at batch 4096" | tee -a "$summary"
   status=1
 fi
 
-step torch-matvec 40 "$root" "$PYTHON" "$root/benchmarks/device/torch_matvec.py" \
-  --dims 256 --batches 256,4096 --seconds "$per_row" --streams 2
+step torch-matvec 45 "$root" "$PYTHON" "$root/benchmarks/device/torch_matvec.py" \
+  --dims 256 --batches 256,4096 --seconds "$per_row" --streams 2,3
 
 echo "== summary ($((SECONDS - started)) s; results in $OUT)"
 cat "$summary"

@@ -7,12 +7,14 @@ Batches of `dims`-float vectors times one dims x dims float matrix on one CUDA d
   overlapped xN    the same on N CUDA streams, N batches in flight (copies in, kernels and copies
                    out of different batches overlap; needs page-locked host memory to overlap)
 
-each with page-locked (pinned) and with pageable host buffers, and the limit: the pinned copy
-bandwidth host to device, device to host, and both directions at once, in GiB/s and in what it
-allows in records/s (a record is `dims` floats in and `dims` floats out: 1 KiB + 1 KiB at 256).
-Host-side filling of the batch is not timed here (the Java harness times it).
+each with page-locked (pinned) and with pageable host buffers; the pinned rows also "+ host
+copies": the batch copied into the pinned buffer from other host memory and the products out of
+it, on one CPU thread, as MatVecThroughput's Java loop does (the rows without it time the device
+side alone). Then the limit: the pinned copy bandwidth host to device, device to host, and both
+directions at once, in GiB/s and in what it allows in records/s (a record is `dims` floats in and
+`dims` floats out: 1 KiB + 1 KiB at 256).
 
-  python3 torch_matvec.py [--dims 256] [--batches 256,4096] [--seconds 2] [--streams 2] [--device 0]
+  python3 torch_matvec.py [--dims 256] [--batches 256,4096] [--seconds 2] [--streams 2,3] [--device 0]
 
 Prints one table. Exits 2 when PyTorch or a CUDA device is missing, saying which.
 """
@@ -29,15 +31,17 @@ def parse_args(argv):
     p.add_argument("--dims", type=int, default=256, help="vector length and matrix side (default 256)")
     p.add_argument("--batches", default="256,4096", help="comma-separated batch sizes (default 256,4096)")
     p.add_argument("--seconds", type=float, default=2.0, help="seconds measured per row, after a warm-up (default 2)")
-    p.add_argument("--streams", type=int, default=2, help="streams (batches in flight) of the overlapped rows (default 2)")
+    p.add_argument("--streams", default="2,3", help="streams (batches in flight) of the overlapped rows (default 2,3)")
     p.add_argument("--device", type=int, default=0, help="CUDA device index (default 0)")
     p.add_argument("--copy-mib", type=int, default=256, help="MiB per copy of the bandwidth rows (default 256)")
     a = p.parse_args(argv)
     try:
         a.batches = [int(b) for b in a.batches.split(",")]
+        a.streams = [int(n) for n in a.streams.split(",")]
     except ValueError:
-        p.error("--batches: expected comma-separated integers such as 256,4096, not " + repr(a.batches))
-    if a.dims < 1 or any(b < 1 for b in a.batches) or a.streams < 1 or a.seconds <= 0 or a.copy_mib < 1:
+        p.error("--batches, --streams: expected comma-separated integers such as 256,4096, not %r, %r"
+                % (a.batches, a.streams))
+    if a.dims < 1 or min(a.batches) < 1 or min(a.streams) < 1 or a.seconds <= 0 or a.copy_mib < 1:
         p.error("--dims, --batches, --streams and --copy-mib must be 1 or more, --seconds more than 0")
     return a
 
@@ -62,22 +66,27 @@ def timed_loop(torch, step, drain, seconds):
     return records, time.perf_counter() - start
 
 
-def sync_row(torch, dev, a_t, dims, batch, pinned, seconds):
+def sync_row(torch, dev, a_t, dims, batch, pinned, seconds, host_copies):
     x_host = torch.randn(batch, dims, dtype=torch.float32).pin_memory() if pinned else torch.randn(batch, dims)
     y_host = torch.empty(batch, dims, dtype=torch.float32, pin_memory=pinned)
     x_dev = torch.empty(batch, dims, dtype=torch.float32, device=dev)
     y_dev = torch.empty(batch, dims, dtype=torch.float32, device=dev)
+    source, sink = torch.randn(batch, dims), torch.empty(batch, dims)
 
     def step():
+        if host_copies:
+            x_host.copy_(source)
         x_dev.copy_(x_host)
         torch.matmul(x_dev, a_t, out=y_dev)
         y_host.copy_(y_dev)  # blocking: waits for the multiply and the copy
+        if host_copies:
+            sink.copy_(y_host)
         return batch
 
     return timed_loop(torch, step, lambda: 0, seconds)
 
 
-def overlapped_row(torch, dev, a_t, dims, batch, pinned, seconds, n):
+def overlapped_row(torch, dev, a_t, dims, batch, pinned, seconds, n, host_copies):
     streams = [torch.cuda.Stream(device=dev) for _ in range(n)]
     events = [torch.cuda.Event() for _ in range(n)]
     busy = [False] * n
@@ -85,6 +94,7 @@ def overlapped_row(torch, dev, a_t, dims, batch, pinned, seconds, n):
     y_host = [torch.empty(batch, dims, dtype=torch.float32, pin_memory=pinned) for _ in range(n)]
     x_dev = [torch.empty(batch, dims, dtype=torch.float32, device=dev) for _ in range(n)]
     y_dev = [torch.empty(batch, dims, dtype=torch.float32, device=dev) for _ in range(n)]
+    source, sink = torch.randn(batch, dims), torch.empty(batch, dims)
     state = {"slot": 0}
 
     def step():
@@ -93,7 +103,11 @@ def overlapped_row(torch, dev, a_t, dims, batch, pinned, seconds, n):
         done = 0
         if busy[s]:
             events[s].synchronize()
+            if host_copies:
+                sink.copy_(y_host[s])
             done = batch
+        if host_copies:
+            x_host[s].copy_(source)
         with torch.cuda.stream(streams[s]):
             x_dev[s].copy_(x_host[s], non_blocking=True)
             torch.matmul(x_dev[s], a_t, out=y_dev[s])
@@ -161,6 +175,7 @@ def main(argv):
         return 2
     dev = torch.device("cuda", a.device)
     torch.backends.cuda.matmul.allow_tf32 = False  # plain float32, as the Java kernel
+    torch.set_num_threads(1)  # host copies on one thread, as one Flink subtask does them
     gen = torch.Generator().manual_seed(42)
     a_host = torch.rand(a.dims, a.dims, generator=gen) * 2 - 1
     a_t = a_host.t().contiguous().to(dev)  # y = x @ A^T: every row of x is a vector
@@ -172,13 +187,16 @@ def main(argv):
     max_error = (y.double() - x.double() @ a_host.double().t()).abs().max().item()
 
     rows = []
+    most = max(a.streams)
     for batch in a.batches:
-        for pinned in (True, False):
-            memory = "pinned" if pinned else "pageable"
-            r, t = sync_row(torch, dev, a_t, a.dims, batch, pinned, a.seconds)
+        for pinned, host_copies in ((True, False), (False, False), (True, True)):
+            memory = ("pinned" if pinned else "pageable") + (" + host copies" if host_copies else "")
+            r, t = sync_row(torch, dev, a_t, a.dims, batch, pinned, a.seconds, host_copies)
             rows.append(("sync, " + memory, batch, r / t))
-            r, t = overlapped_row(torch, dev, a_t, a.dims, batch, pinned, a.seconds, a.streams)
-            rows.append(("overlapped x%d, %s" % (a.streams, memory), batch, r / t))
+            # pageable and host-copy rows only at the most streams: enough to show what they cost
+            for n in a.streams if pinned and not host_copies else [most]:
+                r, t = overlapped_row(torch, dev, a_t, a.dims, batch, pinned, a.seconds, n, host_copies)
+                rows.append(("overlapped x%d, %s" % (n, memory), batch, r / t))
     h2d, d2h, both = bandwidth(torch, dev, a.copy_mib, min(a.seconds, 1.0))
     half = record_bytes / 2.0
     sequential_limit = 1.0 / (half / (h2d * GIB) + half / (d2h * GIB))
@@ -187,9 +205,9 @@ def main(argv):
     print()
     print("PyTorch %s, %s, %dx%d float32, record = %d B in + %d B out, max error %.2e vs float64"
           % (torch.__version__, torch.cuda.get_device_name(dev), a.dims, a.dims, half, half, max_error))
-    fmt = "| %-31s | %6s | %14s | %11s |"
+    fmt = "| %-37s | %6s | %14s | %11s |"
     print(fmt % ("measurement", "batch", "records/s", "GiB/s moved"))
-    print(fmt % ("-" * 31, "------", "-" * 14, "-" * 11))
+    print(fmt % ("-" * 37, "------", "-" * 14, "-" * 11))
     for name, batch, rps in rows:
         print(fmt % (name, batch, "%.0f" % rps, "%.2f" % (rps * record_bytes / GIB)))
     print(fmt % ("limit: pinned H2D copy", "", "", "%.2f" % h2d))
