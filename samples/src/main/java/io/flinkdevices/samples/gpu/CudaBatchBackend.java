@@ -96,7 +96,7 @@ public final class CudaBatchBackend implements BatchBackend {
         return open(cudaDevice, matrix, batchSize, slots, HostBuffers.CUDA, FINISH_TIMEOUT);
     }
 
-    /** As {@link #open(int, Matrix, int, int)}; {@code pinned} null asks for pageable buffers. */
+    /** As {@link #open(int, Matrix, int, int)}, with the page-locked memory and the wait of {@link #finish} given. */
     static CudaBatchBackend open(
             int cudaDevice, Matrix matrix, int batchSize, int slots, HostBuffers.PinnedMemory pinned, Duration finishTimeout) {
         validate(cudaDevice, matrix, batchSize, slots);
@@ -305,11 +305,13 @@ public final class CudaBatchBackend implements BatchBackend {
             return;
         }
         closed = true;
+        if (!contextRetained) {
+            // Nothing of CUDA's was allocated: everything is, after the context.
+            return;
+        }
         try {
-            if (contextRetained) {
-                current();
-                drain();
-            }
+            JCudaDriver.cuCtxSetCurrent(context);
+            drain();
             if (stuck) {
                 LOG.warn("{}: a batch never finished; its device and host memory stay allocated until the process ends", device);
                 return;
@@ -331,10 +333,8 @@ public final class CudaBatchBackend implements BatchBackend {
             if (kernel != null) {
                 kernel.unload();
             }
-            if (contextRetained) {
-                contextRetained = false;
-                JCudaDriver.cuDevicePrimaryCtxRelease(cuDevice);
-            }
+            contextRetained = false;
+            JCudaDriver.cuDevicePrimaryCtxRelease(cuDevice);
         } catch (RuntimeException | LinkageError e) {
             LOG.warn("{}: releasing the asynchronous GPU path failed: {}", device, e.toString());
         }

@@ -60,18 +60,14 @@ final class HostBuffers {
 
     /**
      * Allocates {@code slots} inputs of {@code inputBytes} and outputs of {@code outputBytes}:
-     * page-locked through {@code memory}, or pageable when {@code memory} is null (asked for) or
-     * refuses one of them (then {@code warn} gets one line naming {@code device} and CUDA's error).
+     * page-locked through {@code memory}, or pageable when {@code memory} refuses one of them (then
+     * {@code warn} gets one line naming {@code device} and CUDA's error).
      *
      * @throws IllegalStateException when not even pageable direct memory is left
      */
     static HostBuffers allocate(
             int slots, long inputBytes, long outputBytes, PinnedMemory memory, String device, Consumer<String> warn) {
         HostBuffers b = new HostBuffers(slots, memory);
-        if (memory == null) {
-            b.pageable(inputBytes, outputBytes, device, "pageable buffers asked for");
-            return b;
-        }
         String refused = null;
         for (int s = 0; s < slots && refused == null; s++) {
             refused = b.pin(s, inputBytes, outputBytes);

@@ -24,6 +24,20 @@ import java.util.List;
  */
 class CudaBatchBackendTest {
 
+    /** Page-locked memory that is never granted, as under a locked-memory limit. */
+    static final HostBuffers.PinnedMemory REFUSING =
+            new HostBuffers.PinnedMemory() {
+                @Override
+                public int allocate(Pointer into, long bytes) {
+                    return CUresult.CUDA_ERROR_OUT_OF_MEMORY;
+                }
+
+                @Override
+                public void free(Pointer memory) {
+                    throw new AssertionError("nothing was allocated");
+                }
+            };
+
     @Nested
     @DisplayName("without a GPU")
     class Everywhere {
@@ -69,20 +83,8 @@ class CudaBatchBackendTest {
         @DisplayName("refused page-locked memory falls back to pageable direct buffers with one WARN line saying why")
         void pageableFallback() {
             List<String> warnings = new ArrayList<>();
-            HostBuffers.PinnedMemory refusing =
-                    new HostBuffers.PinnedMemory() {
-                        @Override
-                        public int allocate(Pointer into, long bytes) {
-                            return CUresult.CUDA_ERROR_OUT_OF_MEMORY;
-                        }
 
-                        @Override
-                        public void free(Pointer memory) {
-                            throw new AssertionError("nothing was allocated");
-                        }
-                    };
-
-            HostBuffers b = HostBuffers.allocate(3, 1024, 2048, refusing, "CUDA device 0 (NVIDIA H200)", warnings::add);
+            HostBuffers b = HostBuffers.allocate(3, 1024, 2048, REFUSING, "CUDA device 0 (NVIDIA H200)", warnings::add);
 
             assertThat(warnings).singleElement().asString()
                     .startsWith("CUDA device 0 (NVIDIA H200): no page-locked host memory for the batch buffers"
@@ -134,7 +136,7 @@ class CudaBatchBackendTest {
     class OnAGpu {
 
         @Test
-        @DisplayName("products equal the CPU path's bit for bit, with 2 and 3 batches in flight, a partial last batch and slots reused, pinned and pageable")
+        @DisplayName("products equal the CPU path's bit for bit, with 1, 2 and 3 batches in flight, a partial last batch and slots reused; also on pageable buffers when page-locked memory is refused")
         void bitIdenticalToCpu() throws Exception {
             for (int[] dims : new int[][] {{96, 80}, {256, 256}, {1000, 3}}) {
                 Matrix m = Matrix.generate(dims[0], dims[1], 9);
@@ -145,8 +147,9 @@ class CudaBatchBackendTest {
                         runAndCompare(gpu, m, new int[] {64, 64, 64, 64, 64, 64, 64, 17});
                     }
                 }
-                try (CudaBatchBackend gpu = openOrSkip(m, 64, 2, null)) {
+                try (CudaBatchBackend gpu = openOrSkip(m, 64, 2, REFUSING)) {
                     assertThat(gpu.pinned()).isFalse();
+                    assertThat(gpu.describe()).contains("pageable host buffers (cuMemHostAlloc of").contains("CUDA_ERROR_OUT_OF_MEMORY");
                     runAndCompare(gpu, m, new int[] {64, 64, 64, 5});
                 }
             }
