@@ -1,6 +1,15 @@
 package io.flinkdevices.samples.gpu;
 
 import java.nio.FloatBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * {@link MatVecThroughput}'s loop for the asynchronous path, as a batching operator drives a
@@ -11,6 +20,57 @@ import java.nio.FloatBuffer;
 final class AsyncLoop {
 
     private AsyncLoop() {}
+
+    /**
+     * Opens {@code threads} backends of {@code slots} slots on CUDA device {@code gpuIndex} (as
+     * {@code threads} subtasks sharing one GPU would), runs {@link #measure} on each in a thread of
+     * its own, all at once, and sums their records; {@code describe} gets the first backend's line.
+     *
+     * @throws IllegalStateException when a backend does not open or a batch fails, with its message
+     */
+    static MatVecThroughput.Row measure(
+            int gpuIndex, Matrix m, int batch, int slots, int threads, float[][] vectors, double seconds, Consumer<String> describe)
+            throws InterruptedException {
+        List<CudaBatchBackend> backends = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                backends.add(CudaBatchBackend.open(gpuIndex, m, batch, slots));
+            }
+            describe.accept(backends.get(0).describe());
+            if (threads == 1) {
+                return measure(backends.get(0), m, vectors, seconds);
+            }
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<MatVecThroughput.Row>> runs = new ArrayList<>();
+                for (CudaBatchBackend b : backends) {
+                    runs.add(pool.submit(() -> measure(b, m, vectors, seconds)));
+                }
+                long records = 0;
+                long nanos = 0;
+                double maxError = 0;
+                for (Future<MatVecThroughput.Row> run : runs) {
+                    // Each run ends by itself after its warm-up and `seconds`; this bound is only against a hang.
+                    MatVecThroughput.Row r = run.get((long) (seconds * 10) + 120, TimeUnit.SECONDS);
+                    records += r.records;
+                    nanos = Math.max(nanos, r.nanos);
+                    maxError = Math.max(maxError, r.maxError);
+                }
+                return new MatVecThroughput.Row(MatVecBackend.Path.GPU, slots, threads, batch, records, nanos, maxError);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(String.valueOf(e.getCause().getMessage()), e.getCause());
+            } catch (TimeoutException e) {
+                throw new IllegalStateException("a measuring thread did not end in time");
+            } finally {
+                pool.shutdownNow();
+                if (!pool.awaitTermination(seconds > 0 ? (long) seconds * 10 + 60 : 60, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("measuring threads did not stop");
+                }
+            }
+        } finally {
+            backends.forEach(CudaBatchBackend::close);
+        }
+    }
 
     /** Fills, starts and finishes batches for {@code seconds} after a warm-up; counts finished records. */
     static MatVecThroughput.Row measure(CudaBatchBackend b, Matrix m, float[][] vectors, double seconds)
@@ -43,7 +103,7 @@ final class AsyncLoop {
                     records = 0;
                     start = now;
                 } else if (!warm && now - start >= seconds * 1e9) {
-                    return new MatVecThroughput.Row(MatVecBackend.Path.GPU, slots, batch, records, now - start, maxError);
+                    return new MatVecThroughput.Row(MatVecBackend.Path.GPU, slots, 1, batch, records, now - start, maxError);
                 }
                 if (busy[slot]) {
                     b.finish(slot);

@@ -14,11 +14,12 @@ import java.util.Locale;
  * GPU rows run where CUDA starts on GPU {@code --gpu} (default 0) and say why they were skipped
  * elsewhere: the synchronous path ({@code GPU}: copy in, kernel, copy out, wait) and the
  * asynchronous one ({@code GPU async xN}: {@link CudaBatchBackend} with N batches in flight, the
- * next batch filled while the GPU works on the others). "GB/s moved" counts the vectors in and
- * the products out.
+ * next batch filled while the GPU works on the others; {@code --threads 4}: four host threads,
+ * each with a backend of its own, on the one GPU, as four subtasks sharing it). "GB/s moved"
+ * counts the vectors in and the products out.
  *
  * <pre>
- * MatVecThroughput [--dims 256] [--batches 1,16,256,4096] [--slots 1,2,3] [--seconds 2] [--gpu 0]
+ * MatVecThroughput [--dims 256] [--batches 1,16,256,4096] [--slots 1,2,3] [--threads 1] [--seconds 2] [--gpu 0]
  * </pre>
  */
 public final class MatVecThroughput {
@@ -30,14 +31,17 @@ public final class MatVecThroughput {
         final MatVecBackend.Path path;
         /** Batches in flight on the asynchronous path; 0 for the synchronous backends. */
         final int slots;
+        /** Host threads, each with a backend of its own, all on one GPU (1 for the synchronous rows). */
+        final int threads;
         final int batch;
         final long records;
         final long nanos;
         final double maxError;
 
-        Row(MatVecBackend.Path path, int slots, int batch, long records, long nanos, double maxError) {
+        Row(MatVecBackend.Path path, int slots, int threads, int batch, long records, long nanos, double maxError) {
             this.path = path;
             this.slots = slots;
+            this.threads = threads;
             this.batch = batch;
             this.records = records;
             this.nanos = nanos;
@@ -49,7 +53,7 @@ public final class MatVecThroughput {
         }
 
         String label() {
-            return slots == 0 ? path.name() : "GPU async x" + slots;
+            return slots == 0 ? path.name() : "GPU async x" + slots + (threads == 1 ? "" : ", " + threads + " thr");
         }
     }
 
@@ -57,6 +61,7 @@ public final class MatVecThroughput {
         int dims = 256;
         List<Integer> batches = List.of(1, 16, 256, 4096);
         List<Integer> slots = List.of(1, 2, 3);
+        List<Integer> threads = List.of(1);
         double seconds = 2;
         int gpu = 0;
         for (int i = 0; i < args.length; i++) {
@@ -70,6 +75,9 @@ public final class MatVecThroughput {
                 case "--slots":
                     slots = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
                     break;
+                case "--threads":
+                    threads = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+                    break;
                 case "--seconds":
                     seconds = Double.parseDouble(args[++i]);
                     break;
@@ -79,15 +87,21 @@ public final class MatVecThroughput {
                 default:
                     throw new IllegalArgumentException(
                             "unknown argument " + args[i]
-                                    + "; expected --dims N, --batches 1,16,256, --slots 1,2,3, --seconds S, --gpu INDEX");
+                                    + "; expected --dims N, --batches 1,16,256, --slots 1,2,3, --threads 1,4, --seconds S, --gpu INDEX");
             }
         }
-        run(dims, batches, slots, seconds, gpu, System.out);
+        run(dims, batches, slots, threads, seconds, gpu, System.out);
     }
 
     /** Measures every batch size on every path and prints the table; returns the rows measured. */
     static List<Row> run(
-            int dims, List<Integer> batches, List<Integer> slotCounts, double seconds, int gpuIndex, PrintStream out) {
+            int dims,
+            List<Integer> batches,
+            List<Integer> slotCounts,
+            List<Integer> threadCounts,
+            double seconds,
+            int gpuIndex,
+            PrintStream out) {
         Matrix m = Matrix.generate(dims, dims, MatrixVectorJob.MATRIX_SEED);
         int pool = 1024;
         float[][] vectors = new float[pool][];
@@ -114,20 +128,24 @@ public final class MatVecThroughput {
                     }
                 }
             }
-            for (int slots : slotCounts) {
-                if (asyncSkipped != null) {
-                    break;
-                }
-                try (CudaBatchBackend a = CudaBatchBackend.open(gpuIndex, m, batch, slots)) {
-                    if (rows.stream().noneMatch(r -> r.slots > 0)) {
-                        out.println(a.describe());
+            for (int threads : threadCounts) {
+                for (int slots : slotCounts) {
+                    if (asyncSkipped != null) {
+                        break;
                     }
-                    rows.add(AsyncLoop.measure(a, m, vectors, seconds));
-                } catch (RuntimeException e) {
-                    asyncSkipped = e.getMessage();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    asyncSkipped = "interrupted";
+                    try {
+                        boolean first = rows.stream().noneMatch(r -> r.slots > 0);
+                        rows.add(AsyncLoop.measure(gpuIndex, m, batch, slots, threads, vectors, seconds, d -> {
+                            if (first) {
+                                out.println(d);
+                            }
+                        }));
+                    } catch (RuntimeException e) {
+                        asyncSkipped = e.getMessage();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        asyncSkipped = "interrupted";
+                    }
                 }
             }
         }
@@ -138,9 +156,9 @@ public final class MatVecThroughput {
                 dims,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"));
-        String format = "| %-12s | %6s | %10s | %14s | %11s | %9s | %11s |%n";
+        String format = "| %-19s | %6s | %10s | %14s | %11s | %9s | %11s |%n";
         out.printf(Locale.ROOT, format, "path", "batch", "records", "records/s", "GB/s moved", "GFLOP/s", "max error");
-        out.printf(Locale.ROOT, format, "------------", "------", "----------", "--------------", "-----------", "---------", "-----------");
+        out.printf(Locale.ROOT, format, "-------------------", "------", "----------", "--------------", "-----------", "---------", "-----------");
         for (Row r : rows) {
             out.printf(
                     Locale.ROOT,
@@ -168,8 +186,8 @@ public final class MatVecThroughput {
                         line.append(
                                 String.format(
                                         Locale.ROOT,
-                                        ", GPU async x%d / GPU = %.2fx",
-                                        a.slots,
+                                        ", %s / GPU = %.2fx",
+                                        a.label(),
                                         a.recordsPerSecond() / gpu.recordsPerSecond()));
                     }
                 }
@@ -205,7 +223,7 @@ public final class MatVecThroughput {
                 records = 0;
                 start = now;
             } else if (!warm && now - start >= seconds * 1e9) {
-                return new Row(b.path(), 0, batch, records, now - start, maxError);
+                return new Row(b.path(), 0, 1, batch, records, now - start, maxError);
             }
             int first = next;
             for (int k = 0; k < batch; k++) {
