@@ -1,5 +1,7 @@
 package io.flinkdevices.samples.gpu;
 
+import io.flinkdevices.job.batch.BatchBackend;
+
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +15,7 @@ import java.util.function.Consumer;
 
 /**
  * {@link MatVecThroughput}'s loop for the asynchronous path, as a batching operator drives a
- * {@link io.flinkdevices.job.batch.BatchBackend}: slots round robin; a slot that comes round again
+ * {@link BatchBackend}: slots round robin; a slot that comes round again
  * is finished and its products read, then it is filled with the next batch and started, so the
  * host fills one slot while the GPU copies and computes the others.
  */
@@ -30,7 +32,7 @@ final class AsyncLoop {
      */
     static MatVecThroughput.Row measure(
             int gpuIndex, Matrix m, int batch, int slots, int threads, float[][] vectors, double seconds, Consumer<String> describe)
-            throws InterruptedException {
+            throws Exception {
         List<CudaBatchBackend> backends = new ArrayList<>();
         try {
             for (int t = 0; t < threads; t++) {
@@ -73,8 +75,7 @@ final class AsyncLoop {
     }
 
     /** Fills, starts and finishes batches for {@code seconds} after a warm-up; counts finished records. */
-    static MatVecThroughput.Row measure(CudaBatchBackend b, Matrix m, float[][] vectors, double seconds)
-            throws InterruptedException {
+    static MatVecThroughput.Row measure(BatchBackend b, Matrix m, float[][] vectors, double seconds) throws Exception {
         int cols = m.cols();
         int rows = m.rows();
         int batch = b.batchSize();

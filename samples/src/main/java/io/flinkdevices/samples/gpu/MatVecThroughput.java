@@ -145,6 +145,8 @@ public final class MatVecThroughput {
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         asyncSkipped = "interrupted";
+                    } catch (Exception e) {
+                        asyncSkipped = e.toString();
                     }
                 }
             }
