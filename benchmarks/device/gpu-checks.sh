@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The GPU path's checks on a host with an NVIDIA GPU, in one short run (under 120 s):
+# The GPU path's checks on a host with an NVIDIA GPU, in one short run (under 120 s). On a lent GPU
+# machine without Java: benchmarks/device/bundle.sh here, then benchmarks/device/run.sh gpu there,
+# which sets JAVA, CP and OUT. Steps:
 #   1. nvidia-smi: which GPU, driver, PCIe link
 #   2. the tests that need a GPU (CudaKernelMatVecTest, CudaBatchBackendTest) with JUnit's console
 #      launcher, when it is on the class path; a GPU test that skips here counts as a failure
@@ -12,9 +14,9 @@
 # Environment:
 #   JAVA    the java binary (default: java on the PATH); Java 17 or newer
 #   CP      class path: samples' classes and test classes, sdk-api's and job-devices' classes, the
-#           runtime jars (jcuda, jcuda-natives linux-x86_64, slf4j-api), and for step 2 junit-jupiter,
-#           assertj-core and junit-platform-console-standalone; relative entries are taken from the
-#           repository root
+#           runtime jars (jcuda, jcuda-natives linux-x86_64, slf4j-api, flink-core), and for step 2
+#           assertj-core and JUnit's console launcher (junit-platform-console-standalone); relative
+#           entries are taken from the repository root
 #   OUT     folder for the results (created): one .log per step and summary.txt
 #   PYTHON  python with PyTorch for step 4 (default: python3)
 #   SECONDS_PER_ROW  measuring time per row of steps 3 and 4, after a warm-up of a quarter of it (default 1)
@@ -71,7 +73,8 @@ step() {
 step nvidia-smi 5 "$root" nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current \
   --format=csv
 
-if echo "$abs_cp" | tr ':' '\n' | grep -q 'junit-platform-console-standalone'; then
+# JUnit's console launcher, under whatever name its jar has on CP (bundle.sh calls it junit-console.jar)
+if timeout 30 "$JAVA" -cp "$abs_cp" org.junit.platform.console.ConsoleLauncher --help >/dev/null 2>&1; then
   # in samples/: CudaKernelMatVecTest reads src/main/cuda/matvec.cu
   step gpu-tests 35 "$root/samples" "$JAVA" -cp "$abs_cp" org.junit.platform.console.ConsoleLauncher execute \
     --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests --reports-dir "$OUT/junit" \
@@ -82,7 +85,7 @@ if echo "$abs_cp" | tr ':' '\n' | grep -q 'junit-platform-console-standalone'; t
     status=1
   fi
 else
-  echo "gpu-tests: SKIPPED, no junit-platform-console-standalone jar on CP" | tee -a "$summary"
+  echo "gpu-tests: SKIPPED, JUnit's console launcher (org.junit.platform.console.ConsoleLauncher) is not on CP" | tee -a "$summary"
   status=1
 fi
 
