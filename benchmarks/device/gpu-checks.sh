@@ -36,13 +36,20 @@ case "$JAVA" in /*) ;; */*) JAVA="$PWD/$JAVA" ;; esac
 case "$PYTHON" in /*) ;; */*) PYTHON="$PWD/$PYTHON" ;; esac
 
 # Relative class path entries are relative to the repository root; step 2 runs in samples/.
+# JCuda's jars go first: a class path of every module's test classes holds a stand-in
+# jcuda.runtime.JCuda (sdk-api's ArchUnit test), which must not shadow the real one.
 abs_cp=""
+jcuda_cp=""
 IFS=':' read -r -a entries <<<"$CP"
 for e in "${entries[@]}"; do
   [ -n "$e" ] || continue
   case "$e" in /*) ;; *) e="$root/$e" ;; esac
-  abs_cp="${abs_cp:+$abs_cp:}$e"
+  case "$(basename "$e")" in
+    jcuda-[0-9]*.jar | jcublas-[0-9]*.jar | jcuda-natives-* | jcublas-natives-*) jcuda_cp="${jcuda_cp:+$jcuda_cp:}$e" ;;
+    *) abs_cp="${abs_cp:+$abs_cp:}$e" ;;
+  esac
 done
+abs_cp="${jcuda_cp:+$jcuda_cp:}$abs_cp"
 
 summary="$OUT/summary.txt"
 : >"$summary"
