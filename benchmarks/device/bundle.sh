@@ -34,9 +34,12 @@ done | awk 'NF && !seen[$0]++' | while read -r jar; do
     *.jar) basename "$jar" | grep -Eq "$skip" || cp "$jar" "$out/lib/" ;;
   esac
 done
+# Named to sort after the third-party jars (run.sh lists lib/ in name order): a module's test
+# classes may hold stand-ins of a library's classes (sdk-api's tests have a jcuda.runtime.JCuda
+# for an architecture rule), which must never shadow the real ones; sdk-api's tests stay out.
 for m in "${modules[@]}"; do
-  [ -d "$m/target/classes" ] && jar cf "$out/lib/00-$m.jar" -C "$m/target/classes" .
-  [ -d "$m/target/test-classes" ] && jar cf "$out/lib/00-$m-tests.jar" -C "$m/target/test-classes" .
+  [ -d "$m/target/classes" ] && jar cf "$out/lib/zz-$m.jar" -C "$m/target/classes" .
+  [ "$m" != sdk-api ] && [ -d "$m/target/test-classes" ] && jar cf "$out/lib/zz-$m-tests.jar" -C "$m/target/test-classes" .
 done
 # Plugin jars and Flink's own GPU plugin, for the checks that load a TaskManager's plugins/
 mkdir -p "$out/plugins"

@@ -5,8 +5,10 @@ import io.flinkdevices.job.batch.BatchSettings;
 import io.flinkdevices.sdk.info.GpuInfo;
 
 /**
- * The one place the GPU sample picks a subtask's {@link BatchBackend}: the GPU path where {@link
- * MatVecBackends#choose} opens one, else the CPU path with the reason.
+ * The one place the GPU sample picks a subtask's {@link BatchBackend}: on an NVIDIA GPU the
+ * asynchronous path ({@link CudaBatchBackend}: page-locked slots, several batches in flight), else
+ * a synchronous GPU path where {@link MatVecBackends#choose} opens one, else the CPU path with the
+ * reason.
  */
 final class MatVecBatchBackends {
 
@@ -33,13 +35,26 @@ final class MatVecBatchBackends {
      * @param gpu the subtask's GPU, or null when its TaskManager received none
      */
     static Opened open(GpuInfo gpu, Matrix matrix, BatchSettings settings) {
+        if (gpu != null && "nvidia".equals(gpu.getVendor())
+                && settings.batchSize() <= CudaKernelMatVec.MAX_BATCH) {
+            try {
+                CudaDevices.Found found = CudaDevices.find(gpu);
+                if (found.reason == null) {
+                    return new Opened(
+                            CudaBatchBackend.open(found.ordinal, matrix, settings.batchSize(), settings.slots()),
+                            true,
+                            null);
+                }
+            } catch (RuntimeException | LinkageError e) {
+                // CUDA does not start here: the synchronous paths below say why, or take the CPU
+            }
+        }
         MatVecBackends.Choice choice = MatVecBackends.choose(gpu, matrix, settings.batchSize());
         if (choice.backend.path() == MatVecBackend.Path.CPU) {
             // CpuMatVec is a one-slot BatchBackend over its own buffers: no copy
             return new Opened((CpuMatVec) choice.backend, false, choice.cpuReason);
         }
-        // The GPU path, synchronous, one slot; a multi-slot CUDA backend replaces this line:
-        // new Opened(CudaBatchBackend.open(cudaDevice, matrix, settings.batchSize(), settings.slots()), true, null)
+        // A synchronous GPU path (cuBLAS), one slot
         return new Opened(new SyncMatVecBatchBackend(choice.backend, matrix.rows(), matrix.cols()), true, null);
     }
 }
