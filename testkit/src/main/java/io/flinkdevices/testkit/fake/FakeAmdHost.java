@@ -1,6 +1,7 @@
 package io.flinkdevices.testkit.fake;
 
 import io.flinkdevices.testkit.fake.FakeExecutable.Response;
+import io.flinkdevices.testkit.fake.internal.RenderNodeFaults;
 
 import org.apache.flink.annotation.PublicEvolving;
 
@@ -269,7 +270,7 @@ public final class FakeAmdHost {
                     .exitCode(2)
                     .stderr("rocm-smi: error: unrecognized arguments\n"));
             Installed installed = new Installed(sys, dev, agents());
-            host.faults(installed);
+            host.faults(new RenderNodeFaults(dev));
             return installed;
         }
 
@@ -332,7 +333,7 @@ public final class FakeAmdHost {
 
     /** What {@link Builder#installOn} wrote. */
     @PublicEvolving
-    public static final class Installed implements DeviceFaults {
+    public static final class Installed {
         private final FakeFileTree sys;
         private final FakeFileTree dev;
         private final int agents;
@@ -387,23 +388,6 @@ public final class FakeAmdHost {
         public Installed rasErrors(int gpu, String block, long uncorrectable, long correctable) {
             sys.file(gpuDir(gpu) + "ras/" + block + "_err_count", "ue: " + uncorrectable + "\nce: " + correctable + "\n");
             return this;
-        }
-
-        /** Removes agent {@code device}'s render node: the monitor reports the GPU failed. */
-        @Override
-        public void inject(int device) {
-            removeRenderNode(device);
-        }
-
-        /** Puts agent {@code device}'s render node back. */
-        @Override
-        public void recover(int device) {
-            dev.file("dri/renderD" + (128 + device), "");
-        }
-
-        @Override
-        public String describe() {
-            return "the GPU's render node vanishes (and comes back on recovery)";
         }
 
         /** Removes agent {@code agent}'s render node from the device tree, as a GPU that falls off the bus. */
