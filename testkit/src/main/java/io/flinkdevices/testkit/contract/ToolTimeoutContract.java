@@ -149,7 +149,7 @@ public abstract class ToolTimeoutContract extends ContractSuite {
      * mid-line. {@code ExternalCommand.Result.stdoutTruncated()} says so, and a driver that ignores
      * it parses what is left.
      *
-     * <p>How: keeps every fake program's usual output and appends {@value #FLOOD_BYTES} bytes of
+     * <p>How: keeps every fake program's usual output and appends 6 MiB of
      * blank lines (which a parser skips, so that only the flag tells).
      *
      * <p>Must hold: {@code retrieveResourceInfo(2)} (or the factory) throws an {@link Exception}.
