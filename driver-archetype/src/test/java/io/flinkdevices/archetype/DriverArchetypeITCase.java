@@ -10,11 +10,8 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -28,42 +25,23 @@ import java.util.stream.Stream;
 @DisplayName("The driver archetype generates a project that passes mvn verify as generated")
 class DriverArchetypeITCase {
 
-    private static final String GROUP = "io.flinkdevices";
-    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Pattern CODE_EXCLUDED = Pattern.compile("(//|/\\*|\\*|import |package )");
     private static final Pattern COUNTS =
             Pattern.compile("tests=\"(\\d+)\" errors=\"(\\d+)\" skipped=\"(\\d+)\" failures=\"(\\d+)\"");
 
     @Test
-    @DisplayName("archetype:generate, then mvn verify: contract kit, architecture rules, the plugin jar in a local cluster")
+    @DisplayName("archetype:generate, then the project's ./mvnw verify: contract kit, architecture rules, the plugin jar in a local cluster")
     void generatedProjectBuilds() throws Exception {
-        String version = System.getProperty("project.version");
         Path it = Path.of("target/archetype-it").toAbsolutePath();
-        deleteRecursively(it);
-        Path repo = it.resolve("repo");
-        install(repo, "flink-devices-parent", version, ROOT.resolve("pom.xml"), null);
-        install(repo, "flink-devices-bom", version, ROOT.resolve("bom/pom.xml"), null);
-        install(repo, "sdk-api", version, ROOT.resolve("sdk-api/pom.xml"), ROOT.resolve("sdk-api/target/sdk-api-" + version + ".jar"));
-        install(repo, "testkit", version, ROOT.resolve("testkit/pom.xml"), ROOT.resolve("testkit/target/testkit-" + version + ".jar"));
-        install(repo, "flink-devices-driver-archetype", version, Path.of("pom.xml"), Path.of(System.getProperty("archetype.jar")));
+        GeneratedProject generated = GeneratedProject.generate(it);
+        Path project = generated.dir;
+        assertThat(project.resolve("mvnw")).as("the Maven Wrapper, executable").isExecutable().hasSameBinaryContentAs(GeneratedProject.ROOT.resolve("mvnw"));
+        assertThat(project.resolve(".mvn/wrapper/maven-wrapper.properties")).hasSameTextualContentAs(GeneratedProject.ROOT.resolve(".mvn/wrapper/maven-wrapper.properties"));
 
-        Path work = Files.createDirectories(it.resolve("work"));
-        maven(work, repo, it.resolve("generate.log"),
-                "org.apache.maven.plugins:maven-archetype-plugin:3.4.1:generate",
-                "-DarchetypeGroupId=" + GROUP,
-                "-DarchetypeArtifactId=flink-devices-driver-archetype",
-                "-DarchetypeVersion=" + version,
-                "-DgroupId=com.acme",
-                "-DartifactId=npu-driver",
-                "-Dversion=1.0.0",
-                "-Dpackage=com.acme.npu",
-                "-DdeviceName=npu",
-                "-DclassName=Npu",
-                "-DinteractiveMode=false");
-        Path project = work.resolve("npu-driver");
-        assertThat(project.resolve("src/main/java/com/acme/npu/NpuDriverFactory.java")).isRegularFile();
-
-        maven(project, repo, it.resolve("verify.log"), "verify");
+        List<String> verify = new ArrayList<>(List.of(project.resolve("mvnw").toString()));
+        verify.addAll(GeneratedProject.repoOptions(generated.repo));
+        verify.add("verify");
+        GeneratedProject.run(project, it.resolve("verify.log"), verify);
 
         Path jar = project.resolve("target/npu-driver-1.0.0-plugin.jar");
         assertThat(PluginCheck.check(jar).factoryClassName()).isEqualTo("com.acme.npu.NpuDriverFactory");
@@ -75,12 +53,11 @@ class DriverArchetypeITCase {
         int[] cluster = counts(project.resolve("target/failsafe-reports"));
         System.out.printf("generated project: %d unit tests (%d skipped), %d cluster tests, no failure%n", unit[0], unit[2], cluster[0]);
         // docs/driver-authors.md says these numbers
-        assertThat(unit[0]).as("the contract kit's 59 cases and the architecture test").isEqualTo(60);
+        assertThat(unit[0]).as("the contract kit's 63 cases, the architecture test and the parameter table").isEqualTo(65);
         assertThat(unit[2])
-                .as("skipped: 'every file holds garbage' on a host with no file; optional fields and a"
-                        + " failed device, which the generated fake tool does not describe; 5 keys absent"
-                        + " that the healthy parameters do not set")
-                .isEqualTo(8);
+                .as("skipped: 'every file holds garbage' on a host with no file; 5 keys absent that the healthy"
+                        + " parameters do not set; the 3 monitoring cases of a driver that does not declare MONITORING")
+                .isEqualTo(9);
         assertThat(unit[1] + unit[3]).isZero();
         assertThat(cluster[0]).isEqualTo(1);
         assertThat(cluster[1] + cluster[2] + cluster[3]).isZero();
@@ -90,36 +67,6 @@ class DriverArchetypeITCase {
         System.out.println("generated project, driver and tests: " + figure);
         Files.writeString(it.resolve("lines.txt"), figure + "\n");
         assertThat(lines[1]).as("lines of code a driver author starts from and edits, goal under 250").isLessThan(250);
-    }
-
-    /** Places a pom (and jar) where a local repository keeps them, as mvn install would. */
-    private static void install(Path repo, String artifact, String version, Path pom, Path jar) throws IOException {
-        Path dir = Files.createDirectories(repo.resolve(GROUP.replace('.', '/')).resolve(artifact).resolve(version));
-        Files.copy(pom, dir.resolve(artifact + "-" + version + ".pom"), StandardCopyOption.REPLACE_EXISTING);
-        if (jar != null) {
-            assertThat(jar).as("built by this reactor before the archetype").isRegularFile();
-            Files.copy(jar, dir.resolve(artifact + "-" + version + ".jar"), StandardCopyOption.REPLACE_EXISTING);
-        }
-    }
-
-    /** Runs the project's Maven Wrapper in {@code dir}; fails with the log's tail unless it exits 0. */
-    private static void maven(Path dir, Path repo, Path log, String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(
-                ROOT.resolve("mvnw").toString(),
-                "-B",
-                "-Dmaven.repo.local=" + repo,
-                "-Dmaven.repo.local.tail=" + System.getProperty("maven.repo.local.tail")));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        if (!p.waitFor(10, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            throw new AssertionError("Maven did not finish in 10 minutes: " + command + "; log " + log);
-        }
-        if (p.exitValue() != 0) {
-            List<String> out = Files.readAllLines(log);
-            throw new AssertionError("Maven exited with " + p.exitValue() + ": " + command + "\n"
-                    + String.join("\n", out.subList(Math.max(0, out.size() - 60), out.size())));
-        }
     }
 
     /** Tests, errors, skipped, failures over every report in {@code reports}. */
@@ -158,15 +105,5 @@ class DriverArchetypeITCase {
             }
         }
         return lines;
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (Files.exists(dir)) {
-            try (Stream<Path> paths = Files.walk(dir)) {
-                for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-                    Files.delete(p);
-                }
-            }
-        }
     }
 }

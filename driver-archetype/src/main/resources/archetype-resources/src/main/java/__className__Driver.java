@@ -5,6 +5,7 @@ import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.host.VisibleDevices;
 import io.flinkdevices.sdk.info.AcceleratorInfo;
+import io.flinkdevices.sdk.info.DeviceAttribute;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -19,12 +20,14 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Hands a TaskManager {@code amount} of the devices {@code ${deviceName}-smi --list} prints (one
- * {@code <index>,<uuid>,<name>,<memory MiB>} line each) and {@value #VISIBLE_DEVICES} lets it use,
- * through the coordination file when coordination is on, and logs at INFO which it handed out
- * (through SLF4J, which a plugin gets from Flink).
+ * Hands a TaskManager {@code amount} of the healthy devices {@code ${deviceName}-smi --list} prints
+ * (one {@code <index>,<uuid>,<name>,<memory MiB|N/A>,<NUMA node|N/A>,<ok|failed>} line each) and
+ * {@value #VISIBLE_DEVICES} lets it use, through the coordination file when coordination is on, and
+ * logs at INFO which it handed out (through SLF4J, which a plugin gets from Flink).
  */
 final class ${className}Driver implements ExternalResourceDriver, KubernetesResourceDecorator {
 
@@ -34,6 +37,10 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
     static final String VISIBLE_DEVICES = "${deviceName.toUpperCase()}_VISIBLE_DEVICES";
     /** The extended resource the vendor's Kubernetes device plugin advertises. */
     static final String KUBERNETES_RESOURCE = "example.com/${deviceName}";
+    /** Extra fields of the generic info; job code reads them with {@code AcceleratorInfo.from(info, KIND, NUMA_NODE, HEALTH)}. */
+    static final DeviceAttribute<Long> NUMA_NODE = DeviceAttribute.number("numa.node", 0, 1023);
+    static final DeviceAttribute<String> HEALTH = DeviceAttribute.oneOf("health", "ok", "failed");
+    private static final Pattern LINE = Pattern.compile("([0-9]{1,6}),([^,\\s]+),([^,]+),([0-9]{1,12}|N/A),([0-9]{1,3}|N/A),(ok|failed)");
 
     private final ExternalCommand list;
     private final VisibleDevices visible;
@@ -52,11 +59,17 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
         if (amount < 1) {
             throw new DeviceDriverException(amountKey + " must be at least 1 but is " + amount);
         }
-        List<AcceleratorInfo> usable =
-                visible.apply(list(), d -> List.of(VisibleDevices.name(d.getIndex(), d.getUuid().orElseThrow())));
+        List<AcceleratorInfo> usable = new ArrayList<>();
+        for (AcceleratorInfo d : visible.apply(list(), i -> List.of(VisibleDevices.name(i.getIndex(), i.getUuid().orElseThrow())))) {
+            if (d.get(HEALTH).orElseThrow().equals("ok")) {
+                usable.add(d);
+            } else {
+                LOG.warn("${className} driver: not handing out failed device {}", d);
+            }
+        }
         if (usable.size() < amount) {
             throw new DeviceDriverException("Asked for " + amount + " (" + amountKey + ") but " + describe()
-                    + " lists " + usable.size() + " this TaskManager may use (" + visible.describe() + ")");
+                    + " lists " + usable.size() + " healthy ones this TaskManager may use (" + visible.describe() + ")");
         }
         List<AcceleratorInfo> chosen = usable.subList(0, (int) amount);
         if (coordinator != null) {
@@ -81,25 +94,34 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
             throw new DeviceDriverException(describe() + " exited with code " + result.exitCode() + ": "
                     + result.stderrTail().strip());
         }
+        if (result.stdoutTruncated()) {
+            throw new DeviceDriverException(describe() + " printed more than " + ExternalCommand.STDOUT_LIMIT_BYTES
+                    + " bytes: the listing is cut off");
+        }
         List<AcceleratorInfo> devices = new ArrayList<>();
         Set<String> indexes = new HashSet<>();
         for (String line : result.stdout().split("\n")) {
-            String[] f = line.strip().split(" *, *");
+            Matcher m = LINE.matcher(line.strip());
             if (line.isBlank()) {
                 continue;
-            } else if (f.length != 4 || !f[0].matches("[0-9]{1,6}") || !f[3].matches("[0-9]{1,12}")
-                    || f[1].isEmpty() || f[2].isEmpty()) {
+            } else if (!m.matches()) {
                 throw new DeviceDriverException(describe() + " printed '" + line.strip()
-                        + "'; expected '<index>,<uuid>,<name>,<memory MiB>'");
-            } else if (!indexes.add(f[0])) {
-                throw new DeviceDriverException(describe() + " lists device " + f[0] + " twice");
+                        + "'; expected '<index>,<uuid>,<name>,<memory MiB|N/A>,<NUMA node|N/A>,<ok|failed>'");
+            } else if (!indexes.add(m.group(1))) {
+                throw new DeviceDriverException(describe() + " lists device " + m.group(1) + " twice");
             }
-            devices.add(AcceleratorInfo.builder(KIND, "example", Integer.parseInt(f[0]))
-                    .uuid(f[1])
-                    .name(f[2])
-                    .memoryBytes(Long.parseLong(f[3]) * 1024 * 1024)
-                    .visibleDevices(VISIBLE_DEVICES, f[0])
-                    .build());
+            AcceleratorInfo.Builder device = AcceleratorInfo.builder(KIND, "example", Integer.parseInt(m.group(1)))
+                    .uuid(m.group(2))
+                    .name(m.group(3))
+                    .visibleDevices(VISIBLE_DEVICES, m.group(1))
+                    .set(HEALTH, m.group(6));
+            if (!m.group(4).equals("N/A")) {
+                device.memoryBytes(Long.parseLong(m.group(4)) * 1024 * 1024);
+            }
+            if (!m.group(5).equals("N/A")) {
+                device.set(NUMA_NODE, Long.parseLong(m.group(5)));
+            }
+            devices.add(device.build());
         }
         return devices;
     }

@@ -7,7 +7,11 @@ import io.flinkdevices.testkit.fake.FakeHost;
 import java.nio.file.Path;
 import java.util.List;
 
-/** A fake {@code ${deviceName}-smi}: {@code --list} prints one line per device, anything else exits 2. */
+/**
+ * A fake {@code ${deviceName}-smi}: {@code --list} prints one line per device, anything else exits 2.
+ * It honours what the contract kit asks of a host: memory and NUMA node {@code N/A} when {@code
+ * host.optionalFieldsLeftOut()}, {@code failed} for the devices in {@code host.failedDevices()}.
+ */
 final class Fake${className}Smi {
 
     private Fake${className}Smi() {}
@@ -16,7 +20,9 @@ final class Fake${className}Smi {
     static Path install(FakeHost host, int devices) {
         StringBuilder listing = new StringBuilder();
         for (int i = 0; i < devices; i++) {
-            listing.append(i).append(',').append(uuid(i)).append(",Example ${className} 16G,16384\n");
+            String optional = host.optionalFieldsLeftOut() ? "N/A,N/A" : "16384," + (i % 2);
+            listing.append(i).append(',').append(uuid(i)).append(",Example ${className} 16G,").append(optional)
+                    .append(host.failedDevices().contains(i) ? ",failed\n" : ",ok\n");
         }
         return host.install(FakeExecutable.named("${deviceName}-smi")
                         .whenArguments(List.of("--list"), Response.success(listing.toString()))

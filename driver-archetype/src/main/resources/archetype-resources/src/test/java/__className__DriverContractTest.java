@@ -36,7 +36,7 @@ class ${className}DriverContractTest extends DriverContractKit {
 
     @Override
     protected Function<ExternalResourceInfo, AcceleratorInfo> typedView() {
-        return info -> AcceleratorInfo.from(info, ${className}Driver.KIND);
+        return info -> AcceleratorInfo.from(info, ${className}Driver.KIND, ${className}Driver.NUMA_NODE, ${className}Driver.HEALTH);
     }
 
     @Override

@@ -97,33 +97,19 @@ public final class AcceleratorInfo extends DeviceInfoBase {
     private AcceleratorInfo(Builder b) {
         attachLive(b.live);
         if (b.kind == null || !KIND.matcher(b.kind).matches()) {
-            throw new IllegalArgumentException(
-                    "Accelerator "
-                            + KEY_KIND
-                            + " must be lower-case letters, digits and '-', starting with a letter,"
-                            + " but is '"
-                            + b.kind
-                            + "'");
+            throw new IllegalArgumentException("Accelerator " + KEY_KIND
+                    + " must be lower-case letters, digits and '-', starting with a letter, but is '" + b.kind + "'");
         }
         if (b.vendor == null || b.vendor.isBlank()) {
             throw new IllegalArgumentException("Accelerator " + KEY_VENDOR + " must not be blank");
         }
         if (b.index < 0) {
-            throw new IllegalArgumentException(
-                    "Accelerator " + KEY_INDEX + " must be >= 0 but is " + b.index);
+            throw new IllegalArgumentException("Accelerator " + KEY_INDEX + " must be >= 0 but is " + b.index);
         }
         if ((blankToNull(b.visibleDevicesEnv) == null)
                 != (blankToNull(b.visibleDevicesValue) == null)) {
-            throw new IllegalArgumentException(
-                    "Accelerator "
-                            + KEY_VISIBLE_DEVICES_ENV
-                            + " and "
-                            + KEY_VISIBLE_DEVICES_VALUE
-                            + " must be given together but are '"
-                            + b.visibleDevicesEnv
-                            + "' and '"
-                            + b.visibleDevicesValue
-                            + "'");
+            throw new IllegalArgumentException("Accelerator " + KEY_VISIBLE_DEVICES_ENV + " and " + KEY_VISIBLE_DEVICES_VALUE
+                    + " must be given together but are '" + b.visibleDevicesEnv + "' and '" + b.visibleDevicesValue + "'");
         }
         this.kind = b.kind;
         this.vendor = b.vendor.trim().toLowerCase(Locale.ROOT);
@@ -187,6 +173,21 @@ public final class AcceleratorInfo extends DeviceInfoBase {
         return from(info);
     }
 
+    /**
+     * {@link #from(ExternalResourceInfo, String)}, checking also that each of the driver's typed
+     * {@code attributes} the info has parses, so that {@link #get(DeviceAttribute)} cannot fail
+     * later: what job code calls for a driver that declares extra fields.
+     *
+     * @throws IllegalArgumentException naming the other kind, or the missing or malformed property
+     */
+    public static AcceleratorInfo from(ExternalResourceInfo info, String kind, DeviceAttribute<?>... attributes) {
+        AcceleratorInfo typed = from(info, kind);
+        for (DeviceAttribute<?> attribute : attributes) {
+            typed.get(attribute);
+        }
+        return typed;
+    }
+
     /** The kind of device, for example {@code npu}. */
     public String getKind() {
         return kind;
@@ -237,6 +238,17 @@ public final class AcceleratorInfo extends DeviceInfoBase {
         return Optional.ofNullable(extras.get(key));
     }
 
+    /**
+     * The typed extra field {@code attribute}, when present.
+     *
+     * @throws IllegalArgumentException naming the key when the property does not parse (an info
+     *     copied from a driver of another version)
+     */
+    public <T> Optional<T> get(DeviceAttribute<T> attribute) {
+        String text = extras.get(attribute.key());
+        return text == null ? Optional.empty() : Optional.of(attribute.parse(text, "device " + kind + " " + index + "'s value"));
+    }
+
     /** Every extra property, in the order they were added, unmodifiable. */
     public Map<String, String> getExtras() {
         return Collections.unmodifiableMap(extras);
@@ -261,17 +273,11 @@ public final class AcceleratorInfo extends DeviceInfoBase {
 
     @Override
     public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
         if (!(o instanceof AcceleratorInfo)) {
             return false;
         }
         AcceleratorInfo that = (AcceleratorInfo) o;
-        return index == that.index
-                && kind.equals(that.kind)
-                && vendor.equals(that.vendor)
-                && Objects.equals(uuid, that.uuid);
+        return index == that.index && kind.equals(that.kind) && vendor.equals(that.vendor) && Objects.equals(uuid, that.uuid);
     }
 
     @Override
@@ -366,11 +372,20 @@ public final class AcceleratorInfo extends DeviceInfoBase {
                                 + "'");
             }
             if (value == null || value.isBlank()) {
-                throw new IllegalArgumentException(
-                        "The accelerator's extra property '" + key + "' must not be blank");
+                throw new IllegalArgumentException("The accelerator's extra property '" + key + "' must not be blank");
             }
             extras.put(key, value.trim());
             return this;
+        }
+
+        /**
+         * The typed extra field {@code attribute}; a later value for the same attribute wins.
+         *
+         * @throws IllegalArgumentException naming the key when {@code value} is outside what the
+         *     attribute declares
+         */
+        public <T> Builder set(DeviceAttribute<T> attribute, T value) {
+            return extra(attribute.key(), attribute.format(value));
         }
 
         /**

@@ -7,7 +7,6 @@ import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceNames;
 import io.flinkdevices.sdk.info.GpuInfo;
-import io.flinkdevices.sdk.info.LiveProperties;
 import io.flinkdevices.testkit.contract.internal.Attempt;
 import io.flinkdevices.testkit.contract.internal.ForeignInfo;
 
@@ -20,11 +19,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +30,6 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatCode;
 
 /**
  * What a driver declares in {@link DriverContractKit#capabilities()} is what it does: each
@@ -107,76 +103,6 @@ public abstract class CapabilityContract extends ContractSuite {
         }
         assertThat(driver).as("YARN_DECORATOR is declared").isInstanceOf(YarnResourceDecorator.class);
         assertYarnValid((YarnResourceDecorator) driver);
-    }
-
-    /**
-     * Purpose: a task reads its device's health and metrics through the info it holds, across the
-     * plugin class loader, and an operator can turn that off.
-     *
-     * <p>How: retrieves 2 devices and reads every key; then reads every key of both infos 1,000
-     * times; then retrieves 2 devices of a second host with {@code monitor.interval: 0}.
-     *
-     * <p>Must hold: declared ({@link DriverCapability#MONITORING}), every info has {@code health}
-     * ({@code ok}, {@code degraded} or {@code failed}), a non-blank {@code health.device}, {@code
-     * health.action} ({@code report}, {@code fail-tasks} or {@code stop-taskmanager}), and every {@code metric.*} key is a
-     * number; the 1,000 rounds take under a second (a read never spawns a tool or waits on one:
-     * one spawn costs milliseconds); with the interval 0 no info has a live key. Not declared, no
-     * info has a key only a monitor keeps fresh ({@code health.*}, {@code metric.*}); a plain {@code
-     * health} said at hand-out is allowed (the kit's failed-device case checks it).
-     */
-    @Test
-    @DisplayName("exposes live health and numeric metrics that read without waiting exactly when declared, none with monitor.interval 0")
-    public void monitoring() throws Exception {
-        List<ExternalResourceInfo> infos = new ArrayList<>(infos(driver(host(2)), 2));
-        if (!declared(DriverCapability.MONITORING)) {
-            // a driver may say a device's health as it hands it out (and never hand out a failed
-            // one); what only a monitor can keep fresh must be absent
-            for (ExternalResourceInfo info : infos) {
-                assertThat(info.getKeys())
-                        .as("MONITORING is not declared, but %s has live keys", info)
-                        .noneMatch(k -> LiveProperties.isLiveKey(k) && !k.equals(LiveProperties.KEY_HEALTH));
-            }
-            return;
-        }
-        for (ExternalResourceInfo info : infos) {
-            assertThat(info.getProperty(LiveProperties.KEY_HEALTH))
-                    .as("MONITORING is declared: %s of %s", LiveProperties.KEY_HEALTH, info)
-                    .hasValueSatisfying(h -> assertThat(h).isIn("ok", "degraded", "failed"));
-            assertThat(info.getProperty(LiveProperties.KEY_HEALTH_DEVICE).orElse(""))
-                    .as("%s of %s", LiveProperties.KEY_HEALTH_DEVICE, info)
-                    .isNotBlank();
-            assertThat(info.getProperty(LiveProperties.KEY_HEALTH_ACTION))
-                    .as("%s of %s", LiveProperties.KEY_HEALTH_ACTION, info)
-                    .hasValueSatisfying(a -> assertThat(a).isIn("report", "fail-tasks", "stop-taskmanager"));
-            for (String key : info.getKeys()) {
-                if (key.startsWith(LiveProperties.METRIC_PREFIX)) {
-                    String v = info.getProperty(key).orElse(null);
-                    assertThat(v).as("%s of %s", key, info).isNotNull();
-                    assertThatCode(() -> Double.parseDouble(v)).as("%s of %s is '%s', not a number", key, info, v)
-                            .doesNotThrowAnyException();
-                }
-            }
-        }
-        long start = System.nanoTime();
-        for (int round = 0; round < 1_000; round++) {
-            for (ExternalResourceInfo info : infos) {
-                for (String key : info.getKeys()) {
-                    info.getProperty(key);
-                }
-            }
-        }
-        assertThat(Duration.ofNanos(System.nanoTime() - start))
-                .as("1,000 reads of every key of 2 infos: a read must not spawn a tool or wait on one")
-                .isLessThan(Duration.ofSeconds(1));
-
-        PreparedHost other = host(2);
-        Map<String, String> off = new HashMap<>(other.params);
-        off.put("monitor.interval", "0");
-        for (ExternalResourceInfo info : infos(driver(other, off), 2)) {
-            assertThat(info.getKeys())
-                    .as("with monitor.interval 0, %s must have no live key (absent, not stale)", info)
-                    .noneMatch(LiveProperties::isLiveKey);
-        }
     }
 
     /**

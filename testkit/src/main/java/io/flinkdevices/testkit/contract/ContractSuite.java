@@ -10,7 +10,6 @@ import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.DelegatingConfiguration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -108,9 +107,7 @@ abstract class ContractSuite {
 
     /** The configuration view Flink hands the factory for {@code params}. */
     final Configuration config(Map<String, String> params) {
-        Configuration full = new Configuration();
-        params.forEach((k, v) -> full.setString(fullKey(k), v));
-        return new DelegatingConfiguration(full, prefix());
+        return DriverFactories.configuration(kit.resourceName(), params);
     }
 
     /**
@@ -251,7 +248,7 @@ abstract class ContractSuite {
     }
 
     private String prefix() {
-        return "external-resource." + kit.resourceName() + ".param.";
+        return DriverFactories.paramPrefix(kit.resourceName());
     }
 
     /** A fake host and the parameters that point a driver at it. */

@@ -48,8 +48,9 @@ import java.util.function.Function;
  * ones are really absent; a device hidden by the visible-devices variable is never offered),
  * {@link CoordinationContract} (TaskManagers of one host never share a device, also after a
  * failed allocation or a killed TaskManager), {@link ToolTimeoutContract} (a hanging tool fails
- * within the driver's timeout, a slow one still works) and {@link RobustnessContract} (no {@link
- * Error} escapes, whatever the host does). Every case runs on a fresh {@link FakeHost} in its own
+ * within the driver's timeout, a slow one still works), {@link RobustnessContract} (no {@link
+ * Error} escapes, whatever the host does) and {@link MonitoringContract} (live health follows
+ * faults injected into the host, reads cost nothing, the monitor goes with its driver). Every case runs on a fresh {@link FakeHost} in its own
  * temporary folder, and creates drivers with {@link #factory(FakeHost)}, so that the host's
  * environment reaches the driver as a TaskManager's environment does.
  *
@@ -179,6 +180,15 @@ public abstract class DriverContractKit {
     }
 
     /**
+     * The parameters that make the driver's monitor sample every {@code interval}, added to those
+     * of {@link #paramsForHost}: the SDK's {@code monitor.interval} by default. Used when {@link
+     * DriverCapability#MONITORING} is declared.
+     */
+    protected Map<String, String> monitorParams(Duration interval) {
+        return Map.of("monitor.interval", interval.toMillis() + " ms");
+    }
+
+    /**
      * Makes the tools of a prepared host slow by {@code delay}, keeping their answers. The
      * default delays every call of every fake program ({@link
      * FakeExecutable#delayEveryCall(Duration)}); the hanging-tool case calls it with a delay of
@@ -275,10 +285,21 @@ public abstract class DriverContractKit {
     /** See {@link ToolTimeoutContract}. */
     @Nested
     @Order(7)
-    @DisplayName("A hanging tool cannot hang the TaskManager")
+    @DisplayName("A hanging or flooding tool cannot hang the TaskManager or feed it a cut-off listing")
     public class ToolTimeouts extends ToolTimeoutContract {
         /** Runs the suite on the enclosing kit's hooks. */
         public ToolTimeouts() {
+            super(DriverContractKit.this);
+        }
+    }
+
+    /** See {@link MonitoringContract}. */
+    @Nested
+    @Order(9)
+    @DisplayName("Live health and metrics follow the devices and cost a task nothing")
+    public class Monitoring extends MonitoringContract {
+        /** Runs the suite on the enclosing kit's hooks. */
+        public Monitoring() {
             super(DriverContractKit.this);
         }
     }

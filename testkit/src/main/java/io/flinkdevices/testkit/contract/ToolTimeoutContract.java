@@ -1,7 +1,9 @@
 package io.flinkdevices.testkit.contract;
 
+import io.flinkdevices.sdk.process.ExternalCommand;
 import io.flinkdevices.testkit.contract.internal.Attempt;
 import io.flinkdevices.testkit.contract.internal.Leftovers;
+import io.flinkdevices.testkit.fake.FakeExecutable;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -26,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A vendor tool that hangs (a wedged device, a driver reset in progress, a hung NFS mount under
  * {@code /opt}) fails the driver within its configured timeout instead of hanging the TaskManager
- * start; a tool that is slow but within the timeout still works.
+ * start; a tool that is slow but within the timeout still works; a tool that floods its output
+ * past what {@code ExternalCommand} keeps is refused, not parsed cut off.
  *
  * <p>Flink calls {@code retrieveResourceInfo} on the TaskManager's start path with no timeout of
  * its own: a driver that waits for a tool forever keeps the TaskManager from ever registering.
@@ -138,6 +141,48 @@ public abstract class ToolTimeoutContract extends ContractSuite {
                                         + " ms");
         assertThat(infos).as("devices retrieved with slow tools").hasSize(2);
     }
+
+    /**
+     * Purpose: a tool that prints more than {@code ExternalCommand} keeps ({@value
+     * ExternalCommand#STDOUT_LIMIT_BYTES} bytes: a runaway debug mode, a wrapper script that
+     * loops) is not trusted: the driver only has a cut-off listing, which may miss devices or end
+     * mid-line. {@code ExternalCommand.Result.stdoutTruncated()} says so, and a driver that ignores
+     * it parses what is left.
+     *
+     * <p>How: keeps every fake program's usual output and appends 6 MiB of
+     * blank lines (which a parser skips, so that only the flag tells).
+     *
+     * <p>Must hold: {@code retrieveResourceInfo(2)} (or the factory) throws an {@link Exception}.
+     * Skipped when the host has no fake program or the driver ran none of them.
+     */
+    @Test
+    @DisplayName("refuses a listing cut off because the tool printed more than ExternalCommand keeps")
+    public void floodingToolIsRefused() throws Exception {
+        PreparedHost host = host(2);
+        Assumptions.assumeFalse(host.host.executables().isEmpty(), "the host has no fake program to flood");
+        String flood = "\n".repeat(FLOOD_BYTES);
+        int before = 0;
+        for (FakeExecutable e : host.host.executables()) {
+            e.changeEveryResponse(r -> r.exitCode() == 0 ? r.withStdout(r.stdout() + flood) : r);
+            before += e.invocationCount();
+        }
+        Attempt<ExternalResourceDriver> created = create(host);
+        Attempt<Set<? extends ExternalResourceInfo>> attempt = created.succeeded() ? retrieve(created.value("create"), 2) : null;
+        int after = 0;
+        for (FakeExecutable e : host.host.executables()) {
+            after += e.invocationCount();
+        }
+        Assumptions.assumeTrue(after > before, "the driver ran none of the host's fake programs");
+        assertThat(attempt == null || !attempt.succeeded())
+                .as("retrieveResourceInfo(2) returned %s although the tools printed %d bytes more than ExternalCommand"
+                                + " keeps (%d): check ExternalCommand.Result.stdoutTruncated() and refuse the cut-off listing",
+                        attempt == null || !attempt.succeeded() ? null : attempt.value("retrieve"),
+                        FLOOD_BYTES, ExternalCommand.STDOUT_LIMIT_BYTES)
+                .isTrue();
+    }
+
+    /** How much the flooding case appends: half as much again as {@code ExternalCommand} keeps. */
+    static final int FLOOD_BYTES = ExternalCommand.STDOUT_LIMIT_BYTES + ExternalCommand.STDOUT_LIMIT_BYTES / 2;
 
     @AfterEach
     final void killLeftovers() {

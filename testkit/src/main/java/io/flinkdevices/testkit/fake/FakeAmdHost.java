@@ -1,6 +1,7 @@
 package io.flinkdevices.testkit.fake;
 
 import io.flinkdevices.testkit.fake.FakeExecutable.Response;
+import io.flinkdevices.testkit.fake.internal.RenderNodeFaults;
 
 import org.apache.flink.annotation.PublicEvolving;
 
@@ -194,10 +195,18 @@ public final class FakeAmdHost {
             return gpus.stream().mapToInt(g -> g.partitions).sum();
         }
 
-        /** Writes the sysfs and dev trees and installs {@code amd-smi} and {@code rocm-smi} on {@code host}. */
+        /**
+         * Writes the sysfs and dev trees and installs {@code amd-smi} and {@code rocm-smi} on {@code
+         * host}; registers the host's {@link DeviceFaults}. On a host that {@link
+         * FakeHost#leaveOutOptionalFields() leaves out optional fields}, sysfs has no {@code
+         * product_name}, {@code mem_info_vram_total} or KFD {@code unique_id} (the tools still print
+         * every field).
+         */
         public FakeAmdHost.Installed installOn(FakeHost host) {
             FakeFileTree sys = host.sys();
             FakeFileTree dev = host.tree("dev");
+            // a host that asks for it: no product name, VRAM size or unique id (older kernels, VFs)
+            boolean sparse = host.optionalFieldsLeftOut();
             sys.file("class/kfd/kfd/topology/nodes/0/properties",
                     "cpu_cores_count 96\nsimd_count 0\nmem_banks_count 1\nvendor_id 0\ndevice_id 0\nlocation_id 0\n"
                             + "domain 0\ndrm_render_minor 0\ngfx_target_version 0\nunique_id 0\n");
@@ -223,11 +232,13 @@ public final class FakeAmdHost {
                                     + "domain 0\n"
                                     + "drm_render_minor " + minor + "\n"
                                     + "gfx_target_version " + gpu.model.gfxTargetVersion + "\n"
-                                    + "unique_id " + Long.parseUnsignedLong(uniqueId(g, p), 16) + "\n"
+                                    + (sparse ? "" : "unique_id " + Long.parseUnsignedLong(uniqueId(g, p), 16) + "\n")
                                     + "num_xcc " + (gpu.model.xcds / gpu.partitions) + "\n");
                     String devDir = p == 0 ? pciDir : "devices/platform/amdgpu_xcp_" + (agent);
-                    sys.file(devDir + "/mem_info_vram_total", Long.toString(gpu.partitioned() ? share : gpu.model.vramBytes));
-                    sys.file(devDir + "/product_name", gpu.model.marketName);
+                    if (!sparse) {
+                        sys.file(devDir + "/mem_info_vram_total", Long.toString(gpu.partitioned() ? share : gpu.model.vramBytes));
+                        sys.file(devDir + "/product_name", gpu.model.marketName);
+                    }
                     sys.file(devDir + "/device", gpu.model.deviceId());
                     if (p == 0) {
                         // what the monitor samples: busy, VRAM used, hwmon, RAS (umc and gfx blocks)
@@ -258,7 +269,9 @@ public final class FakeAmdHost {
                     .whenArguments(ROCM_SMI_QUERY, Response.success(rocmSmi()))
                     .exitCode(2)
                     .stderr("rocm-smi: error: unrecognized arguments\n"));
-            return new Installed(sys, dev, agents());
+            Installed installed = new Installed(sys, dev, agents());
+            host.faults(new RenderNodeFaults(dev));
+            return installed;
         }
 
         /** What {@code amd-smi static --json} prints for this host. */

@@ -43,6 +43,7 @@ public final class FakeHost {
     private final Map<String, String> env = new TreeMap<>();
     private final Set<Integer> failedDevices = new TreeSet<>();
     private boolean optionalFieldsLeftOut;
+    private DeviceFaults faults;
 
     private FakeHost(Path root) {
         this.root = root;
@@ -100,6 +101,20 @@ public final class FakeHost {
     /** The devices to describe as failed (see {@link #failDevice(int)}), in ascending order. */
     public synchronized Set<Integer> failedDevices() {
         return Collections.unmodifiableSet(new TreeSet<>(failedDevices));
+    }
+
+    /**
+     * Registers how faults are injected into this host's devices (see {@link DeviceFaults}); a
+     * fake host calls it when it installs itself, a later registration replaces an earlier one.
+     */
+    public synchronized FakeHost faults(DeviceFaults faults) {
+        this.faults = Objects.requireNonNull(faults, "faults");
+        return this;
+    }
+
+    /** How faults are injected into this host's devices, when a fake registered it. */
+    public synchronized java.util.Optional<DeviceFaults> faults() {
+        return java.util.Optional.ofNullable(faults);
     }
 
     /** The host's root folder. */

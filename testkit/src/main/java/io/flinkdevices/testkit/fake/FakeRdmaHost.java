@@ -146,7 +146,13 @@ public final class FakeRdmaHost {
             return this;
         }
 
-        /** Writes the tree into {@code host}'s {@code sys/}; returns it (the driver's {@code sysfs.root}). */
+        /**
+         * Writes the tree into {@code host}'s {@code sys/} and registers the host's {@link
+         * DeviceFaults} (device {@code i} is the i-th port, device by device); returns the tree
+         * (the driver's {@code sysfs.root}). On a host that {@link
+         * FakeHost#leaveOutOptionalFields() leaves out optional fields}, no device has a {@code
+         * node_guid} or a PCI {@code numa_node}.
+         */
         public FakeFileTree installOn(FakeHost host) {
             FakeFileTree sys = host.sys();
             sys.dir("class/infiniband");
@@ -156,9 +162,11 @@ public final class FakeRdmaHost {
                 String pci = "devices/pci0000:00/" + pciAddress(n);
                 sys.file(pci + "/vendor", "0x15b3");
                 sys.file(pci + "/device", d.ethernet() ? "0x101d" : "0x101b");
-                sys.file(pci + "/numa_node", Integer.toString(n % 2));
                 sys.symlink(dev + "device", "../../../" + pci);
-                sys.file(dev + "node_guid", nodeGuid(n));
+                if (!host.optionalFieldsLeftOut()) {
+                    sys.file(pci + "/numa_node", Integer.toString(n % 2));
+                    sys.file(dev + "node_guid", nodeGuid(n));
+                }
                 sys.file(dev + "fw_ver", "20.31.1014");
                 for (int p = 1; p <= d.portsUp.length; p++) {
                     boolean up = d.portsUp[p - 1];
@@ -192,7 +200,54 @@ public final class FakeRdmaHost {
                     }
                 }
             }
+            host.faults(new PortFaults(sys, ports()));
             return sys;
+        }
+
+        /** Every port, device by device: {device name, port number}. */
+        private List<String[]> ports() {
+            List<String[]> ports = new ArrayList<>();
+            for (Device d : devices) {
+                for (int p = 1; p <= d.portsUp.length; p++) {
+                    ports.add(new String[] {d.name, Integer.toString(p)});
+                }
+            }
+            return ports;
+        }
+    }
+
+    /** Device {@code i} is the i-th port, device by device: a fault takes it DOWN, recovery brings it back ACTIVE. */
+    private static final class PortFaults implements DeviceFaults {
+        private final FakeFileTree sys;
+        private final List<String[]> ports;
+
+        PortFaults(FakeFileTree sys, List<String[]> ports) {
+            this.sys = sys;
+            this.ports = List.copyOf(ports);
+        }
+
+        private String[] port(int device) {
+            if (device < 0 || device >= ports.size()) {
+                throw new IllegalArgumentException("The host has ports 0 to " + (ports.size() - 1) + ", not " + device);
+            }
+            return ports.get(device);
+        }
+
+        @Override
+        public void inject(int device) {
+            String[] p = port(device);
+            portDown(sys, p[0], Integer.parseInt(p[1]));
+        }
+
+        @Override
+        public void recover(int device) {
+            String[] p = port(device);
+            portUp(sys, p[0], Integer.parseInt(p[1]));
+        }
+
+        @Override
+        public String describe() {
+            return "the port goes DOWN (and comes back ACTIVE on recovery)";
         }
     }
 

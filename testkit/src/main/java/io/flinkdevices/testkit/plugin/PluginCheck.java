@@ -1,6 +1,7 @@
 package io.flinkdevices.testkit.plugin;
 
-import io.flinkdevices.testkit.internal.ClassFileReferences;
+import io.flinkdevices.testkit.plugin.internal.PluginContents;
+import io.flinkdevices.testkit.plugin.internal.PluginReferences;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -9,35 +10,20 @@ import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.core.plugin.PluginDescriptor;
 import org.apache.flink.core.plugin.PluginLoader;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.net.MalformedURLException;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Deque;
-import java.util.Enumeration;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceConfigurationError;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * Checks a built driver plugin the way a TaskManager will load it.
@@ -72,12 +58,6 @@ import java.util.stream.Stream;
  */
 @PublicEvolving
 public final class PluginCheck {
-
-    /** Class-file prefixes a plugin must not bundle, with the library each belongs to. */
-    private static final Map<String, String> FORBIDDEN_PREFIXES = forbiddenPrefixes();
-
-    /** How many unloadable references are listed before the rest are only counted. */
-    private static final int MAX_LISTED_REFERENCES = 10;
 
     private PluginCheck() {}
 
@@ -212,10 +192,10 @@ public final class PluginCheck {
                 Path parent = absolute.getParent();
                 pluginId = parent == null ? absolute.toString() : parent.getFileName().toString();
             } else if (Files.isDirectory(absolute)) {
-                jars = jarsIn(absolute);
+                jars = PluginContents.jarsIn(absolute);
                 pluginId = absolute.getFileName().toString();
                 if (jars.isEmpty()) {
-                    report.problems.add(noJarsProblem(absolute));
+                    report.problems.add(PluginContents.noJarsProblem(absolute));
                     return report;
                 }
             } else {
@@ -227,7 +207,7 @@ public final class PluginCheck {
             return report;
         }
 
-        Contents contents = new Contents();
+        PluginContents contents = new PluginContents();
         for (Path jar : jars) {
             try {
                 contents.read(jar);
@@ -265,7 +245,7 @@ public final class PluginCheck {
                             + " under "
                             + e.getKey()
                             + " ("
-                            + FORBIDDEN_PREFIXES.get(e.getKey())
+                            + PluginContents.FORBIDDEN_PREFIXES.get(e.getKey())
                             + "), e.g. "
                             + classes.get(0)
                             + ", which Flink's plugin class loader takes from Flink itself;"
@@ -274,7 +254,7 @@ public final class PluginCheck {
         }
 
         String[] parentFirst = CoreOptions.getPluginParentFirstLoaderPatterns(new Configuration());
-        PluginDescriptor descriptor = new PluginDescriptor(pluginId, urls(jars), new String[0]);
+        PluginDescriptor descriptor = new PluginDescriptor(pluginId, PluginContents.urls(jars), new String[0]);
         ClassLoader parent = PluginCheck.class.getClassLoader();
         List<String> factoryNames = new ArrayList<>();
         PluginLoader loader = PluginLoader.create(descriptor, parent, parentFirst);
@@ -322,7 +302,7 @@ public final class PluginCheck {
                                 + contents.serviceEntries);
             }
             if (pluginClassLoader != null && factoryNames.size() == 1) {
-                checkReferences(factoryNames.get(0), contents, pluginClassLoader, report);
+                PluginReferences.check(factoryNames.get(0), contents, pluginClassLoader, report.problems);
             }
         } finally {
             loader.close();
@@ -335,179 +315,6 @@ public final class PluginCheck {
         return report;
     }
 
-    /**
-     * Every class the driver's own code refers to must load through the plugin class loader. The
-     * driver's own code is what the factory reaches, class by class, inside its own package and
-     * subpackages: a helper in that package that the factory never uses (a test utility, say) may
-     * refer to classes the plugin does not bundle without harm.
-     */
-    private static void checkReferences(
-            String factoryClassName, Contents contents, ClassLoader pluginLoader, Report report) {
-        int dot = factoryClassName.lastIndexOf('.');
-        String ownPackage = dot < 0 ? "" : factoryClassName.substring(0, dot + 1);
-        Map<String, String> missing = new TreeMap<>(); // referenced class -> first referrer
-        Map<String, Boolean> loadable = new HashMap<>();
-        Set<String> visited = new HashSet<>();
-        Deque<String> queue = new ArrayDeque<>();
-        queue.add(factoryClassName);
-        visited.add(factoryClassName);
-        while (!queue.isEmpty()) {
-            String referrer = queue.poll();
-            byte[] classFile = contents.classFiles.get(referrer);
-            if (classFile == null) {
-                continue;
-            }
-            Set<String> refs;
-            try {
-                refs = ClassFileReferences.of(classFile);
-            } catch (IOException ex) {
-                report.problems.add("cannot read class file of " + referrer + ": " + ex.getMessage());
-                continue;
-            }
-            for (String ref : refs) {
-                if (ref.startsWith("java.")) {
-                    continue;
-                }
-                if (contents.classes.contains(ref)) {
-                    if (ref.startsWith(ownPackage) && visited.add(ref)) {
-                        queue.add(ref);
-                    }
-                    continue;
-                }
-                boolean ok =
-                        loadable.computeIfAbsent(
-                                ref,
-                                r -> {
-                                    try {
-                                        Class.forName(r, false, pluginLoader);
-                                        return true;
-                                    } catch (ClassNotFoundException | LinkageError ex) {
-                                        return false;
-                                    }
-                                });
-                if (!ok) {
-                    missing.putIfAbsent(ref, referrer);
-                }
-            }
-        }
-        if (missing.isEmpty()) {
-            return;
-        }
-        String listed =
-                missing.entrySet().stream()
-                        .limit(MAX_LISTED_REFERENCES)
-                        .map(e -> e.getKey() + " (used by " + e.getValue() + ")")
-                        .collect(Collectors.joining(", "));
-        boolean sdkMissing = missing.keySet().stream().anyMatch(r -> r.startsWith("io.flinkdevices.sdk."));
-        report.problems.add(
-                missing.size()
-                        + " class"
-                        + (missing.size() == 1 ? "" : "es")
-                        + " the driver uses cannot be loaded by the plugin class loader, which sees"
-                        + " only the plugin's jars and Flink's parent-first packages: "
-                        + listed
-                        + (missing.size() > MAX_LISTED_REFERENCES
-                                ? " and " + (missing.size() - MAX_LISTED_REFERENCES) + " more"
-                                : "")
-                        + (sdkMissing
-                                ? "; bundle the flink-devices SDK (PluginFolder: .includeSdk();"
-                                        + " Maven: shade io.flinkdevices:sdk-api into the jar)"
-                                : "; bundle them into the plugin jar"));
-    }
-
-    /** What the plugin's jars hold. */
-    private static final class Contents {
-        final List<String> serviceEntries = new ArrayList<>();
-        final Set<String> classes = new TreeSet<>();
-        final Map<String, byte[]> classFiles = new TreeMap<>();
-        final Map<String, List<String>> forbidden = new LinkedHashMap<>();
-
-        void read(Path jar) throws IOException {
-            try (JarFile jarFile = new JarFile(jar.toFile())) {
-                Enumeration<JarEntry> entries = jarFile.entries();
-                while (entries.hasMoreElements()) {
-                    JarEntry entry = entries.nextElement();
-                    String name = entry.getName();
-                    if (entry.isDirectory()) {
-                        continue;
-                    }
-                    if (name.equals(PluginFolder.FACTORY_SERVICE_FILE)) {
-                        try (InputStream in = jarFile.getInputStream(entry)) {
-                            serviceEntries.addAll(serviceLines(in, jar));
-                        }
-                        continue;
-                    }
-                    if (!name.endsWith(".class")
-                            || name.startsWith("META-INF/")
-                            || name.endsWith("module-info.class")
-                            || name.endsWith("package-info.class")) {
-                        continue;
-                    }
-                    String className =
-                            name.substring(0, name.length() - ".class".length()).replace('/', '.');
-                    classes.add(className);
-                    for (String prefix : FORBIDDEN_PREFIXES.keySet()) {
-                        if (name.startsWith(prefix)) {
-                            forbidden.computeIfAbsent(prefix, p -> new ArrayList<>()).add(name);
-                        }
-                    }
-                    try (InputStream in = jarFile.getInputStream(entry)) {
-                        classFiles.put(className, in.readAllBytes());
-                    }
-                }
-            }
-        }
-
-        private static List<String> serviceLines(InputStream in, Path jar) throws IOException {
-            List<String> out = new ArrayList<>();
-            BufferedReader reader =
-                    new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-                int hash = line.indexOf('#');
-                String value = (hash >= 0 ? line.substring(0, hash) : line).trim();
-                if (!value.isEmpty()) {
-                    out.add(value + " (in " + jar.getFileName() + ")");
-                }
-            }
-            return out;
-        }
-    }
-
-    private static List<Path> jarsIn(Path folder) throws IOException {
-        try (Stream<Path> files = Files.list(folder)) {
-            return files.filter(p -> Files.isRegularFile(p) && p.toString().endsWith(".jar"))
-                    .sorted(java.util.Comparator.comparing(p -> p.toUri().toString()))
-                    .collect(Collectors.toList());
-        }
-    }
-
-    private static String noJarsProblem(Path folder) {
-        boolean looksLikeRoot;
-        try (Stream<Path> files = Files.list(folder)) {
-            looksLikeRoot = files.anyMatch(Files::isDirectory);
-        } catch (IOException e) {
-            looksLikeRoot = false;
-        }
-        return "no jar in plugin folder "
-                + folder
-                + (looksLikeRoot
-                        ? "; it holds folders: pass one plugin folder (plugins/<name>), not the"
-                                + " plugins root"
-                        : "");
-    }
-
-    private static URL[] urls(List<Path> jars) {
-        URL[] urls = new URL[jars.size()];
-        for (int i = 0; i < urls.length; i++) {
-            try {
-                urls[i] = jars.get(i).toUri().toURL();
-            } catch (MalformedURLException e) {
-                throw new IllegalArgumentException("cannot turn " + jars.get(i) + " into a URL", e);
-            }
-        }
-        return urls;
-    }
-
     private static String describe(Throwable t) {
         StringBuilder sb = new StringBuilder(String.valueOf(t.getMessage()));
         Set<Throwable> seen = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -517,20 +324,4 @@ public final class PluginCheck {
         return sb.toString();
     }
 
-    private static Map<String, String> forbiddenPrefixes() {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("org/apache/flink/", "Apache Flink");
-        Map<String, String> known =
-                Map.of(
-                        "org.slf4j", "SLF4J",
-                        "org.apache.log4j", "Log4j 1",
-                        "org.apache.logging", "Log4j 2",
-                        "org.apache.commons.logging", "Commons Logging",
-                        "ch.qos.logback", "Logback");
-        for (String pattern : CoreOptions.PARENT_FIRST_LOGGING_PATTERNS) {
-            String prefix = pattern.endsWith(".") ? pattern : pattern + ".";
-            m.put(prefix.replace('.', '/'), known.getOrDefault(pattern, "logging"));
-        }
-        return Collections.unmodifiableMap(m);
-    }
 }

@@ -94,6 +94,10 @@ final class AcmeSmi {
                     describe() + " --list exited with code " + result.exitCode()
                             + (Mutant.on("stderr-dropped") ? "" : ": " + result.stderrTail().strip())); // mutation run
         }
+        if (result.stdoutTruncated() && !Mutant.on("truncation-ignored")) { // mutation run
+            throw new DeviceDriverException(describe() + " --list printed more than "
+                    + ExternalCommand.STDOUT_LIMIT_BYTES + " bytes: the listing is cut off");
+        }
         return result.stdout();
     }
 }

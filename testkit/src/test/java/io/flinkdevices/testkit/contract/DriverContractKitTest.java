@@ -54,7 +54,7 @@ class DriverContractKitTest {
         assertThat(withStatus(results, TestExecutionResult.Status.ABORTED))
                 .as(
                         "cases skipped because the memory host has no fake program, its devices"
-                                + " no optional field and no health, and max is not set")
+                                + " no optional field and no health, MONITORING is not declared, and max is not set")
                 .containsExactlyInAnyOrder(
                         "max absent",
                         "keysAreCompleteWithoutOptionalFields",
@@ -68,7 +68,11 @@ class DriverContractKitTest {
                         "slowToolWithinTimeoutWorks",
                         "disjointDevices",
                         "failedAllocationRecordsNothing",
-                        "killedOwnersDevicesAreReclaimed");
+                        "killedOwnersDevicesAreReclaimed",
+                        "floodingToolIsRefused",
+                        "healthFollowsFaults",
+                        "hangingToolNeverBlocksARead",
+                        "monitorGoesWithItsDriver");
     }
 
     @Test
@@ -196,7 +200,7 @@ class DriverContractKitTest {
         assertCaught(
                 Flaw.NONE,
                 EnumSet.allOf(DriverCapability.class),
-                Map.of("yarnDecorator", "YARN_DECORATOR is declared", "monitoring", "MONITORING is declared"));
+                Map.of("yarnDecorator", "YARN_DECORATOR is declared", "liveKeys", "MONITORING is declared"));
     }
 
     private static void assertCaught(

@@ -80,6 +80,7 @@ class AcmeMutationITCase {
         PLANTED.put("parser-exception-escapes", "an odd tool line reaches a JSON parser whose own exception escapes");
         PLANTED.put("silent-handout", "logs nothing about the sticks it hands out");
         PLANTED.put("failed-handed-out", "hands out a stick the tool reports failed");
+        PLANTED.put("truncation-ignored", "parses a listing ExternalCommand cut off at its stdout limit");
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.flinkdevices.testkit.plugin;
 
 import io.flinkdevices.testkit.plugin.fixture.HiddenConstructorDriverFactory;
+import io.flinkdevices.testkit.plugin.fixture.LibraryUsingDriverFactory;
 import io.flinkdevices.testkit.plugin.fixture.OneGpuDriverFactory;
 import io.flinkdevices.testkit.plugin.fixture.SecondDriverFactory;
 
@@ -140,6 +141,26 @@ class PluginCheckTest {
                     .hasMessageContaining("io.flinkdevices.sdk.config.DriverParams")
                     .hasMessageContaining("used by " + OneGpuDriverFactory.class.getName())
                     .hasMessageContaining(".includeSdk()");
+        }
+
+        @Test
+        @DisplayName("when the driver uses a library the jar does not bundle, saying how to bundle it")
+        void unbundledLibrary() throws IOException {
+            Path jar =
+                    PluginFolder.builder("no-library")
+                            .includePackageOf(LibraryUsingDriverFactory.class)
+                            .includeSdk()
+                            .factory(LibraryUsingDriverFactory.class)
+                            .buildInto(plugins);
+
+            assertThatThrownBy(() -> PluginCheck.check(jar))
+                    .isInstanceOf(AssertionError.class)
+                    .hasMessageContaining("org.assertj.core.api.Assertions")
+                    .hasMessageContaining("<artifactSet><includes>")
+                    .hasMessageContaining("<relocation>")
+                    .hasMessageContaining("module-info.class")
+                    .hasMessageContaining("META-INF/versions")
+                    .hasMessageContaining(".includeJar(");
         }
 
         @Test

@@ -79,7 +79,7 @@ public final class OwnerProcess implements AutoCloseable {
         cmd.add("-Xmx256m");
         cmd.add("-XX:TieredStopAtLevel=1");
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classPath(kitClass));
         for (String name : System.getProperties().stringPropertyNames()) {
             if (JVM_PROPERTY_PREFIXES.stream().noneMatch(name::startsWith)) {
                 cmd.add("-D" + name + "=" + System.getProperty(name));
@@ -99,6 +99,29 @@ public final class OwnerProcess implements AutoCloseable {
                         .redirectInput(ProcessBuilder.Redirect.PIPE)
                         .start();
         return new OwnerProcess(p, stderr, amount);
+    }
+
+    /**
+     * This JVM's class path, plus the folders and jars of any URL class loader between the kit
+     * class and the system class loader (a runner that loads the driver's compiled classes itself,
+     * as the archetype's mutation run does), so the second JVM finds the kit and the driver.
+     */
+    private static String classPath(Class<?> kitClass) {
+        StringBuilder path = new StringBuilder(System.getProperty("java.class.path"));
+        for (ClassLoader l = kitClass.getClassLoader(); l != null && l != ClassLoader.getSystemClassLoader(); l = l.getParent()) {
+            if (l instanceof java.net.URLClassLoader) {
+                for (java.net.URL url : ((java.net.URLClassLoader) l).getURLs()) {
+                    if (url.getProtocol().equals("file")) {
+                        try {
+                            path.append(java.io.File.pathSeparator).append(Path.of(url.toURI()));
+                        } catch (java.net.URISyntaxException e) {
+                            throw new IllegalArgumentException("A class loader URL that is no path: " + url, e);
+                        }
+                    }
+                }
+            }
+        }
+        return path.toString();
     }
 
     /** The process id. */

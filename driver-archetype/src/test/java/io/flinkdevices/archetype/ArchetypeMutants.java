@@ -1,0 +1,153 @@
+package io.flinkdevices.archetype;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The ten classes of bug third-party authors planted in a driver generated from the archetype
+ * (issue "the contract kit catches every class of driver bug"), each as edits to the generated
+ * {@code com.acme.npu} sources. An edit names the exact text it replaces, so a template change
+ * that makes a mutant miss fails the mutation run instead of silently planting nothing.
+ */
+final class ArchetypeMutants {
+
+    static final String DRIVER = "src/main/java/com/acme/npu/NpuDriver.java";
+    static final String FACTORY = "src/main/java/com/acme/npu/NpuDriverFactory.java";
+
+    /** One replacement in one file; a {@code null} {@code old} writes a new file. */
+    record Edit(String file, String old, String replacement) {}
+
+    /** A planted bug. */
+    record Mutant(String name, String what, List<Edit> edits) {}
+
+    private ArchetypeMutants() {}
+
+    static List<Mutant> all() {
+        List<Mutant> all = new ArrayList<>();
+        all.add(new Mutant("keys-listed-without-value",
+                "hands out a hand-written info whose getKeys() lists memory and NUMA node also on a device whose tool line has N/A",
+                List.of(
+                        new Edit(DRIVER, "public Set<AcceleratorInfo> retrieveResourceInfo",
+                                "public Set<org.apache.flink.api.common.externalresource.ExternalResourceInfo> retrieveResourceInfo"),
+                        new Edit(DRIVER, "return Collections.unmodifiableSet(new LinkedHashSet<>(chosen));",
+                                "return Collections.unmodifiableSet(new LinkedHashSet<>(NpuInfo.of(chosen)));"),
+                        new Edit("src/main/java/com/acme/npu/NpuInfo.java", null, NPU_INFO))));
+        all.add(new Mutant("duplicates-handed-out",
+                "no check for a device the tool lists twice: it is handed out twice",
+                List.of(new Edit(DRIVER, "} else if (!indexes.add(m.group(1))) {",
+                        "} else if (!indexes.add(m.group(1)) && line.isEmpty()) {"))));
+        all.add(new Mutant("mutable-decorator-map",
+                "kubernetesResources returns a HashMap any caller can change",
+                List.of(new Edit(DRIVER, "return Map.of(KUBERNETES_RESOURCE, amount);",
+                        "return new java.util.HashMap<>(Map.of(KUBERNETES_RESOURCE, amount));"))));
+        all.add(new Mutant("missing-param-npe",
+                "reads tool.path unchecked: absent, it is a NullPointerException",
+                List.of(new Edit(FACTORY, "params.isSet(\"tool.path\")", "Path.of(params.string(\"tool.path\", null)) != null"))));
+        all.add(new Mutant("exit-code-ignored",
+                "parses the tool's output whatever its exit code",
+                List.of(new Edit(DRIVER, "if (result.exitCode() != 0) {", "if (result.exitCode() < 0) {"))));
+        all.add(new Mutant("stderr-dropped",
+                "the error for a failing tool gives its exit code but not what it printed on stderr",
+                List.of(new Edit(DRIVER, "+ result.stderrTail().strip());", "+ \"failed\");"))));
+        all.add(new Mutant("parser-exception-escapes",
+                "an odd tool line reaches Matcher.group, whose own IllegalStateException escapes",
+                List.of(new Edit(DRIVER, "} else if (!m.matches()) {", "} else if (!m.matches() && line.isEmpty()) {"))));
+        all.add(new Mutant("silent-handout",
+                "logs nothing about the devices it hands out",
+                List.of(new Edit(DRIVER,
+                        "LOG.info(\"Npu driver ({}) for {}: handing out {}\", describe(), amountKey, chosen);", ""))));
+        all.add(new Mutant("failed-handed-out",
+                "hands out a device the tool reports failed",
+                List.of(new Edit(DRIVER, "if (d.get(HEALTH).orElseThrow().equals(\"ok\")) {", "if (d.get(HEALTH).isPresent()) {"))));
+        all.add(new Mutant("truncation-ignored",
+                "parses a listing ExternalCommand cut off at its stdout limit",
+                List.of(new Edit(DRIVER, "if (result.stdoutTruncated()) {", "if (result.stdoutTruncated() && result.exitCode() < 0) {"))));
+        all.add(new Mutant("sibling-package-internal",
+                "a helper in a sibling package of the factory (com.acme.npu.util) uses an sdk-api internal class",
+                List.of(new Edit("src/main/java/com/acme/npu/util/NpuProperties.java", null, """
+                        package com.acme.npu.util;
+
+                        /** Formats device properties with the SDK's internal helper. */
+                        public final class NpuProperties {
+                            private NpuProperties() {}
+
+                            public static java.util.Map<String, String> of(String uuid) {
+                                return new io.flinkdevices.sdk.internal.InfoProperties().put("uuid", uuid).freeze();
+                            }
+                        }
+                        """))));
+        return all;
+    }
+
+    /** What authors wrote before the generic info took extra fields: every key listed, present or not. */
+    private static final String NPU_INFO = """
+            package com.acme.npu;
+
+            import io.flinkdevices.sdk.info.AcceleratorInfo;
+
+            import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+
+            import java.util.ArrayList;
+            import java.util.Collection;
+            import java.util.List;
+            import java.util.Optional;
+
+            final class NpuInfo implements ExternalResourceInfo {
+                private static final List<String> KEYS = List.of("kind", "vendor", "index", "uuid", "name", "memory-bytes",
+                        "visible-devices.env", "visible-devices.value", "numa.node", "health");
+                private final AcceleratorInfo device;
+
+                private NpuInfo(AcceleratorInfo device) {
+                    this.device = device;
+                }
+
+                static List<ExternalResourceInfo> of(List<AcceleratorInfo> devices) {
+                    List<ExternalResourceInfo> infos = new ArrayList<>();
+                    devices.forEach(d -> infos.add(new NpuInfo(d)));
+                    return infos;
+                }
+
+                @Override
+                public Optional<String> getProperty(String key) {
+                    return KEYS.contains(key) ? device.getProperty(key) : Optional.empty();
+                }
+
+                @Override
+                public Collection<String> getKeys() {
+                    return KEYS;
+                }
+
+                @Override
+                public boolean equals(Object o) {
+                    return o instanceof NpuInfo && ((NpuInfo) o).device.equals(device);
+                }
+
+                @Override
+                public int hashCode() {
+                    return device.hashCode();
+                }
+
+                @Override
+                public String toString() {
+                    return "NpuInfo" + device;
+                }
+            }
+            """;
+
+    /** Applies {@code mutant}'s edits to the sources in {@code sources} (a map from relative path to text). */
+    static void apply(Mutant mutant, Map<String, String> sources) {
+        for (Edit e : mutant.edits()) {
+            if (e.old() == null) {
+                sources.put(e.file(), e.replacement());
+                continue;
+            }
+            String text = sources.get(e.file());
+            if (text == null || text.indexOf(e.old()) < 0 || text.indexOf(e.old()) != text.lastIndexOf(e.old())) {
+                throw new AssertionError("Mutant " + mutant.name() + " expects '" + e.old() + "' exactly once in the generated "
+                        + e.file() + ": the archetype changed, update ArchetypeMutants");
+            }
+            sources.put(e.file(), text.replace(e.old(), e.replacement()));
+        }
+    }
+}

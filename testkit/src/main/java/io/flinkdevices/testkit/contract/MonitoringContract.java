@@ -1,0 +1,280 @@
+package io.flinkdevices.testkit.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import io.flinkdevices.sdk.info.LiveProperties;
+import io.flinkdevices.testkit.contract.internal.Waiting;
+import io.flinkdevices.testkit.fake.DeviceFaults;
+import io.flinkdevices.testkit.fake.FakeExecutable;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Live health and metrics ({@link DriverCapability#MONITORING}): the keys a task reads, what a
+ * read costs, a fault injected into the fake host seen as {@code health=failed} and its recovery,
+ * a hanging tool, and the monitor gone with its driver. A driver that does not declare it exposes
+ * no key only a monitor keeps fresh. Faults come from the host's {@link DeviceFaults} ({@link
+ * io.flinkdevices.testkit.fake.FakeHost#faults()}); the interval from {@link
+ * DriverContractKit#monitorParams(Duration)}.
+ */
+@PublicEvolving
+public abstract class MonitoringContract extends ContractSuite {
+
+    /** The interval the fault, hang and stop cases run the monitor with. */
+    static final Duration INTERVAL = Duration.ofMillis(200);
+    /** How long the fault and stop cases wait for what two intervals should bring: far longer, for a loaded machine. */
+    static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    /** Runs the suite on {@code kit}'s hooks. */
+    protected MonitoringContract(DriverContractKit kit) {
+        super(kit);
+    }
+
+    /**
+     * Purpose: a task reads its device's health and metrics through the info it holds, across the
+     * plugin class loader, without starting a process per read; an operator can turn it off.
+     *
+     * <p>How: retrieves 2 devices; reads every key of both infos 1,000 times, counting the calls
+     * of the host's fake programs; then retrieves 2 devices of a second host with {@code
+     * monitor.interval: 0}.
+     *
+     * <p>Must hold: declared, every info has {@code health} ({@code ok}, {@code degraded} or
+     * {@code failed}), a non-blank {@code health.device}, {@code health.action} ({@code report},
+     * {@code fail-tasks} or {@code stop-taskmanager}), and every {@code metric.*} key is a number;
+     * the 1,000 rounds call the fake programs fewer than 10 times (the monitor's own samples; one
+     * call per read would be thousands); with the interval 0 no info has a live key. Not declared,
+     * no info has a key only a monitor keeps fresh ({@code health.*}, {@code metric.*}); a plain
+     * {@code health} said at hand-out is allowed.
+     */
+    @Test
+    @Order(1)
+    @DisplayName("exposes numeric live keys exactly when declared, read without a process per read, none with monitor.interval 0")
+    public void liveKeys() throws Exception {
+        PreparedHost host = host(2);
+        List<ExternalResourceInfo> infos = new ArrayList<>(infos(driver(host), 2));
+        if (!declared()) {
+            for (ExternalResourceInfo info : infos) {
+                assertThat(info.getKeys())
+                        .as("MONITORING is not declared, but %s has keys only a monitor keeps fresh", info)
+                        .noneMatch(k -> LiveProperties.isLiveKey(k) && !k.equals(LiveProperties.KEY_HEALTH));
+            }
+            return;
+        }
+        for (ExternalResourceInfo info : infos) {
+            assertThat(info.getProperty(LiveProperties.KEY_HEALTH))
+                    .as("MONITORING is declared: %s of %s", LiveProperties.KEY_HEALTH, info)
+                    .hasValueSatisfying(h -> assertThat(h).isIn("ok", "degraded", "failed"));
+            assertThat(info.getProperty(LiveProperties.KEY_HEALTH_DEVICE).orElse(""))
+                    .as("%s of %s", LiveProperties.KEY_HEALTH_DEVICE, info).isNotBlank();
+            assertThat(info.getProperty(LiveProperties.KEY_HEALTH_ACTION))
+                    .as("%s of %s", LiveProperties.KEY_HEALTH_ACTION, info)
+                    .hasValueSatisfying(a -> assertThat(a).isIn("report", "fail-tasks", "stop-taskmanager"));
+            for (String key : info.getKeys()) {
+                if (key.startsWith(LiveProperties.METRIC_PREFIX)) {
+                    String v = info.getProperty(key).orElse(null);
+                    assertThat(v).as("%s of %s", key, info).isNotNull();
+                    assertThatCode(() -> Double.parseDouble(v)).as("%s of %s is '%s', not a number", key, info, v)
+                            .doesNotThrowAnyException();
+                }
+            }
+        }
+        int before = calls(host);
+        int reads = 0;
+        for (int round = 0; round < 1_000; round++) {
+            for (ExternalResourceInfo info : infos) {
+                for (String key : info.getKeys()) {
+                    info.getProperty(key);
+                    reads++;
+                }
+            }
+        }
+        assertThat(calls(host) - before)
+                .as("calls of the host's fake programs %s during %d property reads: a read must not start a process",
+                        host.host.executables(), reads)
+                .isLessThan(10);
+
+        PreparedHost other = host(2);
+        Map<String, String> off = new HashMap<>(other.params);
+        off.put("monitor.interval", "0");
+        for (ExternalResourceInfo info : infos(driver(other, off), 2)) {
+            assertThat(info.getKeys())
+                    .as("with monitor.interval 0, %s must have no live key (absent, not stale)", info)
+                    .noneMatch(LiveProperties::isLiveKey);
+        }
+    }
+
+    /**
+     * Purpose: a device that fails while a job runs is reported, so that the task fails over or an
+     * operator sees it, and a device that comes back is usable again.
+     *
+     * <p>How: a host of 2 devices with the monitor at 200 ms; retrieves both; injects the host's
+     * fault ({@link DeviceFaults#inject}) into device 0 and reads {@code health} of both infos
+     * until one says {@code failed}; recovers it and reads until both say {@code ok}.
+     *
+     * <p>Must hold: one info reads {@code failed}, the other does not, and both read {@code ok}
+     * after recovery, each within 30 s (two intervals are 0.4 s: the bound is for a loaded
+     * machine; how many intervals it took is in the message). Skipped, with the reason, when
+     * not declared or when the host's fakes register no {@link DeviceFaults}.
+     */
+    @Test
+    @Order(2)
+    @DisplayName("health flips to failed after a fault injected into the host, and back to ok after recovery")
+    public void healthFollowsFaults() throws Exception {
+        Assumptions.assumeTrue(declared(), "MONITORING is not declared");
+        PreparedHost host = host(2);
+        Optional<DeviceFaults> faults = host.host.faults();
+        Assumptions.assumeTrue(faults.isPresent(), "the host's fakes register no DeviceFaults (FakeHost.faults(...)): no fault to inject");
+        Map<String, String> params = new HashMap<>(host.params);
+        params.putAll(kit.monitorParams(INTERVAL));
+        List<ExternalResourceInfo> infos = new ArrayList<>(infos(driver(host, params), 2));
+        assertThat(healths(infos)).as("health of a healthy host's devices").containsOnly("ok");
+
+        faults.get().inject(0);
+        long injected = System.nanoTime();
+        boolean flipped = Waiting.until(PATIENCE, () -> healths(infos).contains("failed"));
+        String took = intervals(injected);
+        assertThat(flipped)
+                .as("whether health read 'failed' on a device within %s after %s on device 0 (monitor every %s ms); health: %s",
+                        PATIENCE, faults.get().describe(), INTERVAL.toMillis(), healths(infos))
+                .isTrue();
+        assertThat(healths(infos)).as("health after the fault on device 0 only (%s)", took).containsOnlyOnce("failed");
+
+        faults.get().recover(0);
+        boolean recovered = Waiting.until(PATIENCE, () -> healths(infos).stream().allMatch("ok"::equals));
+        assertThat(recovered)
+                .as("whether both devices read 'ok' within %s after device 0 recovered; health: %s", PATIENCE, healths(infos))
+                .isTrue();
+    }
+
+    /**
+     * Purpose: a monitor that samples through a tool never makes a task's read wait for it.
+     *
+     * <p>How: a host of 2 devices with the monitor at 200 ms; retrieves both; makes every tool
+     * hang for ten minutes ({@code slowDownTools}); reads every key of both infos, 20 rounds, on
+     * a thread of its own.
+     *
+     * <p>Must hold: the reads are done within 30 s (a read that waited on the hanging tool would
+     * take ten minutes). Skipped when not declared or when the host has no fake program.
+     */
+    @Test
+    @Order(3)
+    @DisplayName("a hanging tool never blocks a read of a live key")
+    public void hangingToolNeverBlocksARead() throws Exception {
+        Assumptions.assumeTrue(declared(), "MONITORING is not declared");
+        PreparedHost host = host(2);
+        Assumptions.assumeFalse(host.host.executables().isEmpty(), "the host has no fake program to make hang");
+        Map<String, String> params = new HashMap<>(host.params);
+        params.putAll(kit.monitorParams(INTERVAL));
+        List<ExternalResourceInfo> infos = new ArrayList<>(infos(driver(host, params), 2));
+        kit.slowDownTools(host.host, Duration.ofMinutes(10));
+        Thread reader = new Thread(() -> {
+            for (int round = 0; round < 20; round++) {
+                for (ExternalResourceInfo info : infos) {
+                    info.getKeys().forEach(info::getProperty);
+                }
+                Waiting.pause(INTERVAL);
+            }
+        }, "contract-kit-reader");
+        reader.setDaemon(true);
+        reader.start();
+        reader.join(PATIENCE.toMillis());
+        assertThat(reader.isAlive())
+                .as("whether 20 rounds of reads were still blocked after %s while the tools hang", PATIENCE)
+                .isFalse();
+    }
+
+    /**
+     * Purpose: a TaskManager that lets go of a driver (Flink has no close hook) keeps no monitor
+     * thread or tool process of it.
+     *
+     * <p>How: notes the threads and child processes, creates a driver with the monitor at 200 ms,
+     * retrieves 2 devices, reads them, then calls {@code close()} when the driver is {@link
+     * AutoCloseable} and drops every reference; runs the garbage collector until the new threads
+     * whose name contains {@code monitor} and the new child processes are gone.
+     *
+     * <p>Must hold: they are gone within 30 s. Skipped when not declared.
+     */
+    @Test
+    @Order(4)
+    @DisplayName("the monitor thread and every child process are gone once the driver is closed or let go")
+    public void monitorGoesWithItsDriver() throws Exception {
+        Assumptions.assumeTrue(declared(), "MONITORING is not declared");
+        Set<Thread> threadsBefore = Thread.getAllStackTraces().keySet();
+        Set<Long> childrenBefore = Waiting.children();
+        useAndLetGo(host(2));
+        boolean gone = Waiting.until(PATIENCE, () -> {
+            System.gc();
+            return leftovers(threadsBefore, childrenBefore).isEmpty();
+        });
+        assertThat(gone).as("monitor threads and child processes left %s after the driver was let go: %s",
+                PATIENCE, leftovers(threadsBefore, childrenBefore)).isTrue();
+    }
+
+    private void useAndLetGo(PreparedHost host) throws Exception {
+        Map<String, String> params = new HashMap<>(host.params);
+        params.putAll(kit.monitorParams(INTERVAL));
+        ExternalResourceDriver driver = driver(host, params);
+        for (ExternalResourceInfo info : infos(driver, 2)) {
+            info.getKeys().forEach(info::getProperty);
+        }
+        if (driver instanceof AutoCloseable) {
+            ((AutoCloseable) driver).close();
+        }
+    }
+
+    private static List<String> leftovers(Set<Thread> threadsBefore, Set<Long> childrenBefore) {
+        List<String> left = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (!threadsBefore.contains(t) && t.isAlive() && t.getName().toLowerCase(java.util.Locale.ROOT).contains("monitor")) {
+                left.add("thread " + t.getName());
+            }
+        }
+        for (long pid : Waiting.children()) {
+            if (!childrenBefore.contains(pid)) {
+                left.add("process " + pid + " " + ProcessHandle.of(pid).flatMap(p -> p.info().commandLine()).orElse(""));
+            }
+        }
+        return left;
+    }
+
+    private boolean declared() {
+        return kit.capabilities().contains(DriverCapability.MONITORING);
+    }
+
+    private static List<String> healths(List<ExternalResourceInfo> infos) {
+        List<String> h = new ArrayList<>();
+        for (ExternalResourceInfo info : infos) {
+            h.add(info.getProperty(LiveProperties.KEY_HEALTH).orElse("(none)"));
+        }
+        return h;
+    }
+
+    private static String intervals(long sinceNanos) {
+        long ms = (System.nanoTime() - sinceNanos) / 1_000_000;
+        return "seen about " + ms + " ms (" + (ms / INTERVAL.toMillis()) + " intervals) after the fault";
+    }
+
+    private static int calls(PreparedHost host) {
+        int n = 0;
+        for (FakeExecutable e : host.host.executables()) {
+            n += e.invocationCount();
+        }
+        return n;
+    }
+}

@@ -1,0 +1,32 @@
+package io.flinkdevices.testkit.fake;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+/**
+ * Faults a fake host can inject into its devices while a driver watches them, and take back: what
+ * the contract kit's monitoring cases use to prove that {@code health} flips to {@code failed}
+ * after a fault and back to {@code ok} after recovery. A fake host that describes devices a
+ * monitor samples registers its implementation with {@link FakeHost#faults(DeviceFaults)} when
+ * it installs itself; the kit reads it with {@link FakeHost#faults()} and skips its fault case,
+ * saying so, on a host without one.
+ *
+ * <p>The testkit's {@link FakeAmdHost} (a render node vanishes and comes back) and {@link
+ * FakeRdmaHost} (a port goes DOWN and comes back ACTIVE) implement it; {@link FakeNvidiaHost}
+ * does not yet. Implementations are thread-safe: the kit injects while the driver's monitor
+ * thread reads the host.
+ */
+@PublicEvolving
+public interface DeviceFaults {
+
+    /**
+     * Makes device {@code device} (its place in the host, from 0, as the driver lists it) fail the
+     * way its monitor notices: the next sample must report it {@code failed}.
+     */
+    void inject(int device);
+
+    /** Takes the fault of {@code device} back, so that a later sample reports it healthy again. */
+    void recover(int device);
+
+    /** The fault injected, for messages: for example {@code "render node vanishes"}. */
+    String describe();
+}
