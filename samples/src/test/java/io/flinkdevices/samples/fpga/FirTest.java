@@ -27,7 +27,7 @@ class FirTest {
         for (int i = 0; i < xs.length; i++) {
             xs[i] = Fir.signal(3, i);
         }
-        FirBatchOperator.Slot slot = new FirBatchOperator.Slot(3, new float[taps.length - 1]);
+        SensorHistory slot = new SensorHistory(3, new float[taps.length - 1]);
         float[] streamed = new float[xs.length];
         for (int i = 0; i < xs.length; i++) {
             streamed[i] = slot.push(taps, xs[i]);
@@ -44,12 +44,12 @@ class FirTest {
     @Test
     @DisplayName("the sensor map finds every sensor again after growing")
     void slotMapGrows() {
-        FirBatchOperator.SlotMap map = new FirBatchOperator.SlotMap();
+        SensorHistories map = new SensorHistories(0);
         for (int s = -500; s < 500; s += 3) {
-            map.put(new FirBatchOperator.Slot(s, new float[0]));
+            map.put(new SensorHistory(s, new float[0]));
         }
         for (int s = -500; s < 500; s++) {
-            FirBatchOperator.Slot slot = map.get(s);
+            SensorHistory slot = map.get(s);
             if ((s + 500) % 3 == 0) {
                 assertThat(slot).isNotNull().extracting(x -> x.sensor).isEqualTo(s);
             } else {
@@ -57,7 +57,7 @@ class FirTest {
             }
         }
         for (int s : new int[] {1 << 16, 1_000_000, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
-            map.put(new FirBatchOperator.Slot(s, new float[0]));
+            map.put(new SensorHistory(s, new float[0]));
         }
         assertThat(map.get(1_000_000).sensor).isEqualTo(1_000_000);
         assertThat(map.get(Integer.MAX_VALUE).sensor).isEqualTo(Integer.MAX_VALUE);
