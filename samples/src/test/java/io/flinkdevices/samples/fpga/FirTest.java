@@ -65,4 +65,21 @@ class FirTest {
         assertThat(map.get(1_000_001)).isNull();
         assertThat(map.all()).hasSize(338);
     }
+
+    @Test
+    @DisplayName("the test signal stays within [-1.1, 1.1], swings through most of it, and differs from sensor to sensor")
+    void signalRange() {
+        float min = Float.MAX_VALUE;
+        float max = -Float.MAX_VALUE;
+        for (long seq : new long[] {0, 1, 2, 1_000_000_007L, 1L << 40}) {
+            for (int i = 0; i < 1000; i++) {
+                float x = Fir.signal(5, seq + i);
+                min = Math.min(min, x);
+                max = Math.max(max, x);
+            }
+        }
+        assertThat(min).isBetween(-1.1f, -0.8f);
+        assertThat(max).isBetween(0.8f, 1.1f);
+        assertThat(Fir.signal(1, 10)).isNotEqualTo(Fir.signal(2, 10));
+    }
 }
