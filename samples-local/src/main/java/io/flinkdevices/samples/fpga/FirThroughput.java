@@ -27,13 +27,15 @@ import java.util.Locale;
  * </ul>
  *
  * <pre>
- * FirThroughput [--batches 1024,4096,16384] [--samples 8000000] [--sensors 16] [--taps 64]
+ * FirThroughput [--batches 1024,4096,16384] [--samples 32000000] [--sensors 16] [--taps 64]
  *               [--parallelism 1] [--slots 3] [--seconds 2] [--repeat 3] [--platform-pattern Portable]
  *               [--device-types CPU]
  * </pre>
  *
  * Every configuration runs {@code repeat} times and the fastest is kept, which filters out other
- * processes on a shared machine. Exits 1 when a checked output was wrong.
+ * processes on a shared machine. A job's time is Flink's net run time, so it includes deploying
+ * the job and opening the device (building the program, one warm-up batch per slot): with fewer
+ * samples that start-up weighs more. Exits 1 when a checked output was wrong.
  */
 public final class FirThroughput {
 
@@ -73,7 +75,7 @@ public final class FirThroughput {
     /** Runs the measurement; see the class comment for the arguments. */
     public static void main(String[] args) throws Exception {
         FirJobOptions o = new FirJobOptions().devices(FirJobOptions.Devices.LOCAL).platformPattern("Portable").deviceTypes("CPU");
-        o.samples(8_000_000).parallelism(1);
+        o.samples(32_000_000).parallelism(1);
         List<Integer> batches = List.of(1024, 4096, 16384);
         double seconds = 2;
         int repeat = 3;
@@ -187,9 +189,9 @@ public final class FirThroughput {
                 device.getPlatform(),
                 device.getDeviceName(),
                 System.getenv().getOrDefault("POCL_MAX_PTHREAD_COUNT", "(unset)"));
-        String format = "| %-19s | %6s | %13s | %7s | %11s | %15s | %15s | %13s |%n";
-        out.printf(Locale.ROOT, format, "path", "batch", "job samples/s", "vs map", "marshalling", "kernel alone/s", "bare JOCL/s", "job/kernel");
-        out.printf(Locale.ROOT, format, "-".repeat(19), "------", "-------------", "-------", "-----------", "---------------", "---------------", "-------------");
+        String format = "| %-19s | %6s | %13s | %7s | %11s | %15s | %15s | %10s | %8s |%n";
+        out.printf(Locale.ROOT, format, "path", "batch", "job samples/s", "vs map", "marshalling", "kernel alone/s", "bare JOCL/s", "job/kernel", "job/bare");
+        out.printf(Locale.ROOT, format, "-".repeat(19), "------", "-------------", "-------", "-----------", "---------------", "---------------", "----------", "--------");
         double map = rows.get(0).jobSamplesPerSecond();
         for (Row r : rows) {
             boolean cl = r.path.equals("opencl");
@@ -203,24 +205,26 @@ public final class FirThroughput {
                     cl ? String.format(Locale.ROOT, "%.1f%%", 100 * r.marshalShare()) : "-",
                     cl ? String.format(Locale.ROOT, "%.0f", r.kernelAlone) : "-",
                     cl ? String.format(Locale.ROOT, "%.0f", r.bare) : "-",
-                    cl ? String.format(Locale.ROOT, "%.2f", r.jobSamplesPerSecond() / r.kernelAlone) : "-");
+                    cl ? String.format(Locale.ROOT, "%.2f", r.jobSamplesPerSecond() / r.kernelAlone) : "-",
+                    cl ? String.format(Locale.ROOT, "%.2f", r.jobSamplesPerSecond() / r.bare) : "-");
         }
-        Row best =
-                rows.stream()
-                        .filter(r -> r.path.equals("opencl"))
-                        .max((a, b) -> Double.compare(a.jobSamplesPerSecond(), b.jobSamplesPerSecond()))
-                        .orElseThrow();
-        double vsMap = best.jobSamplesPerSecond() / map;
-        double vsKernel = best.jobSamplesPerSecond() / best.kernelAlone;
-        out.printf(
-                Locale.ROOT,
-                "best batch size %d: the batched job %.2fx the per-record map (goal >= 2: %s),"
-                        + " %.2f of its kernel alone (goal >= 0.5: %s)%n",
-                best.batch,
-                vsMap,
-                vsMap >= 2 ? "met" : "NOT met",
-                vsKernel,
-                vsKernel >= 0.5 ? "met" : "NOT met");
+        for (Row r : rows) {
+            if (!r.path.equals("opencl")) {
+                continue;
+            }
+            double vsMap = r.jobSamplesPerSecond() / map;
+            double vsKernel = r.jobSamplesPerSecond() / r.kernelAlone;
+            out.printf(
+                    Locale.ROOT,
+                    "batch %d: the batched job %.2fx the per-record map (goal >= 2: %s),"
+                            + " %.2f of its kernel alone (goal >= 0.5: %s), %.2f of the bare JOCL loop%n",
+                    r.batch,
+                    vsMap,
+                    vsMap >= 2 ? "met" : "NOT met",
+                    vsKernel,
+                    vsKernel >= 0.5 ? "met" : "NOT met",
+                    r.jobSamplesPerSecond() / r.bare);
+        }
         long wrong = rows.stream().mapToLong(r -> r.mismatches).sum();
         out.println(wrong == 0 ? "every checked output within tolerance of the CPU reference" : wrong + " checked outputs WRONG");
     }

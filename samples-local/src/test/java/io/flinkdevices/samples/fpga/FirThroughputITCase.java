@@ -45,7 +45,7 @@ class FirThroughputITCase {
         assertThat(table)
                 .contains("| per-record CPU map  ")
                 .contains("| batched job         |    512 |")
-                .contains("best batch size ")
+                .contains("batch 512: the batched job ")
                 .contains("every checked output within tolerance");
     }
 }

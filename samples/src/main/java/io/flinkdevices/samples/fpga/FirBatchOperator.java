@@ -250,10 +250,6 @@ public final class FirBatchOperator extends BatchingOperator<SampleBlock, Sample
         }
     }
 
-    FirBatchArgs args() {
-        return args;
-    }
-
     @Override
     public String toString() {
         return "FirBatchOperator{" + taps.length + " taps, " + args + "}";
