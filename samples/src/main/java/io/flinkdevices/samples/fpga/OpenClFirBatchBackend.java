@@ -16,6 +16,9 @@ import org.jocl.cl_event;
 import org.jocl.cl_kernel;
 import org.jocl.cl_mem;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -40,7 +43,8 @@ import java.util.concurrent.TimeUnit;
  * waits for that callback at most the finish timeout and throws, naming the device, the slot and
  * the OpenCL error name, when the command failed or did not complete in time. Device buffers are
  * allocated with {@code CL_MEM_ALLOC_HOST_PTR}, which lets a runtime place them in host-visible
- * (pinned) memory for its DMA. On oclgrind every command blocks inside {@code start} under the
+ * (pinned) memory for its DMA; where the runtime refuses, plain buffers, with one WARN line. On
+ * oclgrind every command blocks inside {@code start} under the
  * process-wide OpenCL lock and {@code finish} returns at once (see {@link OpenClFirProgram} for
  * why).
  *
@@ -48,12 +52,16 @@ import java.util.concurrent.TimeUnit;
  */
 public final class OpenClFirBatchBackend implements BatchBackend {
 
+    private static final Logger LOG = LoggerFactory.getLogger(OpenClFirBatchBackend.class);
+
     private final OpenClFirProgram program;
     private final FirBatchArgs args;
     private final int taps;
     private final Slot[] slots;
     private final long localSize;
     private final long[] local = new long[1];
+    /** Whether the device buffers are host-visible ({@code CL_MEM_ALLOC_HOST_PTR}); false after the runtime refused one. */
+    private boolean hostVisible = true;
     private boolean closed;
 
     /** One slot: host buffers, device buffers, kernel, and the completion of its last start. */
@@ -96,14 +104,35 @@ public final class OpenClFirBatchBackend implements BatchBackend {
         synchronized (program.lock()) {
             for (Slot s : slots) {
                 long batch = args.batchSize();
-                s.posMem = program.buffer(CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, batch * Sizeof.cl_int, null);
-                s.inMem = program.buffer(CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, batch * taps * Sizeof.cl_float, null);
-                s.outMem = program.buffer(CL_MEM_WRITE_ONLY | CL_MEM_ALLOC_HOST_PTR, batch * Sizeof.cl_float, null);
+                s.posMem = deviceBuffer(CL_MEM_READ_ONLY, batch * Sizeof.cl_int);
+                s.inMem = deviceBuffer(CL_MEM_READ_ONLY, batch * taps * Sizeof.cl_float);
+                s.outMem = deviceBuffer(CL_MEM_WRITE_ONLY, batch * Sizeof.cl_float);
                 s.kernel = program.kernel(s.inMem, s.posMem, s.outMem);
             }
             localSize = program.localSize(slots[0].kernel);
             local[0] = localSize;
         }
+    }
+
+    /**
+     * A device buffer, host-visible where the runtime gives one; when it refuses ({@code
+     * CL_MEM_ALLOC_HOST_PTR} is a hint some runtimes cannot honour for large buffers), this and
+     * every later buffer is a plain one, said once at WARN: slower copies, never a failed task.
+     */
+    private cl_mem deviceBuffer(long flags, long bytes) {
+        if (hostVisible) {
+            try {
+                return program.buffer(flags | CL_MEM_ALLOC_HOST_PTR, bytes, null);
+            } catch (CLException e) {
+                hostVisible = false;
+                LOG.warn(
+                        "{}: a host-visible buffer (CL_MEM_ALLOC_HOST_PTR, {} bytes) failed with {}; using plain device buffers",
+                        program.describe(),
+                        bytes,
+                        CL.stringFor_errorCode(e.getStatus()));
+            }
+        }
+        return program.buffer(flags, bytes, null);
     }
 
     private static ByteBuffer direct(int bytes) {
@@ -311,6 +340,8 @@ public final class OpenClFirBatchBackend implements BatchBackend {
                 + " slot(s) of "
                 + batchSize()
                 + " samples, "
+                + (hostVisible ? "host-visible" : "plain")
+                + " device buffers, "
                 + (program.serialRuntime() ? "blocking commands (oclgrind)" : "non-blocking commands with events")
                 + ", finish timeout "
                 + args.finishTimeout().toMillis()
