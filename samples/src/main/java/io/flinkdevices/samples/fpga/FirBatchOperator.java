@@ -120,7 +120,18 @@ public final class FirBatchOperator extends BatchingOperator<SampleBlock, Sample
         String line;
         if (info != null) {
             backend = device.open(info, taps, args);
-            line = "FirJob subtask " + subtask + ": " + backend.describe() + ", " + device.programOf(info) + ", " + taps.length + " taps";
+            line =
+                    "FirJob subtask "
+                            + subtask
+                            + ": "
+                            + backend.device()
+                            + ", "
+                            + device.programOf(info)
+                            + "; "
+                            + backend.batching()
+                            + ", "
+                            + taps.length
+                            + " taps";
             layout = new FirLayout(taps.length, args.batchSize(), histories);
             slotBlocks = new SampleBlock[backend.slots()];
             for (int i = 0; i < slotBlocks.length; i++) {

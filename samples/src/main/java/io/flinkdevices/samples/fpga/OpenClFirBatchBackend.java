@@ -334,9 +334,17 @@ public final class OpenClFirBatchBackend implements BatchBackend {
 
     @Override
     public String describe() {
-        return program.describe()
-                + ", "
-                + slots.length
+        return program.describe() + ", " + batching();
+    }
+
+    /** The device, as {@code OpenCL device #0 'name' of platform #1 'platform'}. */
+    public String device() {
+        return program.describe();
+    }
+
+    /** How batches run: slots, batch size, buffers, commands, finish timeout. */
+    public String batching() {
+        return slots.length
                 + " slot(s) of "
                 + batchSize()
                 + " samples, "
