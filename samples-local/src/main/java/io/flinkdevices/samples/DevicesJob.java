@@ -3,6 +3,8 @@ package io.flinkdevices.samples;
 import io.flinkdevices.amd.AmdGpuDriverFactory;
 import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.samples.fpga.FirJob;
+import io.flinkdevices.samples.fpga.FirJobOptions;
+import io.flinkdevices.samples.fpga.FirJobResult;
 import io.flinkdevices.samples.fpga.FirLocal;
 import io.flinkdevices.samples.fpga.OpenClDevices;
 import io.flinkdevices.sdk.DeviceDriverException;
@@ -85,7 +87,7 @@ public final class DevicesJob {
             out.print(usage());
             return 0;
         }
-        FirJob.Options fpga;
+        FirJobOptions fpga;
         try {
             fpga = fpgaOptions(args);
         } catch (IllegalArgumentException e) {
@@ -319,15 +321,15 @@ public final class DevicesJob {
      *
      * @throws IllegalArgumentException with a one-line message for a bad argument
      */
-    static FirJob.Options fpgaOptions(String... args) {
-        FirJob.Options o =
-                new FirJob.Options()
-                        .devices(FirJob.Devices.DRIVER)
+    static FirJobOptions fpgaOptions(String... args) {
+        FirJobOptions o =
+                new FirJobOptions()
+                        .devices(FirJobOptions.Devices.DRIVER)
                         .deviceTypes("ACCELERATOR,CPU")
                         .samples(200_000)
                         .batch(4096)
                         .parallelism(2);
-        return FirJob.Options.parse(o, args);
+        return FirJobOptions.parse(o, args);
     }
 
     /**
@@ -337,14 +339,14 @@ public final class DevicesJob {
      * {@code --devices cpu} no device is expected. False too when the job failed or filtered
      * wrongly.
      */
-    static boolean runFpga(FirJob.Options o, PrintStream out) {
+    static boolean runFpga(FirJobOptions o, PrintStream out) {
         return !FAILED.equals(fpgaPart(o, out));
     }
 
     /** {@link #runFpga}, saying {@code ok}, {@code skipped} (no OpenCL on this host) or {@code FAILED}. */
-    static String fpgaPart(FirJob.Options o, PrintStream out) {
+    static String fpgaPart(FirJobOptions o, PrintStream out) {
         out.println();
-        boolean wantsDevice = o.devices() != FirJob.Devices.CPU;
+        boolean wantsDevice = o.devices() != FirJobOptions.Devices.CPU;
         if (!wantsDevice) {
             out.println("FPGA sample job with --devices cpu: no OpenCL driver and no device; every subtask filters on the CPU.");
         } else {
@@ -364,13 +366,13 @@ public final class DevicesJob {
                             ? "none of this host's " + listing.devices.size() + " OpenCL device(s)"
                             : matching.toString();
             out.println(
-                    o.devices() == FirJob.Devices.DRIVER
+                    o.devices() == FirJobOptions.Devices.DRIVER
                             ? "flink-devices OpenCL driver (" + wanted + "), this host's OpenCL devices of those types: " + devices
                             : "FPGA sample job with --devices local, no driver (" + wanted + "), this host's OpenCL devices of those types: "
                                     + devices);
         }
         try {
-            FirJob.Result r;
+            FirJobResult r;
             Optional<String> cause;
             try (DriverWarnings warnings = DriverWarnings.capture()) {
                 r = FirLocal.run(o);

@@ -2,7 +2,7 @@ package io.flinkdevices.samples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flinkdevices.samples.fpga.FirJob;
+import io.flinkdevices.samples.fpga.FirJobOptions;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -53,7 +53,7 @@ class DevicesJobArgsTest {
         assertThat(execute("--devices", "cpu", "--batch", "abc")).isEqualTo(2);
 
         assertThat(err.toString(StandardCharsets.UTF_8))
-                .isEqualTo("run-devices-job: --batch: expected a positive integer, got 'abc' (see --help)" + System.lineSeparator());
+                .isEqualTo("run-devices-job: --batch: expected an integer in 1..1048576, got 'abc' (see --help)" + System.lineSeparator());
         assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
     }
 
@@ -79,9 +79,9 @@ class DevicesJobArgsTest {
     @DisplayName("the usage lists every option with the default the main job really uses")
     void usageListsEveryOptionWithItsDefault() throws Exception {
         String usage = DevicesJob.usage();
-        FirJob.Options d = DevicesJob.fpgaOptions();
+        FirJobOptions d = DevicesJob.fpgaOptions();
 
-        assertThat(FirJob.Options.OPTIONS).allSatisfy(option -> assertThat(usage).contains("  " + option + " "));
+        assertThat(FirJobOptions.OPTIONS).allSatisfy(option -> assertThat(usage).contains("  " + option + " "));
         assertThat(usage)
                 .contains("(default " + d.devices().name().toLowerCase(java.util.Locale.ROOT) + ")")
                 .contains("(default " + d.deviceTypes() + ")")

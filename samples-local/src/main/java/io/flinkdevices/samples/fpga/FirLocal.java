@@ -22,22 +22,22 @@ public final class FirLocal {
 
     /** Runs the job; see {@link FirJob} for the options. */
     public static void main(String[] args) throws Exception {
-        FirJob.Options o;
+        FirJobOptions o;
         try {
-            o = FirJob.Options.parse(args);
+            o = FirJobOptions.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("FirLocal: " + e.getMessage() + " (options: see FirJob's class comment)");
             System.exit(2);
             return;
         }
-        FirJob.Result r = run(o);
+        FirJobResult r = run(o);
         System.out.println();
         System.out.println(r.summary());
         System.exit(r.mismatches == 0 && r.records() == o.samples ? 0 : 1);
     }
 
     /** Starts a local device cluster as {@code o.devices} says and runs the job on it. */
-    public static FirJob.Result run(FirJob.Options o) throws Exception {
+    public static FirJobResult run(FirJobOptions o) throws Exception {
         Path work = Files.createTempDirectory("flink-devices-fir");
         try {
             LocalDeviceCluster.Builder builder =
@@ -45,7 +45,7 @@ public final class FirLocal {
                             .pluginsDir(work.resolve("plugins"))
                             .taskManagers(1)
                             .slotsPerTaskManager(o.parallelism);
-            if (o.devices == FirJob.Devices.DRIVER) {
+            if (o.devices == FirJobOptions.Devices.DRIVER) {
                 FpgaPlugin.install(work.resolve("plugins"));
                 builder.resource(FirJob.RESOURCE, FpgaPlugin.FACTORY, 1, driverParams(o, work));
             }
@@ -64,10 +64,10 @@ public final class FirLocal {
      * program.path} the bitstream or else {@code fir.cl} (written into {@code work}), so that the
      * driver offers only devices on which the FIR kernel loads.
      */
-    static Map<String, String> driverParams(FirJob.Options o, Path work) throws java.io.IOException {
+    static Map<String, String> driverParams(FirJobOptions o, Path work) throws java.io.IOException {
         String program = o.bitstream;
         if (program == null) {
-            program = Files.writeString(work.resolve(OpenClFir.SOURCE_RESOURCE), OpenClFir.kernelSource()).toString();
+            program = Files.writeString(work.resolve(OpenClFirProgram.SOURCE_RESOURCE), OpenClStrings.kernelSource()).toString();
         }
         return Map.of("device.types", o.deviceTypes, "platform.pattern", o.platformPattern, "program.path", program);
     }

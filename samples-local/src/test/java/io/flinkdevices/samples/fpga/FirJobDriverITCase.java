@@ -12,10 +12,10 @@ class FirJobDriverITCase {
     @DisplayName("with device.types CPU the driver hands out PoCL's device and every subtask filters on it, exactly")
     void poclThroughTheDriver() throws Exception {
         OpenClAvailability.require(OpenClAvailability.POCL);
-        FirJob.Result r =
+        FirJobResult r =
                 FirLocal.run(
-                        new FirJob.Options()
-                                .devices(FirJob.Devices.DRIVER)
+                        new FirJobOptions()
+                                .devices(FirJobOptions.Devices.DRIVER)
                                 .deviceTypes("CPU")
                                 .platformPattern("Portable")
                                 .samples(30_000)
@@ -33,10 +33,10 @@ class FirJobDriverITCase {
     @DisplayName("with device.types ACCELERATOR the driver hands out oclgrind's simulator and a tiny stream filters exactly")
     void oclgrindThroughTheDriver() throws Exception {
         OpenClAvailability.require(OpenClAvailability.OCLGRIND);
-        FirJob.Result r =
+        FirJobResult r =
                 FirLocal.run(
-                        new FirJob.Options()
-                                .devices(FirJob.Devices.DRIVER)
+                        new FirJobOptions()
+                                .devices(FirJobOptions.Devices.DRIVER)
                                 .deviceTypes("ACCELERATOR")
                                 .samples(300)
                                 .sensors(3)
@@ -52,10 +52,10 @@ class FirJobDriverITCase {
     @DisplayName("when the driver finds no device of the type asked for, the subtasks say so and filter on the CPU")
     void noMatchingDevice() throws Exception {
         OpenClAvailability.require(OpenClAvailability.POCL);
-        FirJob.Result r =
+        FirJobResult r =
                 FirLocal.run(
-                        new FirJob.Options()
-                                .devices(FirJob.Devices.DRIVER)
+                        new FirJobOptions()
+                                .devices(FirJobOptions.Devices.DRIVER)
                                 .deviceTypes("GPU")
                                 .platformPattern("Portable")
                                 .samples(2_000));

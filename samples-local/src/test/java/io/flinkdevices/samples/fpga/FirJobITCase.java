@@ -37,12 +37,28 @@ class FirJobITCase {
         }
     }
 
-    private static List<SensorSample> run(FirBatchOperator operator, long samples, int sensors) throws Exception {
+    private static List<SensorSample> run(FirBatchOperator operator, long samples, int sensors, int block) throws Exception {
         try (LocalDeviceCluster cluster = LocalDeviceCluster.builder().taskManagers(1).slotsPerTaskManager(2).build().start()) {
             StreamExecutionEnvironment env = cluster.createEnvironment();
             env.setParallelism(2);
-            return FirJob.filtered(env, samples, sensors, operator).executeAndCollect((int) samples + 1);
+            FirJobOptions o = new FirJobOptions().samples(samples).sensors(sensors).block(block);
+            return samples(FirJob.filtered(env, o, operator).executeAndCollect((int) samples + 1));
         }
+    }
+
+    /** The blocks' samples, one {@link SensorSample} each. */
+    static List<SensorSample> samples(List<SampleBlock> blocks) {
+        List<SensorSample> out = new java.util.ArrayList<>();
+        for (SampleBlock b : blocks) {
+            for (int i = 0; i < b.count; i++) {
+                out.add(new SensorSample(b.sensors[i], b.seqs[i], b.values[i]));
+            }
+        }
+        return out;
+    }
+
+    private static FirBatchArgs args(int batch, int slots) {
+        return new FirBatchArgs(batch, slots, 60_000);
     }
 
     @Test
@@ -50,9 +66,10 @@ class FirJobITCase {
     void poclEqualsReference() throws Exception {
         FpgaInfo device = OpenClAvailability.require(OpenClAvailability.POCL).info;
         float[] taps = Fir.lowPass(31);
-        // 7 sensors, batches of 50: batches cut every sensor's stream at changing places; the last is partial
+        // 7 sensors, blocks of 23, batches of 50, 3 in flight: batches cut every sensor's stream at
+        // changing places; the last is partial
         long samples = 7 * 301;
-        List<SensorSample> out = run(FirBatchOperator.onDevice(device, taps, 50, null), samples, 7);
+        List<SensorSample> out = run(FirBatchOperator.onDevice(device, taps, args(50, 3), null), samples, 7, 23);
         assertEqualsReference(out, samples, 7, taps);
     }
 
@@ -67,15 +84,14 @@ class FirJobITCase {
             StreamExecutionEnvironment env = cluster.createEnvironment();
             env.setParallelism(2);
             out =
-                    FirJob.samples(env, samples, 4)
-                            .map(new RemapIds(SPARSE_IDS))
-                            .setParallelism(1)
-                            .keyBy(s -> s.sensor, org.apache.flink.api.common.typeinfo.TypeInformation.of(Integer.class))
-                            .transform(
-                                    "FIR",
-                                    org.apache.flink.api.common.typeinfo.TypeInformation.of(SensorSample.class),
-                                    FirBatchOperator.onDevice(device, taps, 37, null))
-                            .executeAndCollect((int) samples + 1);
+                    samples(
+                            SensorBlocks.stream(env, samples, 4, 19, 2)
+                                    .map(new RemapIds(SPARSE_IDS))
+                                    .transform(
+                                            "FIR",
+                                            org.apache.flink.api.common.typeinfo.TypeInformation.of(SampleBlock.class),
+                                            FirBatchOperator.onDevice(device, taps, args(37, 2), null))
+                                    .executeAndCollect((int) samples + 1));
         }
         List<Integer> sparse = java.util.Arrays.stream(SPARSE_IDS).boxed().toList();
         assertThat(out).extracting(y -> y.sensor).containsOnly(-7, 3, 70_000, 123_456_789);
@@ -88,7 +104,7 @@ class FirJobITCase {
     private static final int[] SPARSE_IDS = {-7, 3, 70_000, 123_456_789};
 
     /** Gives sensor {@code i} the id {@code ids[i]}. */
-    static final class RemapIds implements org.apache.flink.api.common.functions.MapFunction<SensorSample, SensorSample> {
+    static final class RemapIds implements org.apache.flink.api.common.functions.MapFunction<SampleBlock, SampleBlock> {
         private static final long serialVersionUID = 1L;
         private final int[] ids;
 
@@ -97,9 +113,11 @@ class FirJobITCase {
         }
 
         @Override
-        public SensorSample map(SensorSample s) {
-            s.sensor = ids[s.sensor];
-            return s;
+        public SampleBlock map(SampleBlock b) {
+            for (int i = 0; i < b.count; i++) {
+                b.sensors[i] = ids[b.sensors[i]];
+            }
+            return b;
         }
     }
 
@@ -120,47 +138,41 @@ class FirJobITCase {
             restart.setString("restart-strategy.fixed-delay.delay", "10 ms");
             env.configure(restart);
             List<SensorSample> out =
-                    FirJob.samples(env, samples, 4)
-                            .map(new FailOnce(samples / 2))
-                            .setParallelism(1)
-                            .keyBy(s -> s.sensor, org.apache.flink.api.common.typeinfo.TypeInformation.of(Integer.class))
-                            .transform(
-                                    "FIR",
-                                    org.apache.flink.api.common.typeinfo.TypeInformation.of(SensorSample.class),
-                                    FirBatchOperator.onDevice(device, taps, 64, null))
-                            .executeAndCollect((int) samples + 1);
+                    samples(
+                            SensorBlocks.stream(env, samples, 4, 16, 2)
+                                    .map(new FailOnce(samples / 2))
+                                    .transform(
+                                            "FIR",
+                                            org.apache.flink.api.common.typeinfo.TypeInformation.of(SampleBlock.class),
+                                            FirBatchOperator.onDevice(device, taps, args(64, 3), null))
+                                    .executeAndCollect((int) samples + 1));
             assertThat(FailOnce.armed).as("the job failed once").isFalse();
             assertEqualsReference(out, samples, 4, taps);
         }
     }
 
-    /** Fails the job once, at the first sample from the given one on that follows a completed checkpoint. */
-    static final class FailOnce extends org.apache.flink.api.common.functions.RichMapFunction<SensorSample, SensorSample>
+    /** Fails the job once, at the first block from the given sample on that follows a completed checkpoint. */
+    static final class FailOnce extends org.apache.flink.api.common.functions.RichMapFunction<SampleBlock, SampleBlock>
             implements org.apache.flink.api.common.state.CheckpointListener {
         private static final long serialVersionUID = 1L;
         static volatile boolean armed;
         private final long at;
         private transient boolean checkpointed;
-        private transient long seen;
 
         FailOnce(long at) {
             this.at = at;
         }
 
         @Override
-        public SensorSample map(SensorSample s) throws Exception {
-            long index = s.seq * 4 + s.sensor;
-            if (armed && index >= at) {
-                if (checkpointed) {
-                    armed = false;
-                    throw new RuntimeException("injected failure at sample " + index);
-                }
-                // past the failure point before any checkpoint completed (a loaded machine):
-                // records trickle, so barriers still flow, until one does
-                Thread.sleep(1);
-            } else if (++seen % 16 == 0) {
-                Thread.sleep(1); // slow enough for checkpoints to complete in between
+        public SampleBlock map(SampleBlock s) throws Exception {
+            long index = s.seqs[0] * 4 + s.sensors[0];
+            if (armed && index >= at && checkpointed) {
+                armed = false;
+                throw new RuntimeException("injected failure at sample " + index);
             }
+            // blocks trickle, so checkpoints complete in between (also past the failure point
+            // before any checkpoint completed, on a loaded machine)
+            Thread.sleep(1);
             return s;
         }
 
@@ -175,15 +187,15 @@ class FirJobITCase {
     void oclgrindEqualsReference() throws Exception {
         FpgaInfo device = OpenClAvailability.require(OpenClAvailability.OCLGRIND).info;
         float[] taps = Fir.lowPass(5);
-        List<SensorSample> out = run(FirBatchOperator.onDevice(device, taps, 16, null), 60, 3);
+        List<SensorSample> out = run(FirBatchOperator.onDevice(device, taps, args(16, 2), null), 60, 3, 7);
         assertEqualsReference(out, 60, 3, taps);
     }
 
     @Test
     @DisplayName("without a device every subtask takes the CPU path, says why, and equals the reference")
     void cpuPath() throws Exception {
-        FirJob.Result r =
-                FirLocal.run(new FirJob.Options().devices(FirJob.Devices.CPU).samples(5000).sensors(5).taps(16).batch(64));
+        FirJobResult r =
+                FirLocal.run(new FirJobOptions().devices(FirJobOptions.Devices.CPU).samples(5000).sensors(5).taps(16).batch(64));
         assertThat(r.subtasksCpu).isEqualTo(2);
         assertThat(r.recordsCpu).isEqualTo(5000);
         assertThat(r.devices).allMatch(l -> l.contains("CPU path, because the TaskManager received no 'fpga' device"));
@@ -196,10 +208,10 @@ class FirJobITCase {
     @DisplayName("the job on a local PoCL device reports the device, the marshalling/kernel split and exact outputs")
     void jobReportsSplit() throws Exception {
         OpenClAvailability.require(OpenClAvailability.POCL);
-        FirJob.Result r =
+        FirJobResult r =
                 FirLocal.run(
-                        new FirJob.Options()
-                                .devices(FirJob.Devices.LOCAL)
+                        new FirJobOptions()
+                                .devices(FirJobOptions.Devices.LOCAL)
                                 .deviceTypes("CPU")
                                 .platformPattern("Portable")
                                 .samples(20_000)

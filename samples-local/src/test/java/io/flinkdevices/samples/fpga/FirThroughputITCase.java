@@ -13,15 +13,15 @@ import java.util.List;
 class FirThroughputITCase {
 
     @Test
-    @DisplayName("the FIR harness measures the CPU map and the OpenCL operator per batch size, with the split and the bare loop")
+    @DisplayName("the FIR harness measures the per-record map and the batched job per batch size, with the split, the kernel alone and the bare loop")
     void harnessRuns() throws Exception {
         OpenClAvailability.require(OpenClAvailability.POCL);
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         List<FirThroughput.Row> rows;
         try (PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8)) {
-            FirJob.Options o =
-                    new FirJob.Options()
-                            .devices(FirJob.Devices.LOCAL)
+            FirJobOptions o =
+                    new FirJobOptions()
+                            .devices(FirJobOptions.Devices.LOCAL)
                             .platformPattern("Portable")
                             .deviceTypes("CPU")
                             .samples(20_000)
@@ -39,12 +39,13 @@ class FirThroughputITCase {
         assertThat(rows.subList(1, 3)).allSatisfy(r -> {
             assertThat(r.nanosMarshal).isPositive();
             assertThat(r.nanosKernel).isPositive();
-            assertThat(r.bareSamplesPerSecond).isPositive();
+            assertThat(r.kernelAlone).isPositive();
+            assertThat(r.bare).isPositive();
         });
         assertThat(table)
                 .contains("| per-record CPU map  ")
-                .contains("| batched OpenCL operator |    512 |")
-                .contains("best batch size ")
+                .contains("| batched job         |    512 |")
+                .contains("batch 512: the batched job ")
                 .contains("every checked output within tolerance");
     }
 }

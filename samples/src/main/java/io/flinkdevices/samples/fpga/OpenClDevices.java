@@ -94,7 +94,7 @@ public final class OpenClDevices {
             CL.clGetPlatformIDs(count[0], platforms, null);
             List<Device> devices = new ArrayList<>();
             for (int p = 0; p < platforms.length; p++) {
-                String platformName = OpenClFir.platformName(platforms[p]);
+                String platformName = OpenClStrings.platformName(platforms[p]);
                 int[] n = new int[1];
                 try {
                     CL.clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, null, n);
@@ -108,7 +108,7 @@ public final class OpenClDevices {
                     CL.clGetDeviceInfo(ids[d], CL_DEVICE_TYPE, Sizeof.cl_long, Pointer.to(type), null);
                     devices.add(
                             new Device(
-                                    FpgaInfo.builder(platformName, p, OpenClFir.deviceName(ids[d]), d).build(),
+                                    FpgaInfo.builder(platformName, p, OpenClStrings.deviceName(ids[d]), d).build(),
                                     type[0]));
                 }
             }

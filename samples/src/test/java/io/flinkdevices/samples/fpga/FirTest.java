@@ -27,7 +27,7 @@ class FirTest {
         for (int i = 0; i < xs.length; i++) {
             xs[i] = Fir.signal(3, i);
         }
-        FirBatchOperator.Slot slot = new FirBatchOperator.Slot(3, new float[taps.length - 1]);
+        SensorHistory slot = new SensorHistory(3, new float[taps.length - 1]);
         float[] streamed = new float[xs.length];
         for (int i = 0; i < xs.length; i++) {
             streamed[i] = slot.push(taps, xs[i]);
@@ -44,12 +44,12 @@ class FirTest {
     @Test
     @DisplayName("the sensor map finds every sensor again after growing")
     void slotMapGrows() {
-        FirBatchOperator.SlotMap map = new FirBatchOperator.SlotMap();
+        SensorHistories map = new SensorHistories(0);
         for (int s = -500; s < 500; s += 3) {
-            map.put(new FirBatchOperator.Slot(s, new float[0]));
+            map.put(new SensorHistory(s, new float[0]));
         }
         for (int s = -500; s < 500; s++) {
-            FirBatchOperator.Slot slot = map.get(s);
+            SensorHistory slot = map.get(s);
             if ((s + 500) % 3 == 0) {
                 assertThat(slot).isNotNull().extracting(x -> x.sensor).isEqualTo(s);
             } else {
@@ -57,12 +57,29 @@ class FirTest {
             }
         }
         for (int s : new int[] {1 << 16, 1_000_000, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
-            map.put(new FirBatchOperator.Slot(s, new float[0]));
+            map.put(new SensorHistory(s, new float[0]));
         }
         assertThat(map.get(1_000_000).sensor).isEqualTo(1_000_000);
         assertThat(map.get(Integer.MAX_VALUE).sensor).isEqualTo(Integer.MAX_VALUE);
         assertThat(map.get(Integer.MIN_VALUE).sensor).isEqualTo(Integer.MIN_VALUE);
         assertThat(map.get(1_000_001)).isNull();
         assertThat(map.all()).hasSize(338);
+    }
+
+    @Test
+    @DisplayName("the test signal stays within [-1.1, 1.1], swings through most of it, and differs from sensor to sensor")
+    void signalRange() {
+        float min = Float.MAX_VALUE;
+        float max = -Float.MAX_VALUE;
+        for (long seq : new long[] {0, 1, 2, 1_000_000_007L, 1L << 40}) {
+            for (int i = 0; i < 1000; i++) {
+                float x = Fir.signal(5, seq + i);
+                min = Math.min(min, x);
+                max = Math.max(max, x);
+            }
+        }
+        assertThat(min).isBetween(-1.1f, -0.8f);
+        assertThat(max).isBetween(0.8f, 1.1f);
+        assertThat(Fir.signal(1, 10)).isNotEqualTo(Fir.signal(2, 10));
     }
 }
