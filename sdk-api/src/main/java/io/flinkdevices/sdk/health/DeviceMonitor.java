@@ -85,6 +85,7 @@ public final class DeviceMonitor {
     private final WeakReference<Object> lease;
     private Object pinnedLease;
 
+    private final List<HealthListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private Thread thread;
     private boolean stopped;
     private volatile boolean stopRequested;
@@ -160,6 +161,15 @@ public final class DeviceMonitor {
         if (t.isAlive()) {
             LOG.warn("Device monitor of {} did not stop within {} ms: its sampler does not return", settings.name(), STOP_WAIT.toMillis());
         }
+    }
+
+    /**
+     * Adds a listener told every good sample (see {@link HealthListener}), such as the quarantine
+     * of a coordinated driver: {@code monitor.addListener(coordinator.quarantine().listener(settings))}.
+     * Add listeners before {@link #start()}, so that they see the first sample.
+     */
+    public void addListener(HealthListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
     /** Whether the monitor's thread is alive. */
@@ -247,10 +257,31 @@ public final class DeviceMonitor {
         for (String change : state.record(samples)) {
             LOG.warn("Device monitor of {}: {}", settings.name(), change);
         }
+        tellListeners(samples);
         if (settings.action() == HealthAction.STOP_TASKMANAGER && !stopRequested) {
             List<String> failed = state.failedDevices();
             if (!failed.isEmpty()) {
                 stopProcess(failed);
+            }
+        }
+    }
+
+    private void tellListeners(Map<String, DeviceSample> samples) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        Map<String, DeviceSample> all = new java.util.LinkedHashMap<>();
+        for (String id : deviceIds) {
+            DeviceSample s = samples.get(id);
+            all.put(id, s != null ? s : DeviceSample.failed(id + " not seen by the monitor's sample"));
+        }
+        Map<String, DeviceSample> view = Collections.unmodifiableMap(all);
+        java.time.Instant at = clock.instant();
+        for (HealthListener l : listeners) {
+            try {
+                l.sampled(view, at);
+            } catch (RuntimeException | LinkageError e) {
+                LOG.warn("Device monitor of {}: a health listener failed: {}", settings.name(), e.toString());
             }
         }
     }
