@@ -192,10 +192,8 @@ public final class DeviceQuarantine {
     private String seenByThisProcess() {
         String command = System.getProperty("sun.java.command", "").strip();
         String main = command.isEmpty() ? "java" : command.split("\\s+")[0];
-        main = main.substring(main.lastIndexOf('.') + 1);
-        if (main.endsWith("jar")) {
-            main = main.substring(main.lastIndexOf('/') + 1);
-        }
+        // a main class (org.apache.flink.runtime.taskexecutor.TaskManagerRunner) or a jar's file name
+        main = main.endsWith(".jar") ? main.substring(main.lastIndexOf('/') + 1) : main.substring(main.lastIndexOf('.') + 1);
         return main + " pid " + ProcessHandle.current().pid() + (resourceName == null ? "" : " (" + resourceName + ")");
     }
 
