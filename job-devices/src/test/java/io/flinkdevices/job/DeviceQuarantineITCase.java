@@ -124,10 +124,22 @@ class DeviceQuarantineITCase {
                 job.cancel().get(30, TimeUnit.SECONDS);
             }
         } finally {
-            // the TaskManager ran in this JVM, which holds its ports until it exits: release them,
-            // so that nothing keeps the file alive while the temporary folder is deleted
+            // the TaskManager ran in this JVM, which holds its ports until it exits: release them
             DeviceCoordinator.create(CoordinationParams.of(file)).releaseAll();
         }
+        // the monitor ends on its own once the stopped TaskManager's infos are collected; until
+        // then it would see the fake host's files vanish with the temporary folder
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (monitorRunning()) {
+            assertThat(System.nanoTime()).as("the RDMA monitor ends after its TaskManager stopped").isLessThan(deadline);
+            System.gc();
+            Thread.sleep(200);
+        }
+    }
+
+    private static boolean monitorRunning() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.isAlive() && t.getName().equals("flink-devices-monitor-rdma"));
     }
 
     private static JobStatus status(JobClient job) {

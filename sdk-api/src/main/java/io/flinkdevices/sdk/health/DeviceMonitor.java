@@ -47,7 +47,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>With {@link HealthAction#STOP_TASKMANAGER}, the sample that first sees a device {@code
  * failed} logs one ERROR line naming every failed device and its reason and exits the process with
- * {@link #STOP_EXIT_CODE}.
+ * {@link #STOP_EXIT_CODE}; a shutdown that takes longer than 4 s is halted with that code (Flink's
+ * TaskManager would halt it with its own code 239 after 5 s).
  *
  * <p>How it stops. Flink has no close hook for external-resource drivers, so the monitor stops
  * on its own: its thread is a daemon (it never holds a TaskManager's JVM up), and it ends once no
@@ -70,6 +71,12 @@ public final class DeviceMonitor {
      * EX_TEMPFAIL} of sysexits.h (a temporary failure: start again).
      */
     public static final int STOP_EXIT_CODE = 75;
+
+    /**
+     * How long the shutdown of a process that {@link HealthAction#STOP_TASKMANAGER} stops may take
+     * before it is halted with {@link #STOP_EXIT_CODE}: under Flink's own limit of 5 s.
+     */
+    static final Duration EXIT_HALT_AFTER = Duration.ofSeconds(4);
 
     /** How long {@link #stop()} waits for the thread to end. */
     static final Duration STOP_WAIT = Duration.ofSeconds(5);
@@ -292,6 +299,18 @@ public final class DeviceMonitor {
                         + " that its supervisor starts a replacement, whose driver does not offer the failed device while"
                         + " it stays down", STOP_EXIT_CODE, failed.size() == 1 ? "device" : "devices",
                 String.join("; ", failed), settings.keyPrefix().replaceFirst("\\.$", ""));
+        // Flink's TaskManager halts a shutdown that takes over 5 s with its own code (239,
+        // JvmShutdownSafeguard); halt first, so that a supervisor always reads ours
+        Thread halt = new Thread(() -> {
+            try {
+                Thread.sleep(EXIT_HALT_AFTER.toMillis());
+            } catch (InterruptedException e) {
+                // halt now
+            }
+            Runtime.getRuntime().halt(STOP_EXIT_CODE);
+        }, "flink-devices-stop-taskmanager");
+        halt.setDaemon(true);
+        halt.start();
         System.exit(STOP_EXIT_CODE);
     }
 
