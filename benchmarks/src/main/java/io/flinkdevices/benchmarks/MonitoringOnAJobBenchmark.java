@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code --rounds} times interleaved (warm-up, then {@code --seconds} measured); the median per
  * mode and its cost against off. Latency ({@code fail-tasks}, 1 s and 200 ms): the port goes DOWN
  * at t0; when the task's guard first reads {@code failed} and when the job reports the task failed,
- * {@code --faults} times per interval; median and largest, in ms and in intervals.
+ * {@code --faults} times per interval (0 leaves this part out); median and largest, in ms and in
+ * intervals.
  *
  * <pre>
  * ./mvnw -q -pl benchmarks -am package -DskipTests -Pmonitoring-benchmark
@@ -97,7 +98,7 @@ public final class MonitoringOnAJobBenchmark {
             System.out.printf("monitor.interval %-4s: median %,.0f records/s over %d rounds of %d s, cost %+.2f%% against off%n",
                     mode, m, rounds, seconds, (off - m) / off * 100);
         }
-        for (String interval : new String[] {"1 s", "200 ms"}) {
+        for (String interval : faults == 0 ? new String[0] : new String[] {"1 s", "200 ms"}) {
             latency(work.resolve("latency-" + interval.replace(' ', '_')), jar, interval, faults);
         }
     }
