@@ -16,6 +16,7 @@ import org.apache.flink.runtime.externalresource.ExternalResourceUtils;
 
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -142,15 +143,32 @@ public final class TaskManagerStartBenchmark {
         }
     }
 
+    /**
+     * JVM options for every measuring JVM, blank-separated, for profiling: {@code
+     * -Dbench.child.jvm-args=-Xlog:class+load:file=/tmp/tm-start-%p.log:uptime} logs the classes each
+     * child loads; the child's {@code WINDOW-UPTIME-MS} line says which of them fall in the measured
+     * window.
+     */
+    static final String CHILD_JVM_ARGS = "bench.child.jvm-args";
+
+    /** Set in a measuring JVM started with {@link #CHILD_JVM_ARGS}: it prints its window. */
+    private static final String PROFILING = "bench.child.profiling";
+
     private static long startChild(Row row, Path work, Path bin) throws Exception {
-        List<String> cmd = List.of(
+        List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
+                "-Xmx256m"));
+        String extra = System.getProperty(CHILD_JVM_ARGS, "").strip();
+        if (!extra.isEmpty()) {
+            cmd.addAll(List.of(extra.split("\\s+")));
+            cmd.add("-D" + PROFILING + "=true");
+        }
+        cmd.addAll(List.of(
                 "-cp",
                 System.getProperty("java.class.path"),
                 TaskManagerStartBenchmark.class.getName(),
                 "--child", row.name(),
-                "--work", work.toString());
+                "--work", work.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("PATH", bin + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
         Path jsig = Path.of(System.getProperty("java.home"), "lib", "libjsig.so");
@@ -167,6 +185,9 @@ public final class TaskManagerStartBenchmark {
             throw new IllegalStateException(row.label + ": the measuring JVM failed; its output:\n" + output);
         }
         for (String line : output.split("\n")) {
+            if (line.startsWith("WINDOW-UPTIME-MS ")) {
+                System.out.println(row.name() + " pid " + p.pid() + " " + line);
+            }
             if (line.startsWith("START-NANOS ")) {
                 return Long.parseLong(line.substring("START-NANOS ".length()).strip());
             }
@@ -206,6 +227,8 @@ public final class TaskManagerStartBenchmark {
                 throw new IllegalStateException(row.name());
         }
         Path plugins = work.resolve("plugins-" + row.name());
+        boolean profiling = Boolean.getBoolean(PROFILING);
+        long startUptime = profiling ? ManagementFactory.getRuntimeMXBean().getUptime() : 0;
         long start = System.nanoTime();
         PluginManager pm =
                 new DefaultPluginManager(
@@ -215,6 +238,9 @@ public final class TaskManagerStartBenchmark {
                 ExternalResourceUtils.createStaticExternalResourceInfoProviderFromConfig(config, pm)
                         .getExternalResourceInfos(name);
         long took = System.nanoTime() - start;
+        if (profiling) {
+            System.out.println("WINDOW-UPTIME-MS " + startUptime + " " + ManagementFactory.getRuntimeMXBean().getUptime());
+        }
         if (infos.size() != row.amount) {
             System.out.println(row.label + " handed out " + infos.size() + " devices, expected " + row.amount);
             System.exit(1);

@@ -35,6 +35,11 @@ final class AutoBackend implements Backend {
         return c == null ? sb.toString() : c.describe() + " chosen by " + sb;
     }
 
+    /** The backend that found the devices last; null before. */
+    Backend chosen() {
+        return chosen;
+    }
+
     @Override
     public String coordinationId(GpuInfo d) {
         Backend c = chosen;

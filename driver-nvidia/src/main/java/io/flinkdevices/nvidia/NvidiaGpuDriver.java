@@ -5,6 +5,9 @@ import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.DraSelection;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
+import io.flinkdevices.sdk.health.DeviceMonitor;
+import io.flinkdevices.sdk.health.DeviceSampler;
+import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.info.GpuInfo;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -37,6 +40,11 @@ final class NvidiaGpuDriver
     private final String amountKey;
     private final String migProfile;
     private final DraSelection dra;
+    private MonitorSettings monitorSettings;
+    private XidPolicy xids = XidPolicy.defaults();
+    /** The monitor of the units last handed out; null before or when monitoring is off. */
+    private DeviceMonitor monitor;
+    private NvmlSampler nvmlSampler;
 
     /**
      * @param coordinator null when coordination is off
@@ -59,6 +67,61 @@ final class NvidiaGpuDriver
 
     Backend backend() {
         return backend;
+    }
+
+    /** Monitors the handed-out units with {@code settings} (off when its interval is 0). */
+    void monitorWith(MonitorSettings settings, XidPolicy xids) {
+        this.monitorSettings = settings;
+        this.xids = xids;
+    }
+
+    /** Stops the monitor (tests and tools; a TaskManager lets it end on its own). */
+    synchronized void stopMonitor() {
+        if (monitor != null) {
+            monitor.stop();
+        }
+    }
+
+    /** The running monitor, for tests; null when none. */
+    synchronized DeviceMonitor monitor() {
+        return monitor;
+    }
+
+    /** One monitor per driver instance, of the units it handed out last, with their live keys. */
+    private synchronized List<GpuInfo> monitored(List<GpuInfo> chosen) throws DeviceDriverException {
+        if (monitor != null) {
+            monitor.stop();
+            monitor = null;
+        }
+        if (nvmlSampler != null) {
+            nvmlSampler.close();
+            nvmlSampler = null;
+        }
+        if (monitorSettings == null || !monitorSettings.enabled()) {
+            return chosen;
+        }
+        DeviceSampler sampler = NvidiaMonitors.sampler(backend, chosen, xids);
+        if (sampler == null) {
+            LOG.warn("NVIDIA GPU monitor for {}: off, {} cannot monitor (monitoring works with {})", amountKey,
+                    NvidiaMonitors.effective(backend).describe(), NvidiaMonitors.CAN_MONITOR);
+            return chosen;
+        }
+        if (sampler instanceof NvmlSampler) {
+            nvmlSampler = (NvmlSampler) sampler;
+        }
+        List<String> ids = new ArrayList<>();
+        for (GpuInfo d : chosen) {
+            ids.add(backend.coordinationId(d));
+        }
+        monitor = DeviceMonitor.create(monitorSettings, ids, sampler);
+        monitor.start();
+        LOG.info("NVIDIA GPU monitor for {}: {} sampled through {} {}", amountKey, ids,
+                sampler instanceof NvmlSampler ? "NVML" : "one nvidia-smi query per interval", monitorSettings);
+        List<GpuInfo> out = new ArrayList<>();
+        for (int i = 0; i < chosen.size(); i++) {
+            out.add(NvidiaMonitors.withLive(chosen.get(i), monitor.properties(ids.get(i))));
+        }
+        return out;
     }
 
     @Override
@@ -103,6 +166,7 @@ final class NvidiaGpuDriver
                 chosen.add(byId.get(id));
             }
         }
+        chosen = monitored(chosen);
         // the line an operator looks for in the TaskManager's log
         LOG.info(
                 "NVIDIA GPU driver ({}{}) for {}: handing out {} of {} found: {}",

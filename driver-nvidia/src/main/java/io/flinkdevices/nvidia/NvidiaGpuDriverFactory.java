@@ -5,6 +5,7 @@ import io.flinkdevices.sdk.config.DriverParams.PathCheck;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.DraSelection;
+import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.process.DiscoveryScript;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -27,7 +28,8 @@ import java.util.regex.Pattern;
  * external-resources: gpu
  * external-resource.gpu.amount: 2
  * external-resource.gpu.driver-factory.class: io.flinkdevices.nvidia.NvidiaGpuDriverFactory
- * external-resource.gpu.param.backend: auto             # auto | nvidia-smi | jcuda | script
+ * external-resource.gpu.param.backend: auto             # auto | nvml | nvidia-smi | jcuda | script
+ * external-resource.gpu.param.nvml.library: /usr/lib64/libnvidia-ml.so.1  # default: found by the linker
  * external-resource.gpu.param.nvidia-smi.path: /usr/bin/nvidia-smi   # default: nvidia-smi on PATH
  * external-resource.gpu.param.timeout: 10 s
  * external-resource.gpu.param.mig: false                # true: MIG devices are the units
@@ -35,6 +37,9 @@ import java.util.regex.Pattern;
  * external-resource.gpu.param.discovery-script.path: ... # Flink's keys, for backend script
  * external-resource.gpu.param.discovery-script.args: ...
  * external-resource.gpu.param.coordination.enabled: false
+ * external-resource.gpu.param.monitor.interval: 10 s    # NVML or one nvidia-smi query; 0 = off
+ * external-resource.gpu.param.health.action: fail-tasks # report | fail-tasks | stop-taskmanager
+ * external-resource.gpu.param.health.ignored-xids: 13,31,43,45,68,109   # all | none | a list
  * external-resource.gpu.param.kubernetes.dra.device-class: gpu.nvidia.com   # default; mig.nvidia.com with mig
  * external-resource.gpu.param.kubernetes.dra.product-name: NVIDIA A100-SXM4-40GB  # DRA selector
  * external-resource.gpu.param.kubernetes.dra.min-memory: 40Gi                     # DRA selector
@@ -42,7 +47,9 @@ import java.util.regex.Pattern;
  *
  * <p>{@code auto} uses the discovery script when {@code discovery-script.path} or {@code
  * discovery-script.args} is set (the operator asked for it, as under Flink's plugin); otherwise it
- * tries {@code nvidia-smi}, then {@code jcuda}, and logs why an earlier one did not work.
+ * tries {@code nvml}, then {@code nvidia-smi}, then {@code jcuda}, and logs why an earlier one did
+ * not work. Monitoring runs through NVML where discovery did, else one nvidia-smi query per
+ * interval; the {@code jcuda} and {@code script} backends cannot monitor.
  *
  * <p>Its class name is configuration: it stays public, final, outside internal packages, and is
  * never renamed.
@@ -56,6 +63,7 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
     static final String SCRIPT_ARGS = "discovery-script.args";
     static final String MIG = "mig";
     static final String MIG_PROFILE = "mig.profile";
+    static final String NVML_LIBRARY = "nvml.library";
 
     /** The DeviceClasses of NVIDIA's DRA driver for GPUs: whole GPUs and MIG devices. */
     static final String DRA_GPU_CLASS = "gpu.nvidia.com";
@@ -97,6 +105,16 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
                 smi = params.path(NVIDIA_SMI_PATH, null, PathCheck.EXECUTABLE);
             }
         }
+        String nvmlLibrary = Nvml.DEFAULT_LIBRARY;
+        if (params.isSet(NVML_LIBRARY)) {
+            String raw = params.string(NVML_LIBRARY, "").strip();
+            if (!raw.startsWith("/")) {
+                params.problem(NVML_LIBRARY, "expected the absolute path of libnvidia-ml.so.1 but got '" + raw
+                        + "'; remove the key to let the dynamic linker find " + Nvml.DEFAULT_LIBRARY);
+            } else {
+                nvmlLibrary = params.path(NVML_LIBRARY, null, PathCheck.READABLE_FILE).toString();
+            }
+        }
         Duration timeout = params.duration(TIMEOUT, DiscoveryScript.DEFAULT_TIMEOUT);
         boolean scriptSet = params.isSet(SCRIPT_PATH) || params.isSet(SCRIPT_ARGS);
         String scriptPath = params.string(SCRIPT_PATH, FLINK_DEFAULT_SCRIPT);
@@ -116,19 +134,30 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
                     + " is not true, so the profile would be ignored and whole GPUs handed out;"
                     + " set " + params.fullKey(MIG) + ": true or remove " + params.fullKey(MIG_PROFILE));
         }
-        if (scriptSet && (kind == BackendKind.NVIDIA_SMI || kind == BackendKind.JCUDA)) {
+        if (scriptSet && (kind == BackendKind.NVIDIA_SMI || kind == BackendKind.JCUDA || kind == BackendKind.NVML)) {
             String which = params.isSet(SCRIPT_PATH) ? SCRIPT_PATH : SCRIPT_ARGS;
             params.problem(which, "is set but " + params.fullKey(BACKEND) + " is "
                     + kind.name().toLowerCase().replace('_', '-') + ", which runs no discovery script;"
                     + " set " + params.fullKey(BACKEND) + " to script (or auto), or remove " + params.fullKey(which));
         }
         if (mig && (kind == BackendKind.JCUDA || kind == BackendKind.SCRIPT)) {
-            params.problem(MIG, "MIG devices are found with backend nvidia-smi only, but "
+            params.problem(MIG, "MIG devices are found with backends nvml and nvidia-smi only, but "
                     + params.fullKey(BACKEND) + " is " + kind.name().toLowerCase().replace('_', '-'));
         } else if (mig && kind == BackendKind.AUTO && scriptSet) {
-            params.problem(MIG, "MIG devices are found with backend nvidia-smi only, but "
+            params.problem(MIG, "MIG devices are found with backends nvml and nvidia-smi only, but "
                     + params.fullKey(SCRIPT_PATH) + " or " + params.fullKey(SCRIPT_ARGS)
                     + " asks for a discovery script; remove them or set mig to false");
+        }
+        MonitorSettings monitor = MonitorSettings.read(params);
+        XidPolicy xids = XidPolicy.read(params);
+        boolean cannotMonitor = kind == BackendKind.JCUDA || kind == BackendKind.SCRIPT
+                || kind == BackendKind.AUTO && scriptSet;
+        if (cannotMonitor && params.isSet(MonitorSettings.INTERVAL) && monitor.enabled()) {
+            params.problem(MonitorSettings.INTERVAL, "asks for monitoring, but " + params.fullKey(BACKEND) + " is "
+                    + (kind == BackendKind.AUTO ? "auto with a discovery script" : display(kind))
+                    + ", which cannot watch GPUs while jobs run; monitoring works with "
+                    + NvidiaMonitors.CAN_MONITOR + " (NVML, or one nvidia-smi query per interval): choose one,"
+                    + " or set " + params.fullKey(MonitorSettings.INTERVAL) + ": 0");
         }
         CoordinationParams coordination = CoordinationParams.read(params, "nvidia-gpu");
         DraSelection dra = DraSelection.read(params, mig ? DRA_MIG_CLASS : DRA_GPU_CLASS);
@@ -139,8 +168,13 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
         Backend nvidiaSmi =
                 new NvidiaSmiBackend(smi, timeout, params.fullKey(NVIDIA_SMI_PATH),
                         environment, visible, unitProfile, params.fullKey(MIG_PROFILE));
+        Backend nvml = new NvmlBackend(nvmlLibrary, params.fullKey(NVML_LIBRARY), visible, unitProfile,
+                params.fullKey(MIG_PROFILE));
         Backend backend;
         switch (kind) {
+            case NVML:
+                backend = nvml;
+                break;
             case NVIDIA_SMI:
                 backend = nvidiaSmi;
                 break;
@@ -155,12 +189,18 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
                         scriptSet
                                 ? script(params, scriptPath, scriptArgs, timeout, coordination.enabled())
                                 : new AutoBackend(
-                                        mig ? List.of(nvidiaSmi) : List.of(nvidiaSmi, new JCudaBackend()));
+                                        mig ? List.of(nvml, nvidiaSmi) : List.of(nvml, nvidiaSmi, new JCudaBackend()));
         }
         DeviceCoordinator coordinator =
                 coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
         String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
-        return new NvidiaGpuDriver(backend, coordinator, amountKey, unitProfile, dra);
+        NvidiaGpuDriver driver = new NvidiaGpuDriver(backend, coordinator, amountKey, unitProfile, dra);
+        driver.monitorWith(cannotMonitor ? MonitorSettings.of(Duration.ZERO, monitor.action(), monitor.name()) : monitor, xids);
+        return driver;
+    }
+
+    private static String display(BackendKind kind) {
+        return kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }
 
     private Backend script(

@@ -1,7 +1,6 @@
 package io.flinkdevices.nvidia;
 
 import io.flinkdevices.sdk.DeviceDriverException;
-import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.sdk.process.Executables;
@@ -15,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -56,11 +54,7 @@ final class NvidiaSmiBackend implements Backend {
     private final Duration timeout;
     private final String key;
     private final Map<String, String> environment;
-    private final VisibleDevices visible;
-    private final String migProfile;
-    private final String migProfileKey;
-    /** MIG unit UUID to its GPU's coordination id, from the last listing. */
-    private final Map<String, String> migParents = new java.util.concurrent.ConcurrentHashMap<>();
+    private final UnitSelector units;
 
     /**
      * @param key the parameter that names the program, for errors
@@ -75,13 +69,11 @@ final class NvidiaSmiBackend implements Backend {
             VisibleDevices visible,
             String migProfile,
             String migProfileKey) {
-        this.migProfileKey = migProfileKey;
         this.program = program;
         this.timeout = timeout;
         this.key = key;
         this.environment = environment;
-        this.visible = visible;
-        this.migProfile = migProfile;
+        this.units = new UnitSelector(visible, migProfile, migProfileKey);
     }
 
     @Override
@@ -91,91 +83,18 @@ final class NvidiaSmiBackend implements Backend {
 
     @Override
     public String coordinationId(GpuInfo d) {
-        String own = Backend.super.coordinationId(d);
-        String gpu = d.getPartition().isPresent() ? migParents.get(own) : null;
-        return gpu == null ? own : DeviceCoordinator.partId(gpu, own);
+        return units.coordinationId(d);
     }
 
     @Override
     public List<GpuInfo> devices(long amount) throws DeviceDriverException {
         List<Gpu> gpus = query();
-        List<GpuInfo> devices = new ArrayList<>();
-        Map<GpuInfo, VisibleDevices.GpuRef> parents = new HashMap<>();
-        if (migProfile == null) {
-            for (Gpu g : gpus) {
-                devices.add(g.info);
-            }
-        } else {
-            Map<Integer, Gpu> byIndex = new HashMap<>();
-            gpus.forEach(g -> byIndex.put(g.info.getIndex(), g));
-            List<Mig> all = listMig();
-            Set<String> uuids = new HashSet<>();
-            for (Mig m : all) {
-                if (!uuids.add(m.uuid)) {
-                    throw new DeviceDriverException(describe() + " -L lists MIG device UUID " + m.uuid
-                            + " twice; expected every MIG device to have its own UUID (tasks would share"
-                            + " one device through " + VisibleDevices.ENV + ")");
-                }
-            }
-            for (Mig m : all) {
-                Gpu parent = byIndex.get(m.gpuIndex);
-                if (parent == null || !m.profile.equals(migProfile)) {
-                    continue;
-                }
-                GpuInfo.Builder b =
-                        GpuInfo.builder("nvidia", parent.info.getIndex())
-                                .uuid(m.uuid)
-                                .name(parent.info.getName().orElse("NVIDIA GPU") + " MIG " + m.profile)
-                                .partition(m.profile)
-                                .visibleDevices(VisibleDevices.ENV, m.uuid);
-                parent.info.getArchitecture().ifPresent(b::architecture);
-                parent.info.getPciAddress().ifPresent(b::pciAddress);
-                GpuInfo info = b.build();
-                devices.add(info);
-                parents.put(info, new VisibleDevices.GpuRef(parent.info.getIndex(), parent.info.getUuid()));
-                migParents.put(m.uuid, Backend.super.coordinationId(parent.info));
-            }
-        }
-        if (migProfile != null && devices.isEmpty()) {
-            throw noMigUnits(gpus, listMigQuietly());
-        }
-        return visible.apply(devices, parents);
+        List<Mig> migs = units.migUnits() ? listMig() : List.of();
+        return units.select(gpus, migs, describe());
     }
 
-    private List<Mig> listMigQuietly() {
-        try {
-            return listMig();
-        } catch (DeviceDriverException e) {
-            return List.of();
-        }
-    }
-
-    /** Why MIG mode found no unit: MIG is off on every GPU, or no MIG device has the profile. */
-    private DeviceDriverException noMigUnits(List<Gpu> gpus, List<Mig> migs) {
-        List<String> on = new ArrayList<>();
-        for (Gpu g : gpus) {
-            if (g.migEnabled) {
-                on.add("GPU " + g.info.getIndex());
-            }
-        }
-        if (on.isEmpty()) {
-            return new DeviceDriverException(migProfileKey + ": MIG devices of profile " + migProfile
-                    + " were asked for, but " + describe() + " reports MIG disabled on all "
-                    + gpus.size() + " GPUs of this host; expected MIG enabled on at least one GPU"
-                    + " (nvidia-smi -i <gpu> -mig 1, then create instances of " + migProfile + "),"
-                    + " or set mig to false to hand out whole GPUs");
-        }
-        Set<String> profiles = new java.util.TreeSet<>();
-        migs.forEach(m -> profiles.add(m.profile));
-        return new DeviceDriverException(migProfileKey + ": no MIG device of profile " + migProfile
-                + " on this host; MIG is enabled on " + on + " with "
-                + (profiles.isEmpty() ? "no MIG devices created" : "profiles " + profiles)
-                + "; expected at least one MIG device of profile " + migProfile
-                + " (create it with nvidia-smi mig -cgi " + migProfile + " -C) or set "
-                + migProfileKey + " to a profile the host has");
-    }
-
-    private ExternalCommand.Result run(List<String> args) throws DeviceDriverException {
+    /** Runs nvidia-smi with {@code args}, bounded by the timeout (the monitor's sampler too). */
+    ExternalCommand.Result run(List<String> args) throws DeviceDriverException {
         Path resolved = resolve();
         return ExternalCommand.of(resolved, args, timeout, key).run();
     }

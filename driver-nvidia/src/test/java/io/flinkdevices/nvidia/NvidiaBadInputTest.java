@@ -99,12 +99,40 @@ class NvidiaBadInputTest {
                     "native library libcuda.so.1", "could not be loaded", "cannot open shared object file",
                     "install the NVIDIA driver");
         }
+        if (NvmlStandIn.unavailable().isPresent()) {
+            table.skip("NVML refusing to start", NvmlStandIn.unavailable().get());
+        } else {
+            io.flinkdevices.testkit.fake.InstalledNvidiaHost refusing =
+                    FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(host());
+            String lib = NvmlStandIn.installOn(refusing).toString();
+            refusing.nvmlInitError(4);
+            table.row("NVML refusing to start (no permission)", () -> attempt(Map.of(), params("backend", "nvml", "nvml.library", lib), 1),
+                    "NVML (" + lib + ") refused to start", "'Insufficient Permissions'", "/dev/nvidiactl");
+        }
+        Path notElf = Files.writeString(temp.resolve("libnvidia-ml.so.1"), "not a library\n");
         BadInputTable.Result result =
                 table
+                        .row("relative nvml.library", () -> attempt(Map.of(), params("backend", "nvml", "nvml.library", "lib/libnvidia-ml.so.1"), 1),
+                                P + "nvml.library", "expected the absolute path of libnvidia-ml.so.1", "'lib/libnvidia-ml.so.1'")
+                        .row("nvml.library missing", () -> attempt(Map.of(), params("backend", "nvml", "nvml.library", "/no/such/libnvidia-ml.so.1"), 1),
+                                P + "nvml.library", "/no/such/libnvidia-ml.so.1", "No such file or directory")
+                        .row("nvml.library not a library", () -> attempt(Map.of(), params("backend", "nvml", "nvml.library", notElf.toString()), 1),
+                                "native library " + notElf, "could not be loaded", notElf + ": file too short", "install the NVIDIA driver")
+                        .row("bad monitor.interval", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "monitor.interval", "often"), 1),
+                                P + "monitor.interval", "expected 0 (monitoring off) or a duration", "'often'")
+                        .row("bad health.action", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "health.action", "panic"), 1),
+                                P + "health.action", "expected one of report, fail-tasks, stop-taskmanager", "'panic'")
+                        .row("bad health.ignored-xids", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "health.ignored-xids", "13,xid79"), 1),
+                                P + "health.ignored-xids", "expected a comma-separated list of Xid numbers", "'xid79' is not an Xid number")
+                        .row("monitoring asked of backend script", () -> attempt(Map.of(), params("backend", "script", "discovery-script.path",
+                                        scriptGarbage.toString(), "monitor.interval", "10 s"), 1),
+                                P + "monitor.interval", P + "backend is script", "monitoring works with backends auto, nvml and nvidia-smi")
+                        .row("monitoring asked of backend jcuda", () -> attempt(Map.of(), params("backend", "jcuda", "monitor.interval", "1 s"), 1),
+                                P + "monitor.interval", P + "backend is jcuda", "monitoring works with backends auto, nvml and nvidia-smi")
                         .row("unknown key", () -> attempt(Map.of(), params("nvidia-smi.pth", smi), 1),
                                 P + "nvidia-smi.pth", "unknown parameter", "did you mean " + P + "nvidia-smi.path")
                         .row("unknown backend", () -> attempt(Map.of(), params("backend", "cuda"), 1),
-                                P + "backend", "expected one of auto, nvidia-smi, jcuda, script", "'cuda'")
+                                P + "backend", "expected one of auto, nvml, nvidia-smi, jcuda, script", "'cuda'")
                         .row("bad timeout", () -> attempt(Map.of(), params("timeout", "soon"), 1),
                                 P + "timeout", "expected a duration")
                         .row("timeout too long to count", () -> attempt(Map.of(), params("timeout", "99999999 d"), 1),
@@ -130,7 +158,7 @@ class NvidiaBadInputTest {
                         .row("malformed mig.profile", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "mig", "true", "mig.profile", "big"), 1),
                                 P + "mig.profile", "expected a MIG profile", "'big'")
                         .row("mig with backend jcuda", () -> attempt(Map.of(), params("backend", "jcuda", "mig", "true", "mig.profile", "1g.10gb"), 1),
-                                P + "mig", "backend nvidia-smi only", P + "backend")
+                                P + "mig", "backends nvml and nvidia-smi only", P + "backend")
                         .row("discovery script under backend nvidia-smi", () -> attempt(Map.of(), params("backend", "nvidia-smi", "nvidia-smi.path", smi, "discovery-script.path", scriptGarbage.toString()), 1),
                                 P + "discovery-script.path", "runs no discovery script", P + "backend")
                         .row("nvidia-smi not on the PATH", () -> attempt(Map.of("PATH", emptyPath.toString()), params("backend", "nvidia-smi"), 1),

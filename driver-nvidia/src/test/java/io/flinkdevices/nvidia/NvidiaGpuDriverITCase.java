@@ -70,6 +70,8 @@ class NvidiaGpuDriverITCase {
         Map<String, String> p = new HashMap<>();
         p.put("backend", "nvidia-smi");
         p.put("nvidia-smi.path", program.toString());
+        // discovery's own runs only (the monitor's metrics query is NvidiaMonitorTest's)
+        p.put("monitor.interval", "0");
         for (int i = 0; i < more.length; i += 2) {
             p.put(more[i], more[i + 1]);
         }
@@ -390,7 +392,7 @@ class NvidiaGpuDriverITCase {
             assertThatThrownBy(() -> driver(Map.of("mig", "true", "backend", "jcuda")))
                     .isInstanceOf(DriverConfigException.class)
                     .hasMessageContaining("external-resource.gpu.param.mig.profile: is required")
-                    .hasMessageContaining("external-resource.gpu.param.mig: MIG devices are found with backend nvidia-smi only");
+                    .hasMessageContaining("external-resource.gpu.param.mig: MIG devices are found with backends nvml and nvidia-smi only");
             assertThatThrownBy(() -> driver(Map.of("mig", "true", "mig.profile", "1g.10gb", "discovery-script.args", "--x")))
                     .isInstanceOf(DriverConfigException.class)
                     .hasMessageContaining("external-resource.gpu.param.discovery-script.args asks for a discovery script");

@@ -149,7 +149,7 @@ final class SysfsPorts {
                 break;
             }
             String gid = sys.requireAttribute(port + "gids/" + i);
-            if (!gid.matches("[0-9a-fA-F]{4}(:[0-9a-fA-F]{4}){7}")) {
+            if (!isGid(gid)) {
                 throw new DeviceDriverException(sys.resolve(port + "gids/" + i) + " is '" + abbreviate(gid)
                         + "'; expected a GID of eight groups of four hex digits such as"
                         + " fe80:0000:0000:0000:0e42:a1ff:fe65:e4ec (a truncated or damaged file?)");
@@ -171,11 +171,43 @@ final class SysfsPorts {
     private String afterColon(String value, String rel, String example) throws DeviceDriverException {
         int colon = value.indexOf(':');
         String v = colon < 0 ? "" : value.substring(colon + 1).strip();
-        if (colon <= 0 || v.isEmpty() || !value.substring(0, colon).strip().matches("\\d{1,2}")) {
+        if (colon <= 0 || v.isEmpty() || !isNumber(value.substring(0, colon).strip(), 2)) {
             throw new DeviceDriverException(sys.resolve(rel) + " is '" + abbreviate(value) + "'; expected '<number>: <name>'"
                     + " such as '" + example + "' (a truncated or damaged file?)");
         }
         return v;
+    }
+
+    /**
+     * Whether {@code s} is eight groups of four hex digits separated by {@code :}, as the kernel
+     * prints a GID. Checked by hand: a discovery checks every GID of every port, and {@code
+     * String.matches} would compile a pattern for each.
+     */
+    static boolean isGid(String s) {
+        if (s.length() != 39) {
+            return false;
+        }
+        for (int i = 0; i < 39; i++) {
+            char c = s.charAt(i);
+            boolean ok = i % 5 == 4 ? c == ':' : Character.digit(c, 16) >= 0 && c < 128;
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code s} is 1 to {@code maxDigits} ASCII digits. */
+    private static boolean isNumber(String s, int maxDigits) {
+        if (s.isEmpty() || s.length() > maxDigits) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code "100 Gb/sec (4X EDR)"} -> 100; {@code "2.5 Gb/sec (1X SDR)"} -> 2; -1 when it is no such rate. */

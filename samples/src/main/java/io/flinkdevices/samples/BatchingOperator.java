@@ -10,6 +10,10 @@ import org.apache.flink.streaming.api.watermark.Watermark;
  * of both sample operators. A partial batch is flushed before a watermark is forwarded, before a
  * checkpoint barrier (so no record is held across a checkpoint) and at the end of input; the
  * device is released when the operator closes.
+ *
+ * <p>Only the FIR sample's operator still extends it; the GPU and RDMA samples use job-devices'
+ * {@link io.flinkdevices.job.batch.DeviceBatchOperator}, which also keeps several batches in flight,
+ * flushes on a timeout and reports batch metrics. This class goes when the FIR sample moves too.
  */
 public abstract class BatchingOperator<IN, OUT> extends AbstractStreamOperator<OUT>
         implements OneInputStreamOperator<IN, OUT>, BoundedOneInput {

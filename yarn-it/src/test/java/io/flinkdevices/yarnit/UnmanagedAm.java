@@ -15,6 +15,7 @@ import org.apache.hadoop.yarn.api.records.YarnApplicationAttemptState;
 import org.apache.hadoop.yarn.client.ClientRMProxy;
 import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.NMClient;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.exceptions.YarnException;
@@ -41,10 +42,13 @@ final class UnmanagedAm implements AutoCloseable {
 
     private final UserGroupInformation attempt;
     private final AMRMClient<ContainerRequest> amrm;
+    private final Configuration conf;
+    private NMClient nm;
 
-    private UnmanagedAm(UserGroupInformation attempt, AMRMClient<ContainerRequest> amrm) {
+    private UnmanagedAm(UserGroupInformation attempt, AMRMClient<ContainerRequest> amrm, Configuration conf) {
         this.attempt = attempt;
         this.amrm = amrm;
+        this.conf = conf;
     }
 
     /** Submits application {@code name} and registers as its master, waiting at most {@code timeout}. */
@@ -87,7 +91,7 @@ final class UnmanagedAm implements AutoCloseable {
                                     c.registerApplicationMaster("localhost", 0, "");
                                     return c;
                                 });
-        return new UnmanagedAm(attempt, amrm);
+        return new UnmanagedAm(attempt, amrm, conf);
     }
 
     /**
@@ -109,6 +113,20 @@ final class UnmanagedAm implements AutoCloseable {
                     return null;
                 });
         return granted.get(0);
+    }
+
+    /**
+     * Starts {@code context} in {@code container} through the container's NodeManager, which
+     * writes the container's launch script and runs it; the container is stopped at {@link
+     * #close()}. The NodeManager token came with the allocation.
+     */
+    void launch(Container container, ContainerLaunchContext context) throws IOException, YarnException {
+        if (nm == null) {
+            nm = NMClient.createNMClient();
+            nm.init(conf);
+            nm.start();
+        }
+        nm.startContainer(container, context);
     }
 
     /** Asks for one container of {@code capability}: one heartbeat, whose failure is thrown. */
@@ -141,6 +159,9 @@ final class UnmanagedAm implements AutoCloseable {
         as(
                 () -> {
                     try {
+                        if (nm != null) {
+                            nm.stop(); // stops the containers it started
+                        }
                         amrm.unregisterApplicationMaster(FinalApplicationStatus.SUCCEEDED, "", "");
                     } finally {
                         amrm.stop();

@@ -13,6 +13,7 @@ import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A real Yarn in this JVM: a {@link MiniYARNCluster} with one ResourceManager (CapacityScheduler)
@@ -35,6 +36,12 @@ final class YarnCluster implements AutoCloseable {
      * timeout}.
      */
     static YarnCluster start(String name, Path confDir, Duration timeout) throws Exception {
+        return start(name, confDir, timeout, conf -> {});
+    }
+
+    /** As {@link #start(String, Path, Duration)}, with {@code settings} applied to the daemons' configuration. */
+    static YarnCluster start(String name, Path confDir, Duration timeout, Consumer<YarnConfiguration> settings)
+            throws Exception {
         YarnConfiguration conf = new YarnConfiguration();
         // copies of this configuration (the NodeManager's, the scheduler's) keep its class loader
         conf.setClassLoader(HadoopConfDir.firstOnClassPath(confDir, YarnCluster.class.getClassLoader()));
@@ -48,6 +55,7 @@ final class YarnCluster implements AutoCloseable {
         // resource types and a NodeManager's resources are read once per JVM; read these files
         ResourceUtils.resetResourceTypes(conf);
         ResourceUtils.resetNodeResources();
+        settings.accept(conf);
 
         MiniYARNCluster cluster = new MiniYARNCluster(name, 1, 1, 1);
         YarnClient client = null;

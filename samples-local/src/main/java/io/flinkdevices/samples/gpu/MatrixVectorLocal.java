@@ -16,13 +16,16 @@ import java.util.Map;
  *
  * <pre>
  * MatrixVectorLocal [batch size (256)] [records (200000)] [dims (256)] [parallelism (2)] [simulated | nvidia[=PATH]]
+ *     [GPUs (parallelism)] [slots (2)]
  * </pre>
  *
  * The TaskManager gets its GPUs from a plugin: by default the testkit's simulated GPU driver (the
  * subtasks take the CPU path and say why); with {@code nvidia} flink-devices' NVIDIA driver
  * ({@code io.flinkdevices.nvidia.NvidiaGpuDriverFactory}, nvidia-smi backend, {@code nvidia-smi}
  * from the {@code PATH} or {@code PATH} given), so on a GPU host the subtasks take the GPU path.
- * Exits 1 when a checked product is wrong or a record is missing.
+ * The TaskManager asks for {@code GPUs} of them; with fewer GPUs than subtasks, subtasks share
+ * GPUs ({@code parallelism / GPUs} per GPU, as the job's {@code --per-gpu}). Exits 1 when a
+ * checked product is wrong or a record is missing.
  */
 public final class MatrixVectorLocal {
 
@@ -35,7 +38,15 @@ public final class MatrixVectorLocal {
         int dims = args.length > 2 ? Integer.parseInt(args[2]) : 256;
         int parallelism = args.length > 3 ? Integer.parseInt(args[3]) : 2;
         Devices devices = Devices.parse(args.length > 4 ? args[4] : "simulated");
-        MatrixVectorJob.Result r = run(batch, records, dims, parallelism, devices);
+        int gpus = args.length > 5 ? Integer.parseInt(args[5]) : parallelism;
+        int slots = args.length > 6 ? Integer.parseInt(args[6]) : 2;
+        if (gpus < 1 || gpus > parallelism) {
+            throw new IllegalArgumentException("GPUs must be 1 to the parallelism (" + parallelism + "), but is " + gpus);
+        }
+        MatrixVectorJobArgs a = MatrixVectorJobArgs.of(batch, records, dims, MatrixVectorJob.RESOURCE);
+        a.slots = slots;
+        a.settings();
+        MatrixVectorJob.Result r = run(a, parallelism, gpus, devices);
         System.out.println();
         System.out.println(r.summary());
         System.exit(r.mismatches == 0 && r.records() == records ? 0 : 1);
@@ -94,6 +105,11 @@ public final class MatrixVectorLocal {
      */
     public static MatrixVectorJob.Result run(int batch, long records, int dims, int parallelism, Devices devices)
             throws Exception {
+        return run(MatrixVectorJobArgs.of(batch, records, dims, MatrixVectorJob.RESOURCE), parallelism, parallelism, devices);
+    }
+
+    static MatrixVectorJob.Result run(MatrixVectorJobArgs a, int parallelism, int gpus, Devices devices)
+            throws Exception {
         Path work = Files.createTempDirectory("flink-devices-matvec");
         try {
             Path plugins = work.resolve("plugins");
@@ -106,19 +122,19 @@ public final class MatrixVectorLocal {
                 if (devices.nvidiaSmi != null) {
                     params.put("nvidia-smi.path", devices.nvidiaSmi);
                 }
-                builder.resource(MatrixVectorJob.RESOURCE, NvidiaPlugin.FACTORY, parallelism, params);
+                builder.resource(MatrixVectorJob.RESOURCE, NvidiaPlugin.FACTORY, gpus, params);
             } else {
                 SimulatedDevices.installGpuPlugin(plugins);
                 builder.resource(
                         MatrixVectorJob.RESOURCE,
                         SimulatedGpuDriverFactory.class.getName(),
-                        parallelism,
+                        gpus,
                         Map.of("count", Integer.toString(Math.max(4, parallelism))));
             }
             try (LocalDeviceCluster cluster = builder.build().start()) {
                 StreamExecutionEnvironment env = cluster.createEnvironment();
                 env.setParallelism(parallelism);
-                return MatrixVectorJob.execute(env, batch, records, dims, MatrixVectorJob.RESOURCE);
+                return MatrixVectorJob.execute(env, a);
             }
         } finally {
             LocalFiles.deleteRecursively(work);

@@ -1,5 +1,7 @@
 package io.flinkdevices.samples.gpu;
 
+import io.flinkdevices.job.batch.BatchBackend;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
@@ -7,11 +9,16 @@ import java.nio.FloatBuffer;
 /**
  * The CPU path: the same sums as {@link Matrix#multiplyNaive} in the same order, so its results
  * equal the reference exactly. Used for validation and on hosts without a usable NVIDIA GPU.
+ *
+ * <p>Also a one-slot {@link BatchBackend} over the same buffers (the job's CPU path, no copy): the
+ * products are computed in {@link #start}, {@link #finish} returns at once.
  */
-final class CpuMatVec implements MatVecBackend {
+final class CpuMatVec implements MatVecBackend, BatchBackend {
 
     private final Matrix matrix;
     private final int batchSize;
+    private final ByteBuffer inputBytes;
+    private final ByteBuffer outputBytes;
     private final FloatBuffer input;
     private final FloatBuffer output;
     private final float[] x;
@@ -20,16 +27,20 @@ final class CpuMatVec implements MatVecBackend {
     CpuMatVec(Matrix matrix, int batchSize) {
         this.matrix = matrix;
         this.batchSize = batchSize;
-        this.input = direct((long) batchSize * matrix.cols());
-        this.output = direct((long) batchSize * matrix.rows());
+        this.inputBytes = directBytes((long) batchSize * matrix.cols());
+        this.outputBytes = directBytes((long) batchSize * matrix.rows());
+        this.input = inputBytes.asFloatBuffer();
+        this.output = outputBytes.asFloatBuffer();
         this.x = new float[matrix.cols()];
         this.y = new float[matrix.rows()];
     }
 
     static FloatBuffer direct(long floats) {
-        return ByteBuffer.allocateDirect(Math.toIntExact(floats * Float.BYTES))
-                .order(ByteOrder.nativeOrder())
-                .asFloatBuffer();
+        return directBytes(floats).asFloatBuffer();
+    }
+
+    static ByteBuffer directBytes(long floats) {
+        return ByteBuffer.allocateDirect(Math.toIntExact(floats * Float.BYTES)).order(ByteOrder.nativeOrder());
     }
 
     @Override
@@ -70,6 +81,39 @@ final class CpuMatVec implements MatVecBackend {
             output.put(k * rows, y, 0, rows);
         }
     }
+
+    @Override
+    public int slots() {
+        return 1;
+    }
+
+    @Override
+    public int inputRecordBytes() {
+        return matrix.cols() * Float.BYTES;
+    }
+
+    @Override
+    public int outputRecordBytes() {
+        return matrix.rows() * Float.BYTES;
+    }
+
+    @Override
+    public ByteBuffer input(int slot) {
+        return inputBytes;
+    }
+
+    @Override
+    public ByteBuffer output(int slot) {
+        return outputBytes;
+    }
+
+    @Override
+    public void start(int slot, int records) {
+        multiply(records);
+    }
+
+    @Override
+    public void finish(int slot) {}
 
     @Override
     public String describe() {

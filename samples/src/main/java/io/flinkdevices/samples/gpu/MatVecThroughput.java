@@ -9,12 +9,17 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * CPU path against GPU path, without Flink around them: the throughput of one backend filling
- * its off-heap batch and computing it, for several batch sizes. The GPU rows run where CUDA
- * starts on GPU {@code --gpu} (default 0) and say why they were skipped elsewhere.
+ * CPU path against GPU paths, without Flink around them: the throughput of one backend filling
+ * its off-heap batch, computing it and reading the products back, for several batch sizes. The
+ * GPU rows run where CUDA starts on GPU {@code --gpu} (default 0) and say why they were skipped
+ * elsewhere: the synchronous path ({@code GPU}: copy in, kernel, copy out, wait) and the
+ * asynchronous one ({@code GPU async xN}: {@link CudaBatchBackend} with N batches in flight, the
+ * next batch filled while the GPU works on the others; {@code --threads 4}: four host threads,
+ * each with a backend of its own, on the one GPU, as four subtasks sharing it). "GB/s moved"
+ * counts the vectors in and the products out.
  *
  * <pre>
- * MatVecThroughput [--dims 256] [--batches 1,16,256,4096] [--seconds 2] [--gpu 0]
+ * MatVecThroughput [--dims 256] [--batches 1,16,256,4096] [--slots 1,2,3] [--threads 1] [--seconds 2] [--gpu 0]
  * </pre>
  */
 public final class MatVecThroughput {
@@ -24,13 +29,19 @@ public final class MatVecThroughput {
     /** One measured configuration. */
     static final class Row {
         final MatVecBackend.Path path;
+        /** Batches in flight on the asynchronous path; 0 for the synchronous backends. */
+        final int slots;
+        /** Host threads, each with a backend of its own, all on one GPU (1 for the synchronous rows). */
+        final int threads;
         final int batch;
         final long records;
         final long nanos;
         final double maxError;
 
-        Row(MatVecBackend.Path path, int batch, long records, long nanos, double maxError) {
+        Row(MatVecBackend.Path path, int slots, int threads, int batch, long records, long nanos, double maxError) {
             this.path = path;
+            this.slots = slots;
+            this.threads = threads;
             this.batch = batch;
             this.records = records;
             this.nanos = nanos;
@@ -40,11 +51,17 @@ public final class MatVecThroughput {
         double recordsPerSecond() {
             return records / (nanos / 1e9);
         }
+
+        String label() {
+            return slots == 0 ? path.name() : "GPU async x" + slots + (threads == 1 ? "" : ", " + threads + " thr");
+        }
     }
 
     public static void main(String[] args) {
         int dims = 256;
         List<Integer> batches = List.of(1, 16, 256, 4096);
+        List<Integer> slots = List.of(1, 2, 3);
+        List<Integer> threads = List.of(1);
         double seconds = 2;
         int gpu = 0;
         for (int i = 0; i < args.length; i++) {
@@ -55,6 +72,12 @@ public final class MatVecThroughput {
                 case "--batches":
                     batches = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
                     break;
+                case "--slots":
+                    slots = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+                    break;
+                case "--threads":
+                    threads = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+                    break;
                 case "--seconds":
                     seconds = Double.parseDouble(args[++i]);
                     break;
@@ -63,14 +86,22 @@ public final class MatVecThroughput {
                     break;
                 default:
                     throw new IllegalArgumentException(
-                            "unknown argument " + args[i] + "; expected --dims N, --batches 1,16,256, --seconds S, --gpu INDEX");
+                            "unknown argument " + args[i]
+                                    + "; expected --dims N, --batches 1,16,256, --slots 1,2,3, --threads 1,4, --seconds S, --gpu INDEX");
             }
         }
-        run(dims, batches, seconds, gpu, System.out);
+        run(dims, batches, slots, threads, seconds, gpu, System.out);
     }
 
-    /** Measures every batch size on both paths and prints the table; returns the rows measured. */
-    static List<Row> run(int dims, List<Integer> batches, double seconds, int gpuIndex, PrintStream out) {
+    /** Measures every batch size on every path and prints the table; returns the rows measured. */
+    static List<Row> run(
+            int dims,
+            List<Integer> batches,
+            List<Integer> slotCounts,
+            List<Integer> threadCounts,
+            double seconds,
+            int gpuIndex,
+            PrintStream out) {
         Matrix m = Matrix.generate(dims, dims, MatrixVectorJob.MATRIX_SEED);
         int pool = 1024;
         float[][] vectors = new float[pool][];
@@ -79,6 +110,7 @@ public final class MatVecThroughput {
         }
         List<Row> rows = new ArrayList<>();
         String gpuSkipped = null;
+        String asyncSkipped = null;
         for (int batch : batches) {
             try (CpuMatVec cpu = new CpuMatVec(m, batch)) {
                 rows.add(measure(cpu, m, vectors, seconds));
@@ -96,6 +128,28 @@ public final class MatVecThroughput {
                     }
                 }
             }
+            for (int threads : threadCounts) {
+                for (int slots : slotCounts) {
+                    if (asyncSkipped != null) {
+                        break;
+                    }
+                    try {
+                        boolean first = rows.stream().noneMatch(r -> r.slots > 0);
+                        rows.add(AsyncLoop.measure(gpuIndex, m, batch, slots, threads, vectors, seconds, d -> {
+                            if (first) {
+                                out.println(d);
+                            }
+                        }));
+                    } catch (RuntimeException e) {
+                        asyncSkipped = e.getMessage();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        asyncSkipped = "interrupted";
+                    } catch (Exception e) {
+                        asyncSkipped = e.toString();
+                    }
+                }
+            }
         }
         out.printf(
                 Locale.ROOT,
@@ -104,17 +158,18 @@ public final class MatVecThroughput {
                 dims,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"));
-        String format = "| %-4s | %6s | %10s | %14s | %9s | %11s |%n";
-        out.printf(Locale.ROOT, format, "path", "batch", "records", "records/s", "GFLOP/s", "max error");
-        out.printf(Locale.ROOT, format, "----", "------", "----------", "--------------", "---------", "-----------");
+        String format = "| %-19s | %6s | %10s | %14s | %11s | %9s | %11s |%n";
+        out.printf(Locale.ROOT, format, "path", "batch", "records", "records/s", "GB/s moved", "GFLOP/s", "max error");
+        out.printf(Locale.ROOT, format, "-------------------", "------", "----------", "--------------", "-----------", "---------", "-----------");
         for (Row r : rows) {
             out.printf(
                     Locale.ROOT,
                     format,
-                    r.path,
+                    r.label(),
                     r.batch,
                     r.records,
                     String.format(Locale.ROOT, "%.0f", r.recordsPerSecond()),
+                    String.format(Locale.ROOT, "%.2f", r.recordsPerSecond() * 2.0 * dims * Float.BYTES / 1e9),
                     String.format(Locale.ROOT, "%.2f", r.recordsPerSecond() * 2.0 * dims * dims / 1e9),
                     String.format(Locale.ROOT, "%.2e", r.maxError));
         }
@@ -124,18 +179,31 @@ public final class MatVecThroughput {
             for (int batch : batches) {
                 Row cpu = find(rows, MatVecBackend.Path.CPU, batch);
                 Row gpu = find(rows, MatVecBackend.Path.GPU, batch);
-                out.printf(
-                        Locale.ROOT,
-                        "batch %d: GPU / CPU = %.1fx%n",
-                        batch,
-                        gpu.recordsPerSecond() / cpu.recordsPerSecond());
+                StringBuilder line =
+                        new StringBuilder(
+                                String.format(
+                                        Locale.ROOT, "batch %d: GPU / CPU = %.1fx", batch, gpu.recordsPerSecond() / cpu.recordsPerSecond()));
+                for (Row a : rows) {
+                    if (a.slots > 0 && a.batch == batch) {
+                        line.append(
+                                String.format(
+                                        Locale.ROOT,
+                                        ", %s / GPU = %.2fx",
+                                        a.label(),
+                                        a.recordsPerSecond() / gpu.recordsPerSecond()));
+                    }
+                }
+                out.println(line);
             }
+        }
+        if (asyncSkipped != null) {
+            out.println("GPU async rows skipped: " + asyncSkipped);
         }
         return rows;
     }
 
     private static Row find(List<Row> rows, MatVecBackend.Path path, int batch) {
-        return rows.stream().filter(r -> r.path == path && r.batch == batch).findFirst().orElseThrow();
+        return rows.stream().filter(r -> r.path == path && r.slots == 0 && r.batch == batch).findFirst().orElseThrow();
     }
 
     /** Fills and computes batches for {@code seconds} (after a warm-up), as the operator does. */
@@ -157,7 +225,7 @@ public final class MatVecThroughput {
                 records = 0;
                 start = now;
             } else if (!warm && now - start >= seconds * 1e9) {
-                return new Row(b.path(), batch, records, now - start, maxError);
+                return new Row(b.path(), 0, 1, batch, records, now - start, maxError);
             }
             int first = next;
             for (int k = 0; k < batch; k++) {

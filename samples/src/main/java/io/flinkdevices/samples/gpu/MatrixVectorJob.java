@@ -1,8 +1,11 @@
 package io.flinkdevices.samples.gpu;
 
+import io.flinkdevices.job.batch.DeviceBatchOperator;
+
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.LongCounter;
-import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.accumulators.LongMaximum;
+import org.apache.flink.api.common.accumulators.LongMinimum;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -10,6 +13,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
+import java.lang.management.ManagementFactory;
 import java.util.Locale;
 
 /**
@@ -18,14 +22,18 @@ import java.util.Locale;
  *
  * <pre>
  * flink run -c io.flinkdevices.samples.gpu.MatrixVectorJob samples-job.jar [--batch 256]
- *     [--records 200000] [--dims 256] [--parallelism N] [--resource gpu]
+ *     [--slots 2] [--timeout-ms 100] [--records 200000] [--dims 256]
+ *     [--parallelism N | --gpus G --per-gpu N] [--resource gpu]
  * </pre>
  *
- * A source generates {@code records} vectors of {@code dims} floats; {@link
- * BatchedMatVecOperator} multiplies each with one {@code dims x dims} matrix, {@code batch}
- * vectors per device call, on the subtask's GPU (cuBLAS, or the sample's own CUDA kernel) or on
- * the CPU where the subtask has none; every 97th product is checked against {@link
- * Matrix#multiplyExact}. {@code MatrixVectorLocal} (module {@code samples-local}) runs the same
+ * A parallel source generates {@code records} vectors of {@code dims} floats, chained to a {@link
+ * DeviceBatchOperator} that multiplies each with one {@code dims x dims} matrix, {@code batch}
+ * vectors per device call and up to {@code slots} batches in flight, on the subtask's GPU (cuBLAS,
+ * or the sample's own CUDA kernel) or on the CPU where the subtask has none ({@link
+ * MatVecBatchFactory}); every 97th product is checked against {@link Matrix#multiplyExact}. Every
+ * operator runs at the same parallelism and is chained: a vector goes from the source to the
+ * device buffer as a Java reference, never serialized. Object reuse is on: every operator makes a
+ * new record and none holds one it passed on. {@code MatrixVectorLocal} (module {@code samples-local}) runs the same
  * job on a local device cluster.
  */
 public final class MatrixVectorJob {
@@ -59,10 +67,10 @@ public final class MatrixVectorJob {
             return;
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        if (a.parallelism > 0) {
-            env.setParallelism(a.parallelism);
+        if (a.jobParallelism() > 0) {
+            env.setParallelism(a.jobParallelism());
         }
-        Result r = execute(env, a.batch, a.records, a.dims, a.resource);
+        Result r = execute(env, a);
         System.out.println(r.summary());
         if (r.subtasksGpu == 0) {
             System.out.println("Every subtask ran on the CPU path: none received a GPU of resource '" + a.resource
@@ -76,8 +84,13 @@ public final class MatrixVectorJob {
     /** Builds the job on {@code env} (parallelism as set there), runs it and returns what it measured. */
     public static Result execute(StreamExecutionEnvironment env, int batch, long records, int dims, String resource)
             throws Exception {
-        products(env, records, dims, batch, resource).map(new CheckSample(dims)).sinkTo(new DiscardingSink<>());
-        return new Result(env.execute("MatrixVectorJob"), batch, dims);
+        return execute(env, MatrixVectorJobArgs.of(batch, records, dims, resource));
+    }
+
+    static Result execute(StreamExecutionEnvironment env, MatrixVectorJobArgs a) throws Exception {
+        env.getConfig().enableObjectReuse();
+        products(env, a).map(new CheckSample(a.dims)).sinkTo(new DiscardingSink<>());
+        return new Result(env.execute("MatrixVectorJob"), a.batch, a.dims);
     }
 
     /** What one run measured. */
@@ -100,6 +113,17 @@ public final class MatrixVectorJob {
         public final long mismatches;
         /** Job wall time, as Flink reports it. */
         public final long jobMillis;
+        /**
+         * From the first vector generated to the last product checked, over all subtasks: the job
+         * without its deployment and teardown.
+         */
+        public final long streamMillis;
+        /** The task threads' CPU time from their first vector to their last product (all subtasks). */
+        public final long taskCpuNanos;
+        /** The task threads' CPU time inside the CPU path's batch calls. */
+        public final long cpuNanosCpu;
+        /** The task threads' CPU time inside the GPU path's batch calls. */
+        public final long cpuNanosGpu;
         final int batch;
         final int dims;
 
@@ -113,6 +137,14 @@ public final class MatrixVectorJob {
             this.checked = counter(r, "checked");
             this.mismatches = counter(r, "mismatches");
             this.jobMillis = r.getNetRuntime();
+            Object first = r.getAccumulatorResult("first-record-ms");
+            Object last = r.getAccumulatorResult("last-product-ms");
+            this.streamMillis = first == null || last == null
+                    ? jobMillis
+                    : Math.max(1, ((Number) last).longValue() - ((Number) first).longValue());
+            this.taskCpuNanos = counter(r, "task-cpu-nanos") - counter(r, "task-cpu-start-nanos");
+            this.cpuNanosCpu = counter(r, "cpu-nanos-cpu");
+            this.cpuNanosGpu = counter(r, "cpu-nanos-gpu");
             this.batch = batch;
             this.dims = dims;
         }
@@ -136,6 +168,11 @@ public final class MatrixVectorJob {
                             jobMillis / 1e3));
             line(sb, "GPU", subtasksGpu, recordsGpu, nanosGpu);
             line(sb, "CPU", subtasksCpu, recordsCpu, nanosCpu);
+            if (taskCpuNanos > 0) {
+                sb.append(String.format(Locale.ROOT,
+                        "  task threads' CPU from first vector to last product %.2f s, %.1f%% of it inside the batch calls%n",
+                        taskCpuNanos / 1e9, 100.0 * (cpuNanosCpu + cpuNanosGpu) / taskCpuNanos));
+            }
             sb.append(
                     String.format(
                             Locale.ROOT,
@@ -154,13 +191,16 @@ public final class MatrixVectorJob {
                     String.format(
                             Locale.ROOT,
                             "  %s path: %d subtask(s), %d records; inside batch calls %.0f records/s per subtask"
-                                    + " (%.2f GFLOP/s); end to end %.0f records/s%n",
+                                    + " (%.2f GFLOP/s); end to end %.0f records/s (job), %.0f records/s (first"
+                                    + " vector to last product, %.2f s)%n",
                             path,
                             subtasks,
                             recs,
                             perSubtask,
                             perSubtask * 2.0 * dims * dims / 1e9,
-                            recs / Math.max(1e-3, jobMillis / 1e3)));
+                            recs / Math.max(1e-3, jobMillis / 1e3),
+                            recs / Math.max(1e-3, streamMillis / 1e3),
+                            streamMillis / 1e3));
         }
 
         private static long counter(JobExecutionResult r, String name) {
@@ -171,24 +211,28 @@ public final class MatrixVectorJob {
 
     /** The job's pipeline up to the products: generated vectors through the batched operator. */
     static DataStream<IdVector> products(StreamExecutionEnvironment env, long records, int dims, int batch) {
-        return products(env, records, dims, batch, RESOURCE);
+        return products(env, MatrixVectorJobArgs.of(batch, records, dims, RESOURCE));
     }
 
-    /** The same, with the GPUs of external resource {@code resource}. */
-    static DataStream<IdVector> products(
-            StreamExecutionEnvironment env, long records, int dims, int batch, String resource) {
-        return env.fromSequence(0, records - 1)
-                .map(new Generate(dims))
+    /** The same, with the job's arguments (batching, the GPUs' resource name). */
+    static DataStream<IdVector> products(StreamExecutionEnvironment env, MatrixVectorJobArgs a) {
+        return env.fromSequence(0, a.records - 1)
+                .map(new Generate(a.dims))
+                .name("generate vectors")
                 .transform(
                         "batched matrix x vector",
                         TypeInformation.of(IdVector.class),
-                        new BatchedMatVecOperator(resource, dims, dims, MATRIX_SEED, batch));
+                        new DeviceBatchOperator<>(
+                                a.settings(),
+                                new MatVecBatchFactory(a.resource, a.dims, a.dims, MATRIX_SEED),
+                                new MatVecCodec(a.dims, a.dims)));
     }
 
-    /** Source side: the vector for an id. */
-    static final class Generate implements MapFunction<Long, IdVector> {
+    /** Source side: the vector for an id; notes when the subtask's first vector was made. */
+    static final class Generate extends RichMapFunction<Long, IdVector> {
         private static final long serialVersionUID = 1L;
         private final int dims;
+        private transient boolean started;
 
         Generate(int dims) {
             this.dims = dims;
@@ -196,6 +240,13 @@ public final class MatrixVectorJob {
 
         @Override
         public IdVector map(Long id) {
+            if (!started) {
+                started = true;
+                getRuntimeContext().addAccumulator("first-record-ms", new LongMinimum(System.currentTimeMillis()));
+                // chained to the check: the same thread, so the CPU it used from here to the check's close
+                getRuntimeContext().getLongCounter("task-cpu-start-nanos")
+                        .add(ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
+            }
             return IdVector.generate(id, dims, VECTOR_SEED);
         }
     }
@@ -217,6 +268,15 @@ public final class MatrixVectorJob {
             matrix = Matrix.generate(dims, dims, MATRIX_SEED);
             checked = getRuntimeContext().getLongCounter("checked");
             mismatches = getRuntimeContext().getLongCounter("mismatches");
+        }
+
+        @Override
+        public void close() {
+            // after the subtask's last product: with first-record-ms, the streaming window
+            getRuntimeContext().addAccumulator("last-product-ms", new LongMaximum(System.currentTimeMillis()));
+            // the chain's thread (source to sink): its CPU time beside the batch calls' share of it
+            getRuntimeContext().getLongCounter("task-cpu-nanos")
+                    .add(ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
         }
 
         @Override

@@ -1,5 +1,9 @@
 package io.flinkdevices.samples.gpu;
 
+import io.flinkdevices.job.batch.BatchSettings;
+
+import java.time.Duration;
+
 /** The arguments of {@link MatrixVectorJob#main}: {@code --key value} pairs, all optional. */
 final class MatrixVectorJobArgs {
 
@@ -7,10 +11,14 @@ final class MatrixVectorJobArgs {
             "Usage: flink run -c io.flinkdevices.samples.gpu.MatrixVectorJob samples-job.jar [options]\n"
                     + "Multiplies generated vectors with one matrix, in batches, on the GPU each subtask receives\n"
                     + "from the TaskManager's driver (the CPU where it receives none), and checks the products.\n"
-                    + "  --batch N        vectors per GPU call (default 256)\n"
+                    + "  --batch N        vectors per GPU call, 1 to 1048576 (default 256)\n"
+                    + "  --slots N        batches in flight per subtask, 1 to 16 (default 2; a synchronous path uses 1)\n"
+                    + "  --timeout-ms N   a partial batch leaves after N ms, 1 to 3600000 (default 100)\n"
                     + "  --records N      vectors in all (default 200000)\n"
                     + "  --dims N         vector length and matrix size (default 256)\n"
                     + "  --parallelism N  subtasks (default: the cluster's default parallelism)\n"
+                    + "  --gpus N         GPUs the job uses; with --per-gpu sets the parallelism to gpus x per-gpu\n"
+                    + "  --per-gpu N      subtasks sharing each GPU, 1 to 16 (default 1); not with --parallelism\n"
                     + "  --resource NAME  the external resource holding the GPUs (default gpu)\n"
                     + "  --help           this text\n"
                     + "Exit status: 0 every product right (on the GPU or, where a subtask has none, the CPU);\n"
@@ -19,7 +27,11 @@ final class MatrixVectorJobArgs {
     int batch = 256;
     long records = 200_000L;
     int dims = 256;
+    int slots = 2;
+    long timeoutMs = BatchSettings.DEFAULT_TIMEOUT.toMillis();
     int parallelism = -1;
+    int gpus = 1;
+    int perGpu = -1;
     String resource = MatrixVectorJob.RESOURCE;
     boolean help;
 
@@ -42,6 +54,22 @@ final class MatrixVectorJobArgs {
                 case "--batch":
                     a.batch = positive(key, value);
                     break;
+                case "--slots":
+                    a.slots = positive(key, value);
+                    break;
+                case "--timeout-ms":
+                    a.timeoutMs = positive(key, value);
+                    break;
+                case "--gpus":
+                    a.gpus = positive(key, value);
+                    break;
+                case "--per-gpu":
+                    a.perGpu = positive(key, value);
+                    if (a.perGpu > MAX_PER_GPU) {
+                        throw new IllegalArgumentException(
+                                "--per-gpu must be 1 to " + MAX_PER_GPU + " subtasks per GPU, but is " + value);
+                    }
+                    break;
                 case "--records":
                     a.records = positive(key, value);
                     break;
@@ -61,6 +89,41 @@ final class MatrixVectorJobArgs {
                     throw new IllegalArgumentException("unknown option '" + key + "'");
             }
         }
+        if (a.perGpu > 0 && a.parallelism > 0) {
+            throw new IllegalArgumentException("--per-gpu and --parallelism both set the parallelism: give one of them");
+        }
+        try {
+            a.settings();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--batch, --slots, --timeout-ms: " + e.getMessage(), e);
+        }
+        return a;
+    }
+
+    /** The most subtasks that share one GPU. */
+    static final int MAX_PER_GPU = 16;
+
+    /** The batching: checked, so a bad value fails at submission with the range. */
+    BatchSettings settings() {
+        return BatchSettings.of(batch, slots, Duration.ofMillis(timeoutMs));
+    }
+
+    /** The job's parallelism: {@code --parallelism}, or {@code --gpus x --per-gpu}, or -1 (the cluster's default). */
+    int jobParallelism() {
+        if (parallelism > 0) {
+            return parallelism;
+        }
+        return perGpu > 0 ? Math.multiplyExact(gpus, perGpu) : -1;
+    }
+
+    /** Arguments as the job runs them in tests and local runners. */
+    static MatrixVectorJobArgs of(int batch, long records, int dims, String resource) {
+        MatrixVectorJobArgs a = new MatrixVectorJobArgs();
+        a.batch = batch;
+        a.records = records;
+        a.dims = dims;
+        a.resource = resource;
+        a.settings();
         return a;
     }
 

@@ -42,6 +42,15 @@ public final class FeatureTable {
         return sum * value;
     }
 
+    /** The same score from a vector of native-order floats in {@code vectors} at byte {@code offset}. */
+    static float score(java.nio.ByteBuffer vectors, int offset, int dim, float value) {
+        float sum = 0f;
+        for (int i = 0; i < dim; i++) {
+            sum += vectors.getFloat(offset + i * Float.BYTES) * weight(i);
+        }
+        return sum * value;
+    }
+
     private static float weight(int i) {
         return 1f / (1 + (i % 7));
     }

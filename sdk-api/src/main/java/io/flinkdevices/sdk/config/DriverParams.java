@@ -1,39 +1,30 @@
 package io.flinkdevices.sdk.config;
 
 import io.flinkdevices.sdk.DeviceDriverException;
-import io.flinkdevices.sdk.host.HostFiles;
+import io.flinkdevices.sdk.config.internal.DurationText;
+import io.flinkdevices.sdk.config.internal.EnumNames;
+import io.flinkdevices.sdk.config.internal.FileChecks;
 import io.flinkdevices.sdk.internal.NearMiss;
+import io.flinkdevices.sdk.internal.OsReason;
 import io.flinkdevices.sdk.internal.ParamPrefix;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.util.TimeUtils;
 
 import java.io.IOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileSystemException;
-import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * Typed, validating reader of the parameters a driver factory receives.
@@ -176,8 +167,6 @@ public final class DriverParams {
      */
     public static final Duration MAX_DURATION = Duration.ofDays(1);
 
-    private static final Pattern NUMBER_AND_UNIT = Pattern.compile("\\d+\\s*(\\S*)");
-
     /**
      * A duration in Flink's syntax ({@code 10 s}, {@code 500ms}, {@code 1 min}) from {@link
      * #MIN_DURATION} to {@link #MAX_DURATION}; a value outside that range is a problem naming the
@@ -196,7 +185,7 @@ public final class DriverParams {
         } catch (RuntimeException e) {
             problem(
                     key,
-                    tooLargeForDuration(v)
+                    DurationText.tooLargeForDuration(v)
                             ? outOfRange(v)
                             : "expected a duration such as '10 s' or '500 ms' but got '" + v + "'");
             return defaultValue;
@@ -209,38 +198,7 @@ public final class DriverParams {
     }
 
     private static String outOfRange(String v) {
-        return "expected a duration from " + describe(MIN_DURATION) + " to " + describe(MAX_DURATION) + " but got '" + v + "'";
-    }
-
-    /** A number and a unit Flink knows, too large for a {@link Duration} ({@code 99999999999999999 d}). */
-    private static boolean tooLargeForDuration(String v) {
-        Matcher m = NUMBER_AND_UNIT.matcher(v);
-        if (!m.matches()) {
-            return false;
-        }
-        try {
-            TimeUtils.parseDuration("1" + m.group(1));
-            return true;
-        } catch (RuntimeException unknownUnit) {
-            return false;
-        }
-    }
-
-    /** {@code 1 ms}, {@code 10 s}, {@code 1 d}: the largest whole unit, in Flink's syntax. */
-    private static String describe(Duration d) {
-        if (d.toDays() > 0 && d.equals(Duration.ofDays(d.toDays()))) {
-            return d.toDays() + " d";
-        }
-        if (d.toHours() > 0 && d.equals(Duration.ofHours(d.toHours()))) {
-            return d.toHours() + " h";
-        }
-        if (d.toMinutes() > 0 && d.equals(Duration.ofMinutes(d.toMinutes()))) {
-            return d.toMinutes() + " min";
-        }
-        if (d.getSeconds() > 0 && d.equals(Duration.ofSeconds(d.getSeconds()))) {
-            return d.getSeconds() + " s";
-        }
-        return d.toMillis() + " ms";
+        return DurationText.outOfRange(v, MIN_DURATION, MAX_DURATION);
     }
 
     /**
@@ -306,85 +264,21 @@ public final class DriverParams {
      * key in front.
      */
     public static Optional<String> fileProblem(Path path, PathCheck check) {
-        if (check == PathCheck.NONE) {
-            return Optional.empty();
-        }
-        String expected =
-                check == PathCheck.EXISTS
-                        ? "a file or folder"
-                        : check == PathCheck.EXECUTABLE ? "an executable file" : "a readable file";
-        BasicFileAttributes attributes;
-        try {
-            attributes = Files.readAttributes(path, BasicFileAttributes.class);
-        } catch (IOException e) {
-            String reason = osReason(e);
-            String what =
-                    e instanceof NoSuchFileException
-                            ? (check == PathCheck.EXISTS ? "no such file or folder " : "no such file ")
-                                    + path
-                            : path + " cannot be read";
-            return Optional.of(what + "; expected " + expected + " (" + reason + ")");
-        }
-        if (check == PathCheck.EXISTS) {
-            return Optional.empty();
-        }
-        if (attributes.isDirectory()) {
-            return Optional.of(path + " is a folder; expected " + expected);
-        }
-        if (!attributes.isRegularFile()) {
-            return Optional.of(path + " is not a regular file (a device or pipe); expected " + expected);
-        }
-        if (check == PathCheck.EXECUTABLE && !Files.isExecutable(path)) {
-            return Optional.of(
-                    "file "
-                            + path
-                            + " is not executable ("
-                            + mode(path)
-                            + "); expected "
-                            + expected
-                            + " (chmod +x)");
-        }
-        if (check == PathCheck.READABLE_FILE) {
-            try {
-                // not a plain open: a FIFO swapped in since the look above would block it
-                HostFiles.checkReadable(path);
+        switch (check) {
+            case EXISTS:
+                return FileChecks.problem(path, FileChecks.Wanted.ANYTHING);
+            case READABLE_FILE:
+                return FileChecks.problem(path, FileChecks.Wanted.READABLE_FILE);
+            case EXECUTABLE:
+                return FileChecks.problem(path, FileChecks.Wanted.EXECUTABLE_FILE);
+            default:
                 return Optional.empty();
-            } catch (HostFiles.RefusedFileException e) {
-                return Optional.of(e.getMessage() + "; expected " + expected);
-            } catch (IOException e) {
-                return Optional.of(
-                        "file " + path + " is not readable; expected " + expected + " (" + osReason(e) + ")");
-            }
         }
-        return Optional.empty();
     }
 
     /** The operating system's words for a failed file access ({@code Not a directory}, ...). */
     public static String osReason(IOException e) {
-        if (e instanceof FileSystemException) {
-            FileSystemException f = (FileSystemException) e;
-            if (f.getReason() != null) {
-                return f.getReason();
-            }
-            if (e instanceof NoSuchFileException) {
-                return "No such file or directory";
-            }
-            if (e instanceof AccessDeniedException) {
-                return "Permission denied";
-            }
-            if (e instanceof NotDirectoryException) {
-                return "Not a directory";
-            }
-        }
-        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-    }
-
-    private static String mode(Path path) {
-        try {
-            return "mode " + PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
-        } catch (IOException | UnsupportedOperationException e) {
-            return "no execute permission";
-        }
+        return OsReason.of(e);
     }
 
     /**
@@ -397,22 +291,11 @@ public final class DriverParams {
         if (v == null) {
             return defaultValue;
         }
-        String wanted = v.replace('-', '_').toUpperCase(Locale.ROOT);
-        for (E e : type.getEnumConstants()) {
-            if (e.name().equals(wanted)) {
-                return e;
-            }
+        Optional<E> match = EnumNames.match(type, v);
+        if (match.isEmpty()) {
+            problem(key, EnumNames.expectedOneOf(type, v));
         }
-        problem(
-                key,
-                "expected one of "
-                        + Arrays.stream(type.getEnumConstants())
-                                .map(DriverParams::display)
-                                .collect(Collectors.joining(", "))
-                        + " but got '"
-                        + v
-                        + "'");
-        return defaultValue;
+        return match.orElse(defaultValue);
     }
 
     /**
@@ -498,9 +381,5 @@ public final class DriverParams {
 
     private String nearest(String key) {
         return NearMiss.closest(key, known, Math.max(2, key.length() / 4)).orElse(null);
-    }
-
-    private static String display(Enum<?> e) {
-        return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 }

@@ -1,7 +1,7 @@
 package io.flinkdevices.sdk.coordination;
 
 import io.flinkdevices.sdk.config.DriverParams;
-import io.flinkdevices.sdk.coordination.internal.FileNode;
+import io.flinkdevices.sdk.host.internal.FileNode;
 
 import org.apache.flink.annotation.PublicEvolving;
 

@@ -1,6 +1,6 @@
 package io.flinkdevices.sdk.host;
 
-import io.flinkdevices.sdk.coordination.internal.FileNode;
+import io.flinkdevices.sdk.host.internal.FileNode;
 
 import org.apache.flink.annotation.PublicEvolving;
 

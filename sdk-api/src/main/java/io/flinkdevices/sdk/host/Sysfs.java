@@ -1,12 +1,14 @@
 package io.flinkdevices.sdk.host;
 
 import io.flinkdevices.sdk.DeviceDriverException;
-import io.flinkdevices.sdk.config.DriverParams;
+import io.flinkdevices.sdk.host.internal.KernelAttributes;
+import io.flinkdevices.sdk.host.internal.NaturalOrder;
+import io.flinkdevices.sdk.host.internal.SysfsErrors;
+import io.flinkdevices.sdk.internal.OsReason;
 
 import org.apache.flink.annotation.PublicEvolving;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -56,21 +58,18 @@ public final class Sysfs {
     private static final Pattern PCI_ADDRESS =
             Pattern.compile("[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]");
 
-    /** A read shorter than this ended the file. */
-    private static final int MIN_FULL_READ = 4096;
-
     /** One read buffer per thread: a driver reads hundreds of attributes per discovery. */
     private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[MAX_ATTRIBUTE_BYTES + 1]);
 
     private final Path root;
-    private final String rootKey;
+    private final SysfsErrors errors;
     private final HostFiles.BeforeOpen beforeOpen;
     /** Whether the root is on the kernel's sysfs; null until first asked. */
     private volatile Boolean kernelTree;
 
     private Sysfs(Path root, String rootKey, HostFiles.BeforeOpen beforeOpen) {
         this.root = root.toAbsolutePath().normalize();
-        this.rootKey = Objects.requireNonNull(rootKey);
+        this.errors = new SysfsErrors(Objects.requireNonNull(rootKey), this.root);
         this.beforeOpen = beforeOpen;
     }
 
@@ -119,9 +118,9 @@ public final class Sysfs {
                 names.add(p.getFileName().toString());
             }
         } catch (IOException e) {
-            throw failure("cannot list " + dir, e, "a folder");
+            throw errors.failure("cannot list " + dir, e, "a folder");
         }
-        Collections.sort(names, Sysfs::naturalOrder);
+        Collections.sort(names, NaturalOrder::compare);
         return names;
     }
 
@@ -141,49 +140,13 @@ public final class Sysfs {
             } catch (NoSuchFileException e) {
                 return Optional.empty();
             } catch (HostFiles.RefusedFileException e) {
-                throw new DeviceDriverException(
-                        rootKey + " (" + root + "): " + e.getMessage()
-                                + "; expected a sysfs attribute (a regular file of at most a page)", e);
+                throw errors.error(e.getMessage() + "; expected a sysfs attribute (a regular file of at most a page)", e);
             } catch (IOException e) {
-                throw failure("cannot read " + file, e, "a readable sysfs attribute");
+                throw errors.failure("cannot read " + file, e, "a readable sysfs attribute");
             }
             return Optional.of(new String(bytes, StandardCharsets.UTF_8).strip());
         }
-        BasicFileAttributes attrs;
-        try {
-            attrs = Files.readAttributes(file, BasicFileAttributes.class);
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        } catch (IOException e) {
-            throw failure("cannot look at " + file, e, "a readable sysfs attribute");
-        }
-        if (!attrs.isRegularFile()) {
-            throw new DeviceDriverException(
-                    rootKey + " (" + root + "): " + file + " is not a regular file; expected a sysfs attribute");
-        }
-        byte[] buf = BUFFER.get();
-        int n = 0;
-        try (InputStream in = Files.newInputStream(file)) {
-            int r;
-            while (n < buf.length && (r = in.read(buf, n, buf.length - n)) > 0) {
-                n += r;
-                if (r < MIN_FULL_READ) {
-                    // A regular file or sysfs attribute returns less than asked only at its end
-                    // (sysfs hands out an attribute's page in one read): no second read for EOF.
-                    break;
-                }
-            }
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        } catch (IOException e) {
-            throw failure("cannot read " + file, e, "a readable sysfs attribute");
-        }
-        if (n > MAX_ATTRIBUTE_BYTES) {
-            throw new DeviceDriverException(
-                    rootKey + " (" + root + "): " + file + " holds more than " + MAX_ATTRIBUTE_BYTES
-                            + " bytes; expected a sysfs attribute (at most a page)");
-        }
-        return Optional.of(new String(buf, 0, n, StandardCharsets.UTF_8).strip());
+        return KernelAttributes.read(file, MAX_ATTRIBUTE_BYTES, BUFFER.get(), errors);
     }
 
     /**
@@ -194,9 +157,7 @@ public final class Sysfs {
     public String requireAttribute(String relative) throws DeviceDriverException {
         Optional<String> v = attribute(relative);
         if (v.isEmpty()) {
-            throw new DeviceDriverException(
-                    rootKey + " (" + root + "): " + resolve(relative)
-                            + " does not exist; expected a sysfs attribute there");
+            throw errors.error(resolve(relative) + " does not exist; expected a sysfs attribute there");
         }
         return v.get();
     }
@@ -234,9 +195,7 @@ public final class Sysfs {
             }
             int space = l.indexOf(' ');
             if (space <= 0) {
-                throw new DeviceDriverException(
-                        rootKey + " (" + root + "): " + resolve(relative) + " line " + lineNo + " is '"
-                                + abbreviate(l) + "'; expected '<key> <value>'");
+                throw errors.notA(resolve(relative) + " line " + lineNo, l, "'<key> <value>'");
             }
             out.put(l.substring(0, space), l.substring(space + 1).strip());
         }
@@ -252,9 +211,8 @@ public final class Sysfs {
             throws DeviceDriverException {
         String v = properties.get(key);
         if (v == null) {
-            throw new DeviceDriverException(
-                    rootKey + " (" + root + "): " + resolve(relative) + " has no '" + key
-                            + "' line; expected '" + key + " <number>' (a truncated file?)");
+            throw errors.error(resolve(relative) + " has no '" + key + "' line; expected '" + key
+                    + " <number>' (a truncated file?)");
         }
         return parseLong(resolve(relative) + " '" + key + "'", v);
     }
@@ -297,9 +255,8 @@ public final class Sysfs {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new DeviceDriverException(
-                rootKey + " (" + root + "): " + resolve(relative) + " '" + key + "' is '" + abbreviate(s)
-                        + "'; expected a whole number from 0 to 18446744073709551615 (an unsigned 64-bit value)");
+        throw errors.notA(resolve(relative) + " '" + key + "'", s,
+                "a whole number from 0 to 18446744073709551615 (an unsigned 64-bit value)");
     }
 
     /**
@@ -341,7 +298,7 @@ public final class Sysfs {
             }
             return Optional.of("does not exist");
         } catch (IOException e) {
-            String reason = DriverParams.osReason(e);
+            String reason = OsReason.of(e);
             boolean loop = reason.contains("symbolic links");
             return Optional.of("cannot be opened (" + reason + (loop ? ": a symbolic link loop" : "") + ")");
         }
@@ -353,9 +310,7 @@ public final class Sysfs {
 
     private long inRange(String where, String raw, long v, long min, long max) throws DeviceDriverException {
         if (v < min || v > max) {
-            throw new DeviceDriverException(
-                    rootKey + " (" + root + "): " + where + " is '" + abbreviate(raw.strip())
-                            + "'; expected a whole number from " + min + " to " + max);
+            throw errors.outOfRange(where, raw, min, max);
         }
         return v;
     }
@@ -386,11 +341,7 @@ public final class Sysfs {
     private boolean kernelTree() {
         Boolean k = kernelTree;
         if (k == null) {
-            try {
-                k = "sysfs".equals(Files.getFileStore(root).type());
-            } catch (IOException | RuntimeException e) {
-                k = false;
-            }
+            k = KernelAttributes.onKernelSysfs(root);
             kernelTree = k;
         }
         return k;
@@ -404,62 +355,8 @@ public final class Sysfs {
             }
             return Long.parseLong(v);
         } catch (NumberFormatException e) {
-            throw new DeviceDriverException(
-                    rootKey + " (" + root + "): " + where + " is '" + abbreviate(v)
-                            + "'; expected a whole number");
+            throw errors.notA(where, v, "a whole number");
         }
-    }
-
-    private DeviceDriverException failure(String what, IOException e, String expected) {
-        return new DeviceDriverException(
-                rootKey + " (" + root + "): " + what + ": " + DriverParams.osReason(e) + "; expected " + expected, e);
-    }
-
-    private static String abbreviate(String s) {
-        String clean = s.replaceAll("\\p{Cntrl}", "?");
-        return clean.length() > 80 ? clean.substring(0, 80) + "..." : clean;
-    }
-
-    private static String withoutLeadingZeros(String digits) {
-        int k = 0;
-        while (k < digits.length() - 1 && digits.charAt(k) == '0') {
-            k++;
-        }
-        return digits.substring(k);
-    }
-
-    /** Numbers by value, else by name: {@code node2} before {@code node10}. */
-    private static int naturalOrder(String a, String b) {
-        int i = 0;
-        int j = 0;
-        while (i < a.length() && j < b.length()) {
-            char ca = a.charAt(i);
-            char cb = b.charAt(j);
-            if (Character.isDigit(ca) && Character.isDigit(cb)) {
-                int si = i;
-                int sj = j;
-                while (i < a.length() && Character.isDigit(a.charAt(i))) {
-                    i++;
-                }
-                while (j < b.length() && Character.isDigit(b.charAt(j))) {
-                    j++;
-                }
-                String na = withoutLeadingZeros(a.substring(si, i));
-                String nb = withoutLeadingZeros(b.substring(sj, j));
-                int c = na.length() != nb.length() ? Integer.compare(na.length(), nb.length()) : na.compareTo(nb);
-                if (c != 0) {
-                    return c;
-                }
-            } else {
-                if (ca != cb) {
-                    return Character.compare(ca, cb);
-                }
-                i++;
-                j++;
-            }
-        }
-        int c = Integer.compare(a.length() - i, b.length() - j);
-        return c != 0 ? c : a.compareTo(b);
     }
 
     @Override

@@ -6,7 +6,9 @@ import org.apache.flink.annotation.PublicEvolving;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -35,6 +37,10 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>UUIDs are deterministic: {@link #gpuUuid(int)} and {@link #migUuid(int, int)}.
+ *
+ * <p>{@link Builder#install(FakeHost)} also answers {@link #MONITOR_QUERY} and writes the state of
+ * a stand-in NVML; the {@link InstalledNvidiaHost} it returns changes both while a cluster runs (a
+ * GPU disappears, an Xid or ECC event, utilisation and memory that move).
  */
 @PublicEvolving
 public final class FakeNvidiaHost {
@@ -49,6 +55,16 @@ public final class FakeNvidiaHost {
     public static final List<String> QUERY_WITHOUT_COMPUTE_CAP =
             List.of(
                     "--query-gpu=index,uuid,name,memory.total,pci.bus_id,mig.mode.current",
+                    "--format=csv,noheader,nounits");
+
+    /**
+     * The metrics query of the driver's monitor where NVML does not load: one run per interval
+     * for all GPUs; answered from the {@link InstalledNvidiaHost}'s run-time values.
+     */
+    public static final List<String> MONITOR_QUERY =
+            List.of(
+                    "--query-gpu=uuid,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,"
+                            + "power.draw,ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total",
                     "--format=csv,noheader,nounits");
 
     /** The query of Flink 2.3.0's {@code nvidia-gpu-discovery.sh}. */
@@ -135,6 +151,8 @@ public final class FakeNvidiaHost {
 
         private final List<Model> models = new ArrayList<>();
         private final List<List<String>> migProfiles = new ArrayList<>();
+        /** GPUs removed at run time ({@link InstalledNvidiaHost#removeGpu(int)}): left out of every listing. */
+        final Set<Integer> removed = new HashSet<>();
         private boolean oldDriver;
         private boolean windowsLineEnds;
         private boolean optionalFieldsLeftOut;
@@ -181,6 +199,9 @@ public final class FakeNvidiaHost {
         public String queryOutput() {
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < models.size(); i++) {
+                if (removed.contains(i)) {
+                    continue;
+                }
                 Model m = models.get(i);
                 String migMode =
                         !m.migCapable()
@@ -209,6 +230,9 @@ public final class FakeNvidiaHost {
         public String listOutput() {
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < models.size(); i++) {
+                if (removed.contains(i)) {
+                    continue;
+                }
                 sb.append("GPU ")
                         .append(i)
                         .append(": ")
@@ -236,12 +260,25 @@ public final class FakeNvidiaHost {
         public String indexOutput() {
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < models.size(); i++) {
+                if (removed.contains(i)) {
+                    continue;
+                }
                 sb.append(i).append(eol());
             }
             return sb.toString();
         }
 
-        private String eol() {
+        /** The GPUs' models, in index order. */
+        List<Model> models() {
+            return List.copyOf(models);
+        }
+
+        /** The MIG profiles of GPU {@code index}; empty with MIG off. */
+        List<String> migProfiles(int index) {
+            return migProfiles.get(index);
+        }
+
+        String eol() {
             return windowsLineEnds ? "\r\n" : "\n";
         }
 
@@ -269,8 +306,17 @@ public final class FakeNvidiaHost {
          * {@code [N/A]} for memory, PCI bus id and compute capability.
          */
         public Path installOn(FakeHost host) {
+            return install(host).smi().path();
+        }
+
+        /**
+         * Installs the fake {@code nvidia-smi} and writes the state a stand-in {@code
+         * libnvidia-ml.so.1} reads ({@link InstalledNvidiaHost#nvmlState()}); returns the installed
+         * host, whose GPUs change while a cluster runs. This builder belongs to it from now on.
+         */
+        public InstalledNvidiaHost install(FakeHost host) {
             optionalFieldsLeftOut = host.optionalFieldsLeftOut();
-            return host.install(program()).path();
+            return new InstalledNvidiaHost(host, this);
         }
     }
 }

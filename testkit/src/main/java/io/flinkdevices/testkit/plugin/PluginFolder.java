@@ -1,37 +1,28 @@
 package io.flinkdevices.testkit.plugin;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.testkit.plugin.internal.CodeSources;
+import io.flinkdevices.testkit.plugin.internal.JarEntrySet;
+import io.flinkdevices.testkit.plugin.internal.ReproducibleJar;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.CodeSource;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
-import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.jar.Attributes;
-import java.util.jar.JarEntry;
-import java.util.jar.JarFile;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
-import java.util.stream.Stream;
 
 /**
  * Builds a Flink plugin folder ({@code plugins/<name>/<name>.jar}) from classes on the class path.
@@ -65,9 +56,6 @@ public final class PluginFolder {
     /** The package path whose classes {@link Builder#includeSdk()} bundles. */
     static final String SDK_PACKAGE_PATH = "io/flinkdevices/sdk/";
 
-    // 1980-02-01, the earliest time a zip entry can carry; any fixed value keeps jars reproducible
-    private static final long FIXED_ENTRY_TIME = 315_532_800_000L + 31L * 24 * 3600 * 1000;
-
     private PluginFolder() {}
 
     /**
@@ -97,8 +85,7 @@ public final class PluginFolder {
     public static final class Builder {
 
         private final String name;
-        // entry name -> content and where it came from, sorted so that the jar is reproducible
-        private final Map<String, Entry> entries = new TreeMap<>();
+        private final JarEntrySet entries = new JarEntrySet();
         private final Set<String> factories = new LinkedHashSet<>();
         private final List<Path> jars = new ArrayList<>();
 
@@ -124,7 +111,7 @@ public final class PluginFolder {
                                 + ": it is in the unnamed package, which would bundle the whole"
                                 + " class path entry");
             }
-            addTree(codeSourceOf(anchor), packageName.replace('.', '/') + "/");
+            entries.addTree(CodeSources.codeSourceOf(anchor), packageName.replace('.', '/') + "/");
             return this;
         }
 
@@ -134,7 +121,7 @@ public final class PluginFolder {
          * path, so every driver built on the SDK needs it.
          */
         public Builder includeSdk() {
-            addTree(codeSourceOf(DeviceDriverException.class), SDK_PACKAGE_PATH);
+            entries.addTree(CodeSources.codeSourceOf(DeviceDriverException.class), SDK_PACKAGE_PATH);
             return this;
         }
 
@@ -191,13 +178,13 @@ public final class PluginFolder {
          */
         public Builder includeJarOf(Class<?> type) {
             Objects.requireNonNull(type, "type");
-            java.security.CodeSource source = type.getProtectionDomain().getCodeSource();
+            CodeSource source = type.getProtectionDomain().getCodeSource();
             if (source == null) {
                 throw new IllegalArgumentException(type.getName() + " was not loaded from a jar (a JDK class?)");
             }
             try {
                 return includeJar(Path.of(source.getLocation().toURI()));
-            } catch (java.net.URISyntaxException e) {
+            } catch (URISyntaxException e) {
                 throw new IllegalArgumentException("cannot tell the jar of " + type.getName() + ": " + e.getMessage(), e);
             }
         }
@@ -218,7 +205,7 @@ public final class PluginFolder {
                                 + entryName
                                 + "'");
             }
-            put(entryName, content.clone(), "addEntry(\"" + entryName + "\")");
+            entries.put(entryName, content.clone(), "addEntry(\"" + entryName + "\")");
             return this;
         }
 
@@ -243,7 +230,7 @@ public final class PluginFolder {
                                 + "' would be empty: include a package, the SDK, a factory or a jar");
             }
             Path folder = pluginsRoot.resolve(name);
-            deleteRecursively(folder);
+            CodeSources.deleteRecursively(folder);
             Files.createDirectories(folder);
 
             Path first = null;
@@ -271,173 +258,22 @@ public final class PluginFolder {
         }
 
         private void writeJar(Path jar) throws IOException {
-            Map<String, Entry> all = new TreeMap<>(entries);
+            Map<String, JarEntrySet.Entry> all = new TreeMap<>(entries.entries());
             if (!factories.isEmpty()) {
                 String services = String.join("\n", factories) + "\n";
-                Entry previous =
+                JarEntrySet.Entry previous =
                         all.put(
                                 FACTORY_SERVICE_FILE,
-                                new Entry(
-                                        services.getBytes(StandardCharsets.UTF_8),
-                                        "factory(...)"));
+                                JarEntrySet.entry(services.getBytes(StandardCharsets.UTF_8), "factory(...)"));
                 if (previous != null) {
                     throw new IllegalStateException(
                             FACTORY_SERVICE_FILE
                                     + " comes both from "
-                                    + previous.source
+                                    + previous.source()
                                     + " and from factory(...); use one of them");
                 }
             }
-            Manifest manifest = new Manifest();
-            manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-            manifest.getMainAttributes().putValue("Created-By", "flink-devices testkit PluginFolder");
-            manifest.getMainAttributes().putValue("Flink-Plugin-Name", name);
-
-            try (OutputStream out = Files.newOutputStream(jar);
-                    JarOutputStream jos = new JarOutputStream(out)) {
-                JarEntry manifestEntry = new JarEntry(JarFile.MANIFEST_NAME);
-                manifestEntry.setTime(FIXED_ENTRY_TIME);
-                jos.putNextEntry(manifestEntry);
-                manifest.write(jos);
-                jos.closeEntry();
-
-                Set<String> written = new LinkedHashSet<>();
-                written.add("META-INF/");
-                for (Map.Entry<String, Entry> e : all.entrySet()) {
-                    String entryName = e.getKey();
-                    // directory entries let class-path scanners see packages in the jar
-                    for (int i = entryName.indexOf('/'); i >= 0; i = entryName.indexOf('/', i + 1)) {
-                        String dir = entryName.substring(0, i + 1);
-                        if (written.add(dir)) {
-                            JarEntry dirEntry = new JarEntry(dir);
-                            dirEntry.setTime(FIXED_ENTRY_TIME);
-                            jos.putNextEntry(dirEntry);
-                            jos.closeEntry();
-                        }
-                    }
-                    JarEntry je = new JarEntry(entryName);
-                    je.setTime(FIXED_ENTRY_TIME);
-                    jos.putNextEntry(je);
-                    jos.write(e.getValue().content);
-                    jos.closeEntry();
-                }
-            }
-        }
-
-        private void addTree(Path codeSource, String prefix) {
-            int before = entries.size();
-            try {
-                if (Files.isDirectory(codeSource)) {
-                    Path root = codeSource.resolve(prefix);
-                    if (Files.isDirectory(root)) {
-                        try (Stream<Path> files = Files.walk(root)) {
-                            for (Path file :
-                                    files.filter(Files::isRegularFile)
-                                            .sorted(Comparator.comparing(Path::toString))
-                                            .toArray(Path[]::new)) {
-                                String entryName =
-                                        codeSource.relativize(file).toString().replace('\\', '/');
-                                put(entryName, Files.readAllBytes(file), codeSource.toString());
-                            }
-                        }
-                    }
-                } else {
-                    try (JarFile jarFile = new JarFile(codeSource.toFile())) {
-                        Enumeration<JarEntry> jarEntries = jarFile.entries();
-                        while (jarEntries.hasMoreElements()) {
-                            JarEntry je = jarEntries.nextElement();
-                            if (!je.isDirectory() && je.getName().startsWith(prefix)) {
-                                try (InputStream in = jarFile.getInputStream(je)) {
-                                    put(je.getName(), in.readAllBytes(), codeSource.toString());
-                                }
-                            }
-                        }
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(
-                        "cannot read " + prefix + "** from " + codeSource + ": " + e.getMessage(),
-                        e);
-            }
-            if (entries.size() == before && !containsPrefix(prefix)) {
-                throw new IllegalArgumentException(
-                        "found no files under " + prefix + " in " + codeSource);
-            }
-        }
-
-        private boolean containsPrefix(String prefix) {
-            return entries.keySet().stream().anyMatch(k -> k.startsWith(prefix));
-        }
-
-        private void put(String entryName, byte[] content, String source) {
-            if (entryName.equalsIgnoreCase(JarFile.MANIFEST_NAME)) {
-                return;
-            }
-            Entry previous = entries.get(entryName);
-            if (previous != null) {
-                if (Arrays.equals(previous.content, content)) {
-                    return;
-                }
-                throw new IllegalArgumentException(
-                        "two different files named "
-                                + entryName
-                                + ": one from "
-                                + previous.source
-                                + ", one from "
-                                + source);
-            }
-            entries.put(entryName, new Entry(content, source));
-        }
-    }
-
-    private static final class Entry {
-        final byte[] content;
-        final String source;
-
-        Entry(byte[] content, String source) {
-            this.content = content;
-            this.source = source;
-        }
-    }
-
-    /** The folder or jar a class was loaded from. */
-    static Path codeSourceOf(Class<?> type) {
-        CodeSource cs = type.getProtectionDomain().getCodeSource();
-        URL location = cs == null ? null : cs.getLocation();
-        if (location == null) {
-            throw new IllegalArgumentException(
-                    "cannot tell where "
-                            + type.getName()
-                            + " was loaded from (no code source); only classes from a folder or"
-                            + " jar on the class path can be bundled");
-        }
-        Path path;
-        try {
-            path = Path.of(location.toURI());
-        } catch (URISyntaxException | RuntimeException e) {
-            throw new IllegalArgumentException(
-                    "cannot read "
-                            + type.getName()
-                            + "'s code source "
-                            + location
-                            + ": only classes from a local folder or jar can be bundled",
-                    e);
-        }
-        if (!Files.exists(path)) {
-            throw new IllegalArgumentException(
-                    type.getName() + " was loaded from " + path + ", which does not exist");
-        }
-        return path;
-    }
-
-    private static void deleteRecursively(Path folder) throws IOException {
-        if (!Files.exists(folder)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(folder)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toArray(Path[]::new)) {
-                Files.delete(p);
-            }
+            ReproducibleJar.write(jar, name, all);
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.flinkdevices.sdk.coordination.internal;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.host.internal.FileNode;
 
 import java.io.IOException;
 import java.time.Duration;

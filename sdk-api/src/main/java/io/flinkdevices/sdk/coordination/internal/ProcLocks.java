@@ -1,5 +1,7 @@
 package io.flinkdevices.sdk.coordination.internal;
 
+import io.flinkdevices.sdk.host.internal.FileNode;
+
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

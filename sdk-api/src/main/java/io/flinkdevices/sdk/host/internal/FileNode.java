@@ -1,4 +1,4 @@
-package io.flinkdevices.sdk.coordination.internal;
+package io.flinkdevices.sdk.host.internal;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,0 +1,90 @@
+package io.flinkdevices.nvidia;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.health.DeviceSampler;
+import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.sdk.info.LiveProperties;
+
+import com.sun.jna.Pointer;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The sampler for the units a backend handed out: NVML's where discovery ran through NVML, one
+ * nvidia-smi query per interval where it ran through nvidia-smi; none for the backends that cannot
+ * monitor (JCuda, a discovery script), named in {@link #CAN_MONITOR}.
+ */
+final class NvidiaMonitors {
+
+    /** What the message says when monitoring is asked of a backend that cannot. */
+    static final String CAN_MONITOR = "backends auto, nvml and nvidia-smi";
+
+    private NvidiaMonitors() {}
+
+    /** The backend that found the devices: {@code auto}'s choice, else the backend itself. */
+    static Backend effective(Backend backend) {
+        return backend instanceof AutoBackend ? ((AutoBackend) backend).chosen() : backend;
+    }
+
+    /**
+     * A sampler of {@code chosen} (by coordination id), or null where {@code backend} cannot monitor.
+     */
+    static DeviceSampler sampler(Backend backend, List<GpuInfo> chosen, XidPolicy xids) throws DeviceDriverException {
+        Backend b = effective(backend);
+        if (b instanceof NvmlBackend) {
+            Nvml nvml = ((NvmlBackend) b).nvml();
+            Map<String, NvmlSampler.Target> targets = new LinkedHashMap<>();
+            for (GpuInfo info : chosen) {
+                targets.put(backend.coordinationId(info), nvmlTarget(nvml, info));
+            }
+            return new NvmlSampler(nvml, targets, xids);
+        }
+        if (b instanceof NvidiaSmiBackend) {
+            Map<String, String> gpuOf = new LinkedHashMap<>();
+            for (GpuInfo info : chosen) {
+                String id = backend.coordinationId(info);
+                int slash = id.indexOf('/');
+                gpuOf.put(id, slash < 0 ? id : id.substring(0, slash));
+            }
+            return new SmiSampler((NvidiaSmiBackend) b, gpuOf);
+        }
+        return null;
+    }
+
+    private static NvmlSampler.Target nvmlTarget(Nvml nvml, GpuInfo info) throws NvmlException {
+        Pointer gpu = nvml.handle(info.getIndex());
+        String gpuUuid = nvml.uuid(gpu);
+        if (info.getPartition().isEmpty()) {
+            return new NvmlSampler.Target(gpu, gpuUuid, null, 0, 0);
+        }
+        String uuid = info.getUuid().orElse("");
+        int max = nvml.maxMigDevices(gpu);
+        for (int d = 0; d < max; d++) {
+            Pointer m = nvml.migHandle(gpu, d);
+            if (m != null && nvml.uuid(m).equals(uuid)) {
+                int[] ids = nvml.instanceIds(m);
+                return new NvmlSampler.Target(gpu, gpuUuid, m, ids[0], ids[1]);
+            }
+        }
+        throw new NvmlException("nvmlDeviceGetMigDeviceHandleByIndex", NvmlLibrary.ERROR_NOT_FOUND,
+                "MIG device " + uuid + " of GPU " + gpuUuid + " vanished since discovery");
+    }
+
+    /** {@code info} with the live keys {@code live}. */
+    static GpuInfo withLive(GpuInfo info, LiveProperties live) {
+        GpuInfo.Builder b = GpuInfo.builder(info.getVendor(), info.getIndex()).live(live);
+        info.getUuid().ifPresent(b::uuid);
+        info.getName().ifPresent(b::name);
+        info.getMemoryBytes().ifPresent(b::memoryBytes);
+        info.getArchitecture().ifPresent(b::architecture);
+        info.getPciAddress().ifPresent(b::pciAddress);
+        if (info.getVisibleDevicesEnv().isPresent() || info.getVisibleDevicesValue().isPresent()) {
+            b.visibleDevices(info.getVisibleDevicesEnv().orElse(null), info.getVisibleDevicesValue().orElse(null));
+        }
+        info.getPartition().ifPresent(b::partition);
+        info.getRenderNode().ifPresent(b::renderNode);
+        return b.build();
+    }
+}

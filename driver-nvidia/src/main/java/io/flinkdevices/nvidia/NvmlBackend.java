@@ -1,0 +1,123 @@
+package io.flinkdevices.nvidia;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.info.GpuInfo;
+
+import com.sun.jna.Pointer;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Finds the GPUs through NVML, without a process: per GPU its index, UUID, name, total memory
+ * (NVML's total, what {@code nvidia-smi}'s {@code memory.total} prints and NVIDIA's DRA driver
+ * publishes), PCI address, compute capability and MIG mode, and with a MIG profile the MIG devices
+ * under each GPU. Gives the infos the {@code nvidia-smi} backend gives, from the same facts (both
+ * read NVML), and applies the TaskManager's {@code CUDA_VISIBLE_DEVICES} the same way.
+ */
+final class NvmlBackend implements Backend {
+
+    private static final Pattern PCI =
+            Pattern.compile("(?:[0-9a-fA-F]{4})?([0-9a-fA-F]{4}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\\.([0-7])");
+    /** A MIG device's name ends with its profile: {@code NVIDIA A100-SXM4-80GB MIG 1g.10gb}. */
+    private static final Pattern MIG_NAME = Pattern.compile(".*\\bMIG\\s+(\\S+)\\s*");
+
+    private final String library;
+    private final String libraryKey;
+    private final UnitSelector units;
+
+    /**
+     * @param library {@code libnvidia-ml.so.1} or the absolute path the operator set
+     * @param libraryKey the parameter that names it, for messages
+     */
+    NvmlBackend(String library, String libraryKey, VisibleDevices visible, String migProfile, String migProfileKey) {
+        this.library = library;
+        this.libraryKey = libraryKey;
+        this.units = new UnitSelector(visible, migProfile, migProfileKey);
+    }
+
+    @Override
+    public String describe() {
+        return "nvml (" + library + (Nvml.DEFAULT_LIBRARY.equals(library) ? "" : ", " + libraryKey) + ")";
+    }
+
+    /** NVML, loaded and initialised (once per library path). */
+    Nvml nvml() throws DeviceDriverException {
+        return Nvml.open(library);
+    }
+
+    @Override
+    public String coordinationId(GpuInfo d) {
+        return units.coordinationId(d);
+    }
+
+    @Override
+    public List<GpuInfo> devices(long amount) throws DeviceDriverException {
+        Nvml nvml = nvml();
+        List<NvidiaSmiBackend.Gpu> gpus = new ArrayList<>();
+        List<NvidiaSmiBackend.Mig> migs = new ArrayList<>();
+        int count = nvml.deviceCount();
+        Set<String> uuids = new HashSet<>();
+        for (int i = 0; i < count; i++) {
+            Pointer h = nvml.handle(i);
+            String uuid = nvml.uuid(h);
+            if (!uuids.add(uuid.toLowerCase(Locale.ROOT))) {
+                throw new DeviceDriverException(describe() + " reports UUID " + uuid + " for two GPUs; expected every GPU"
+                        + " to have its own UUID (tasks would share one GPU through " + VisibleDevices.ENV + ")");
+            }
+            GpuInfo.Builder b = GpuInfo.builder("nvidia", i).uuid(uuid).name(nvml.name(h));
+            b.memoryBytes(nvml.memory(h)[0]);
+            b.pciAddress(pciAddress(nvml.pciBusId(h)));
+            try {
+                int[] cc = nvml.computeCapability(h);
+                b.architecture("sm_" + cc[0] + cc[1]);
+            } catch (NvmlException e) {
+                if (!e.unsupported()) {
+                    throw e;
+                }
+            }
+            b.visibleDevices(VisibleDevices.ENV, uuid);
+            boolean mig = nvml.migEnabled(h);
+            gpus.add(new NvidiaSmiBackend.Gpu(b.build(), mig));
+            if (mig && units.migUnits()) {
+                migs.addAll(migDevices(nvml, h, i));
+            }
+        }
+        return units.select(gpus, migs, describe());
+    }
+
+    /** The MIG devices of GPU {@code gpu}, as {@code nvidia-smi -L} lists them. */
+    static List<NvidiaSmiBackend.Mig> migDevices(Nvml nvml, Pointer gpu, int gpuIndex) throws NvmlException {
+        List<NvidiaSmiBackend.Mig> out = new ArrayList<>();
+        int max = nvml.maxMigDevices(gpu);
+        for (int d = 0; d < max; d++) {
+            Pointer m = nvml.migHandle(gpu, d);
+            if (m == null) {
+                continue;
+            }
+            String profile = migProfile(nvml.name(m));
+            out.add(new NvidiaSmiBackend.Mig(gpuIndex, profile, d, nvml.uuid(m)));
+        }
+        return out;
+    }
+
+    /** {@code 1g.10gb} of {@code NVIDIA A100-SXM4-80GB MIG 1g.10gb}; the whole name otherwise. */
+    static String migProfile(String name) {
+        Matcher m = MIG_NAME.matcher(name);
+        return m.matches() ? m.group(1) : name;
+    }
+
+    /** {@code 0000:07:00.0} of NVML's {@code 00000000:07:00.0}, as the nvidia-smi backend writes it. */
+    static String pciAddress(String busId) throws DeviceDriverException {
+        Matcher m = PCI.matcher(busId);
+        if (!m.matches()) {
+            throw new DeviceDriverException("NVML reports PCI bus id '" + busId + "', which is not a PCI address");
+        }
+        return (m.group(1) + ":" + m.group(2) + ":" + m.group(3) + "." + m.group(4)).toLowerCase(Locale.ROOT);
+    }
+}

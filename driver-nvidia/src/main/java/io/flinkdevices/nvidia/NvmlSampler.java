@@ -1,0 +1,237 @@
+package io.flinkdevices.nvidia;
+
+import io.flinkdevices.sdk.health.DeviceSample;
+import io.flinkdevices.sdk.health.DeviceSampler;
+import io.flinkdevices.sdk.health.HealthState;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Samples the handed-out GPUs and MIG devices through NVML, no process: per GPU utilisation,
+ * framebuffer used and total, temperature, power, volatile ECC counts and the last Xid (names as
+ * DCGM's fields, see {@link NvidiaMetrics}); a MIG device reports its own framebuffer and its GPU's
+ * other numbers.
+ *
+ * <p>Health the way NVIDIA's Kubernetes device plugin watches it: an NVML event set registered
+ * for critical-Xid, double-bit and single-bit ECC events, drained without waiting at every sample
+ * (NVML queues the events in between). A critical Xid that {@link XidPolicy} does not ignore, or
+ * a double-bit ECC event, fails the device for good (until the TaskManager restarts, as under the
+ * device plugin); an event of one MIG instance fails only the MIG device of that GPU and compute
+ * instance, an event of the whole GPU fails the GPU and all its MIG devices. A GPU that NVML
+ * reports lost ({@code NVML_ERROR_GPU_IS_LOST}: fallen off the bus, removed) is failed. Single-bit
+ * ECC events are counted, not failures.
+ */
+final class NvmlSampler implements DeviceSampler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NvmlSampler.class);
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
+    /** Events handled per sample at most, so that a storm cannot hold the monitor. */
+    static final int MAX_EVENTS_PER_SAMPLE = 1000;
+    static final long EVENTS = NvmlLibrary.EVENT_XID_CRITICAL | NvmlLibrary.EVENT_DOUBLE_BIT_ECC | NvmlLibrary.EVENT_SINGLE_BIT_ECC;
+
+    /** One monitored unit: its GPU, and for a MIG device its handle and instance ids. */
+    static final class Target {
+        final Pointer gpu;
+        final String gpuUuid;
+        final Pointer mig;
+        final int gpuInstance;
+        final int computeInstance;
+
+        Target(Pointer gpu, String gpuUuid, Pointer mig, int gpuInstance, int computeInstance) {
+            this.gpu = gpu;
+            this.gpuUuid = gpuUuid;
+            this.mig = mig;
+            this.gpuInstance = gpuInstance;
+            this.computeInstance = computeInstance;
+        }
+    }
+
+    private final Nvml nvml;
+    private final Map<String, Target> targets;
+    private final XidPolicy xids;
+    private final Memory eventData = new Memory(NvmlLibrary.EVENT_DATA_SIZE);
+    private final Map<String, String> failures = new HashMap<>();
+    private final Map<Pointer, Long> lastXid = new HashMap<>();
+    private Pointer eventSet;
+
+    NvmlSampler(Nvml nvml, Map<String, Target> targets, XidPolicy xids) {
+        this.nvml = nvml;
+        this.targets = targets;
+        this.xids = xids;
+        registerEvents();
+    }
+
+    private void registerEvents() {
+        try {
+            eventSet = nvml.eventSetCreate();
+        } catch (NvmlException e) {
+            LOG.warn("NVML events unavailable, health from lost GPUs only: {}", e.getMessage());
+            return;
+        }
+        Map<Pointer, String> gpus = new LinkedHashMap<>();
+        targets.values().forEach(t -> gpus.putIfAbsent(t.gpu, t.gpuUuid));
+        for (Map.Entry<Pointer, String> g : gpus.entrySet()) {
+            try {
+                long types = nvml.supportedEventTypes(g.getKey()) & EVENTS;
+                if (types != 0) {
+                    nvml.registerEvents(g.getKey(), types, eventSet);
+                }
+                if ((types & NvmlLibrary.EVENT_XID_CRITICAL) == 0) {
+                    LOG.warn("GPU {} does not report critical-Xid events through NVML: its health comes from ECC"
+                            + " events and NVML losing it only", g.getValue());
+                }
+            } catch (NvmlException e) {
+                LOG.warn("Cannot register NVML events of GPU {}: {}", g.getValue(), e.getMessage());
+            }
+        }
+    }
+
+    /** Frees the event set (the monitor stopped). */
+    void close() {
+        if (eventSet != null) {
+            nvml.eventSetFree(eventSet);
+            eventSet = null;
+        }
+    }
+
+    @Override
+    public Map<String, DeviceSample> sample(Collection<String> ids) throws NvmlException {
+        drainEvents();
+        Map<Pointer, Object> byGpu = new HashMap<>();
+        Map<String, DeviceSample> out = new LinkedHashMap<>();
+        for (String id : ids) {
+            Target t = targets.get(id);
+            Object gpu = byGpu.get(t.gpu);
+            if (gpu == null) {
+                gpu = gpuMetrics(t);
+                byGpu.put(t.gpu, gpu);
+            }
+            DeviceSample.Builder b = DeviceSample.builder();
+            if (gpu instanceof String) {
+                b.health(HealthState.FAILED, (String) gpu);
+            } else {
+                @SuppressWarnings("unchecked")
+                Map<String, Double> metrics = (Map<String, Double>) gpu;
+                metrics.forEach(b::metric);
+                if (t.mig != null) {
+                    migMemory(t, b);
+                }
+            }
+            String failed = failures.get(id);
+            if (failed != null) {
+                b.health(HealthState.FAILED, failed);
+            }
+            out.put(id, b.build());
+        }
+        return out;
+    }
+
+    /** The GPU's metrics, or why it is failed (lost). */
+    private Object gpuMetrics(Target t) throws NvmlException {
+        Map<String, Double> m = new LinkedHashMap<>();
+        try {
+            long[] mem = nvml.memory(t.gpu);
+            m.put(NvidiaMetrics.FB_USED, mem[1] / NvidiaMetrics.MIB);
+            m.put(NvidiaMetrics.FB_TOTAL, mem[0] / NvidiaMetrics.MIB);
+            optional(() -> {
+                int[] u = nvml.utilization(t.gpu);
+                m.put(NvidiaMetrics.GPU_UTIL, (double) u[0]);
+                m.put(NvidiaMetrics.MEM_COPY_UTIL, (double) u[1]);
+            });
+            optional(() -> m.put(NvidiaMetrics.GPU_TEMP, (double) nvml.temperature(t.gpu)));
+            optional(() -> m.put(NvidiaMetrics.POWER_USAGE, nvml.powerMilliwatts(t.gpu) / 1000.0));
+            optional(() -> m.put(NvidiaMetrics.ECC_SBE_VOL_TOTAL, (double) nvml.eccVolatile(t.gpu, NvmlLibrary.ECC_CORRECTED)));
+            optional(() -> m.put(NvidiaMetrics.ECC_DBE_VOL_TOTAL, (double) nvml.eccVolatile(t.gpu, NvmlLibrary.ECC_UNCORRECTED)));
+        } catch (NvmlException e) {
+            if (e.gpuLost()) {
+                return "GPU " + t.gpuUuid + " is lost (NVML: " + nvml.errorString(e.code()) + "): fallen off the bus or removed";
+            }
+            throw e;
+        }
+        m.put(NvidiaMetrics.XID_ERRORS, (double) lastXid.getOrDefault(t.gpu, 0L));
+        return m;
+    }
+
+    private void migMemory(Target t, DeviceSample.Builder b) throws NvmlException {
+        try {
+            long[] mem = nvml.memory(t.mig);
+            b.metric(NvidiaMetrics.FB_USED, mem[1] / NvidiaMetrics.MIB);
+            b.metric(NvidiaMetrics.FB_TOTAL, mem[0] / NvidiaMetrics.MIB);
+        } catch (NvmlException e) {
+            if (!e.unsupported()) {
+                throw e;
+            }
+        }
+    }
+
+    /** A metric the GPU may not offer ({@code NVML_ERROR_NOT_SUPPORTED}: left out). */
+    private static void optional(NvmlCall call) throws NvmlException {
+        try {
+            call.run();
+        } catch (NvmlException e) {
+            if (!e.unsupported()) {
+                throw e;
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface NvmlCall {
+        void run() throws NvmlException;
+    }
+
+    private void drainEvents() throws NvmlException {
+        if (eventSet == null) {
+            return;
+        }
+        for (int n = 0; n < MAX_EVENTS_PER_SAMPLE; n++) {
+            NvmlEvent e = nvml.waitEvent(eventSet, eventData, 0);
+            if (e == null) {
+                return;
+            }
+            handle(e);
+        }
+    }
+
+    private void handle(NvmlEvent e) {
+        String what;
+        if ((e.type & NvmlLibrary.EVENT_XID_CRITICAL) != 0) {
+            lastXid.put(e.device, e.data);
+            if (!xids.fails(e.data)) {
+                LOG.info("NVML: {} ignored ({}, {})", XidPolicy.describe(e.data), xids, e);
+                return;
+            }
+            what = XidPolicy.describe(e.data);
+        } else if ((e.type & NvmlLibrary.EVENT_DOUBLE_BIT_ECC) != 0) {
+            what = "double-bit ECC error";
+        } else {
+            // single-bit ECC: corrected, counted in ecc_sbe_vol_total
+            return;
+        }
+        String at = " at " + LocalTime.now(ZoneId.systemDefault()).format(TIME);
+        for (Map.Entry<String, Target> t : targets.entrySet()) {
+            Target target = t.getValue();
+            if (!target.gpu.equals(e.device)) {
+                continue;
+            }
+            boolean mine = target.mig == null || e.wholeGpu()
+                    || e.gpuInstanceId == target.gpuInstance && e.computeInstanceId == target.computeInstance;
+            if (mine) {
+                failures.putIfAbsent(t.getKey(), what + at + (e.wholeGpu() ? "" : " (GPU instance " + e.gpuInstanceId
+                        + ", compute instance " + e.computeInstanceId + ")"));
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.flinkdevices.nvidia;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.health.DeviceSample;
+import io.flinkdevices.sdk.health.DeviceSampler;
+import io.flinkdevices.sdk.process.ExternalCommand;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Samples the handed-out GPUs where NVML does not load: ONE {@link #QUERY} run of {@code
+ * nvidia-smi} per interval for all GPUs (bounded by the driver's {@code timeout}), never one per
+ * GPU or per read. A MIG device reports its GPU's numbers. A GPU missing from the listing is
+ * {@code failed}; output that cannot be read (garbage, a non-zero exit, nothing) is a failed
+ * sample, counted by the monitor in {@code monitor.errors}, not a health change. Xids are not
+ * visible to nvidia-smi, so {@code xid_errors} is NVML's only.
+ */
+final class SmiSampler implements DeviceSampler {
+
+    static final List<String> QUERY = List.of(
+            "--query-gpu=uuid,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,"
+                    + "ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total",
+            "--format=csv,noheader,nounits");
+    private static final String[] METRICS = {
+        NvidiaMetrics.GPU_UTIL, NvidiaMetrics.MEM_COPY_UTIL, NvidiaMetrics.FB_USED, NvidiaMetrics.FB_TOTAL,
+        NvidiaMetrics.GPU_TEMP, NvidiaMetrics.POWER_USAGE, NvidiaMetrics.ECC_SBE_VOL_TOTAL, NvidiaMetrics.ECC_DBE_VOL_TOTAL
+    };
+
+    private final NvidiaSmiBackend smi;
+    /** Device id to the UUID of its GPU (a MIG device's parent). */
+    private final Map<String, String> gpuOf;
+
+    SmiSampler(NvidiaSmiBackend smi, Map<String, String> gpuOf) {
+        this.smi = smi;
+        this.gpuOf = gpuOf;
+    }
+
+    @Override
+    public Map<String, DeviceSample> sample(Collection<String> ids) throws DeviceDriverException {
+        ExternalCommand.Result r = smi.run(QUERY);
+        String source = smi.describe() + " " + String.join(" ", QUERY);
+        if (r.exitCode() != 0) {
+            throw new DeviceDriverException(source + " exited with code " + r.exitCode() + ": "
+                    + NvidiaSmiBackend.abbreviate(r.stderrTail().strip(), 300));
+        }
+        Map<String, Map<String, Double>> byUuid = parse(r.stdout(), source);
+        Map<String, DeviceSample> out = new LinkedHashMap<>();
+        for (String id : ids) {
+            String uuid = gpuOf.get(id);
+            Map<String, Double> m = byUuid.get(uuid.toLowerCase(Locale.ROOT));
+            if (m == null) {
+                out.put(id, DeviceSample.failed("GPU " + uuid + " is no longer listed by nvidia-smi (fallen off the bus or removed)"));
+            } else {
+                DeviceSample.Builder b = DeviceSample.builder();
+                m.forEach(b::metric);
+                out.put(id, b.build());
+            }
+        }
+        return out;
+    }
+
+    /** The metrics by lower-case GPU UUID; {@code [N/A]} fields are left out. */
+    static Map<String, Map<String, Double>> parse(String stdout, String source) throws DeviceDriverException {
+        Map<String, Map<String, Double>> out = new HashMap<>();
+        String[] lines = stdout.split("\r?\n|\r");
+        for (int n = 0; n < lines.length; n++) {
+            String line = lines[n].strip();
+            if (line.isEmpty() || NvidiaSmiBackend.isWarning(line)) {
+                continue;
+            }
+            String[] f = line.split(",", -1);
+            if (f.length != METRICS.length + 1 || NvidiaSmiBackend.value(f[0]) == null) {
+                throw garbage(source, n, line, "expected " + (METRICS.length + 1) + " comma-separated fields starting with the UUID");
+            }
+            Map<String, Double> m = new LinkedHashMap<>();
+            for (int i = 0; i < METRICS.length; i++) {
+                String v = NvidiaSmiBackend.value(f[i + 1]);
+                if (v == null) {
+                    continue;
+                }
+                try {
+                    m.put(METRICS[i], Double.parseDouble(v));
+                } catch (NumberFormatException e) {
+                    throw garbage(source, n, line, METRICS[i] + " '" + v + "' is not a number");
+                }
+            }
+            out.put(NvidiaSmiBackend.value(f[0]).toLowerCase(Locale.ROOT), m);
+        }
+        if (out.isEmpty()) {
+            throw new DeviceDriverException(source + " listed no GPU; expected one line per GPU");
+        }
+        return out;
+    }
+
+    private static DeviceDriverException garbage(String source, int n, String line, String why) {
+        return new DeviceDriverException(source + " printed an unexpected line " + (n + 1) + ": '"
+                + NvidiaSmiBackend.abbreviate(line, 160) + "'; " + why);
+    }
+}

@@ -1,0 +1,207 @@
+package io.flinkdevices.nvidia;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
+import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+import org.apache.flink.configuration.Configuration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/** The NVIDIA driver's monitor, through the stand-in NVML and the fake nvidia-smi, on hosts that change while infos are in use. */
+@DisplayName("The NVIDIA driver's monitor")
+class NvidiaMonitorTest {
+
+    @TempDir Path temp;
+    private final List<NvidiaGpuDriver> drivers = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        drivers.forEach(NvidiaGpuDriver::stopMonitor);
+    }
+
+    private List<ExternalResourceInfo> infos(Map<String, String> env, long amount, String... kv) throws Exception {
+        Configuration c = new Configuration();
+        for (int i = 0; i < kv.length; i += 2) {
+            c.setString(kv[i], kv[i + 1]);
+        }
+        NvidiaGpuDriver d = (NvidiaGpuDriver) new NvidiaGpuDriverFactory(env).createExternalResourceDriver(c);
+        drivers.add(d);
+        return new ArrayList<>(d.retrieveResourceInfo(amount));
+    }
+
+    private List<ExternalResourceInfo> viaNvml(InstalledNvidiaHost host, long amount, String... kv) throws Exception {
+        Path lib = NvmlStandIn.installOn(host);
+        List<String> all = new ArrayList<>(List.of("backend", "nvml", "nvml.library", lib.toString(), "monitor.interval", "100 ms"));
+        all.addAll(List.of(kv));
+        return infos(Map.of(), amount, all.toArray(new String[0]));
+    }
+
+    /** Waits (10 s at most: a loaded machine) until {@code condition}; the monitor samples every 100 ms. */
+    private static void await(String what, Supplier<Boolean> condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.get()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private static Supplier<Boolean> reads(ExternalResourceInfo info, String key, String value) {
+        return () -> info.getProperty(key).equals(Optional.of(value));
+    }
+
+    @Test
+    @DisplayName("reads utilisation, framebuffer, temperature, power, ECC counts and the last Xid through NVML, as they move")
+    void nvmlMetrics() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).install(FakeHost.create(temp));
+        List<ExternalResourceInfo> gpus = viaNvml(host, 2);
+        ExternalResourceInfo g0 = gpus.get(0);
+        assertThat(g0.getProperty("health")).contains("ok");
+        assertThat(g0.getProperty("health.device")).contains(FakeNvidiaHost.gpuUuid(0));
+        assertThat(g0.getKeys()).contains("metric.gpu_util", "metric.mem_copy_util", "metric.fb_used", "metric.fb_total",
+                "metric.gpu_temp", "metric.power_usage", "metric.ecc_sbe_vol_total", "metric.ecc_dbe_vol_total", "metric.xid_errors");
+        assertThat(g0.getProperty("metric.fb_total")).contains(Long.toString(Model.H100_SXM_80GB.memoryMib()));
+        assertThat(g0.getProperty("metric.power_usage")).contains("70.5");
+
+        host.load(0, 87, 40_000).thermals(0, 71, 612_250).singleBitEcc(0);
+        await("utilisation moves", reads(g0, "metric.gpu_util", "87"));
+        await("framebuffer moves", reads(g0, "metric.fb_used", "40000"));
+        await("power moves", reads(g0, "metric.power_usage", "612.25"));
+        await("corrected ECC counted", reads(g0, "metric.ecc_sbe_vol_total", "1"));
+        assertThat(g0.getProperty("health")).as("a single-bit ECC error is corrected: no failure").contains("ok");
+        assertThat(gpus.get(1).getProperty("metric.gpu_util")).as("the other GPU").contains("0");
+    }
+
+    @Test
+    @DisplayName("critical Xid 79 fails its GPU and names it; application Xid 13 does not; the other GPU stays ok")
+    void xids() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).install(FakeHost.create(temp));
+        List<ExternalResourceInfo> gpus = viaNvml(host, 2);
+        ExternalResourceInfo g0 = gpus.get(0);
+        ExternalResourceInfo g1 = gpus.get(1);
+
+        host.xid(0, 13).load(0, 55, 10);
+        await("Xid 13 seen", reads(g0, "metric.xid_errors", "13"));
+        assertThat(g0.getProperty("health")).as("Xid 13 is the job's fault").contains("ok");
+
+        host.xid(0, 79);
+        await("Xid 79 fails GPU 0", reads(g0, "health", "failed"));
+        assertThat(g0.getProperty("health.reason").orElse("")).startsWith("Xid 79 (GPU has fallen off the bus) at ");
+        assertThat(g0.getProperty("metric.xid_errors")).contains("79");
+        assertThat(g1.getProperty("health")).contains("ok");
+    }
+
+    @Test
+    @DisplayName("health.ignored-xids: all makes Xid 79 harmless; a double-bit ECC event still fails the GPU")
+    void ignoredXids() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));
+        ExternalResourceInfo g0 = viaNvml(host, 1, "health.ignored-xids", "all").get(0);
+        host.xid(0, 79);
+        await("Xid 79 seen", reads(g0, "metric.xid_errors", "79"));
+        assertThat(g0.getProperty("health")).contains("ok");
+        host.doubleBitEcc(0);
+        await("double-bit ECC fails the GPU", reads(g0, "health", "failed"));
+        assertThat(g0.getProperty("health.reason").orElse("")).startsWith("double-bit ECC error at ");
+        assertThat(g0.getProperty("metric.ecc_dbe_vol_total")).contains("1");
+    }
+
+    @Test
+    @DisplayName("an Xid of one MIG instance fails that MIG unit only; its sibling on the same GPU stays ok")
+    void migIsolation() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpu(Model.A100_SXM_80GB, "1g.10gb", "1g.10gb").install(FakeHost.create(temp));
+        List<ExternalResourceInfo> units = viaNvml(host, 2, "mig", "true", "mig.profile", "1g.10gb");
+        ExternalResourceInfo u0 = units.get(0);
+        ExternalResourceInfo u1 = units.get(1);
+        assertThat(u0.getProperty("uuid")).contains(FakeNvidiaHost.migUuid(0, 0));
+        assertThat(u0.getProperty("metric.fb_total")).as("a MIG unit's own framebuffer").contains("10000");
+
+        host.migXid(0, 0, 94);
+        await("MIG unit 0 fails", reads(u0, "health", "failed"));
+        assertThat(u0.getProperty("health.reason").orElse(""))
+                .startsWith("Xid 94 (contained ECC error) at ").endsWith("(GPU instance 1, compute instance 0)");
+        host.load(0, 33, 10);
+        await("a later sample", reads(u1, "metric.gpu_util", "33"));
+        assertThat(u1.getProperty("health")).as("the other MIG unit").contains("ok");
+
+        host.xid(0, 79);
+        await("a whole-GPU Xid fails every unit", reads(u1, "health", "failed"));
+    }
+
+    @Test
+    @DisplayName("a GPU that falls off the bus is failed, through NVML and through nvidia-smi")
+    void gpuRemoved() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).install(FakeHost.create(temp));
+        List<ExternalResourceInfo> nvml = viaNvml(host, 2);
+        List<ExternalResourceInfo> smi = infos(Map.of(), 2, "backend", "nvidia-smi", "nvidia-smi.path", host.smi().path().toString(),
+                "monitor.interval", "100 ms");
+        host.removeGpu(1);
+        await("NVML: GPU 1 failed", reads(nvml.get(1), "health", "failed"));
+        assertThat(nvml.get(1).getProperty("health.reason").orElse("")).contains("is lost (NVML: GPU is lost)");
+        await("nvidia-smi: GPU 1 failed", reads(smi.get(1), "health", "failed"));
+        assertThat(smi.get(1).getProperty("health.reason").orElse("")).contains("is no longer listed by nvidia-smi");
+        assertThat(nvml.get(0).getProperty("health")).contains("ok");
+        assertThat(smi.get(0).getProperty("health")).contains("ok");
+    }
+
+    @Test
+    @DisplayName("without libnvidia-ml: one WARN, then one nvidia-smi query per interval for all GPUs, none per key read")
+    void nvidiaSmiSampler() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 3).install(FakeHost.create(temp));
+        List<ExternalResourceInfo> gpus;
+        try (LogCapture warnings = LogCapture.warnings(AutoBackend.class)) {
+            gpus = infos(Map.of(), 3, "nvidia-smi.path", host.smi().path().toString(), "monitor.interval", "100 ms");
+            assertThat(warnings.messages()).as("the log of a host without libnvidia-ml.so.1").hasSize(1);
+            // the linker's reason here; where an earlier test of this JVM loaded the stand-in, NVML's
+            assertThat(warnings.text()).startsWith("WARN backend nvml (libnvidia-ml.so.1) did not work: ")
+                    .containsAnyOf("native library libnvidia-ml.so.1", "refused to start");
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                ((AutoBackend) drivers.get(0).backend()).chosen() instanceof NvidiaSmiBackend, "this host has libnvidia-ml.so.1");
+        ExternalResourceInfo g2 = gpus.get(2);
+        assertThat(g2.getKeys()).contains("metric.gpu_util", "metric.fb_used", "metric.fb_total", "metric.gpu_temp",
+                "metric.power_usage", "metric.ecc_sbe_vol_total", "metric.ecc_dbe_vol_total");
+        host.load(2, 64, 2048);
+        await("metrics move through nvidia-smi", reads(g2, "metric.gpu_util", "64"));
+        assertThat(g2.getProperty("metric.fb_used")).contains("2048");
+
+        drivers.get(0).monitor().stop();
+        long before = host.monitorQueries();
+        for (int round = 0; round < 1000; round++) {
+            for (ExternalResourceInfo g : gpus) {
+                g.getKeys().forEach(g::getProperty);
+            }
+        }
+        assertThat(host.monitorQueries()).as("nvidia-smi runs for 1000 reads of every key").isEqualTo(before);
+        assertThat(host.smi().invocations()).as("one query per interval for all 3 GPUs, never one per GPU")
+                .filteredOn(FakeNvidiaHost.MONITOR_QUERY::equals).hasSizeGreaterThanOrEqualTo(2)
+                .hasSizeLessThanOrEqualTo((int) before);
+    }
+
+    @Test
+    @DisplayName("nvidia-smi printing garbage is a failed sample counted in monitor.errors, not a health change")
+    void garbageIsAFailedSample() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));
+        ExternalResourceInfo g0 = infos(Map.of(), 1, "backend", "nvidia-smi", "nvidia-smi.path", host.smi().path().toString(),
+                "monitor.interval", "100 ms", "health.action", "report").get(0);
+        host.smi().respondWith(io.flinkdevices.testkit.fake.FakeExecutable.Response.success("GPU-??, lots, of, noise\n"));
+        await("a failed sample is counted", () -> g0.getProperty("metric.monitor.errors").map(v -> !v.equals("0")).orElse(false));
+        assertThat(g0.getProperty("health")).as("one bad sample does not fail the GPU").isNotEqualTo(Optional.of("failed"));
+    }
+}

@@ -1,0 +1,104 @@
+package io.flinkdevices.nvidia;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
+import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
+
+import org.apache.flink.configuration.Configuration;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Discovery through NVML (the stand-in library): the same infos as nvidia-smi on the same host. */
+@DisplayName("The nvml backend")
+class NvmlBackendTest {
+
+    @TempDir Path temp;
+
+    private static List<Map<String, String>> retrieve(InstalledNvidiaHost host, Map<String, String> env, long amount, String... kv)
+            throws Exception {
+        Configuration c = new Configuration();
+        c.setString("monitor.interval", "0");
+        for (int i = 0; i < kv.length; i += 2) {
+            c.setString(kv[i], kv[i + 1]);
+        }
+        NvidiaGpuDriver d = (NvidiaGpuDriver) new NvidiaGpuDriverFactory(env).createExternalResourceDriver(c);
+        List<Map<String, String>> out = new ArrayList<>();
+        for (GpuInfo info : d.retrieveResourceInfo(amount)) {
+            Map<String, String> props = new LinkedHashMap<>();
+            for (String k : info.getKeys()) {
+                props.put(k, info.getProperty(k).orElse(null));
+            }
+            props.put("coordination-id", d.backend().coordinationId(info));
+            out.add(props);
+        }
+        return out;
+    }
+
+    private void agree(FakeNvidiaHost.Builder builder, Map<String, String> env, long amount, String... kv) throws Exception {
+        InstalledNvidiaHost host = builder.install(FakeHost.create(temp.resolve("h" + System.nanoTime())));
+        Path lib = NvmlStandIn.installOn(host);
+        List<String> smi = new ArrayList<>(List.of("backend", "nvidia-smi", "nvidia-smi.path", host.smi().path().toString()));
+        List<String> nvml = new ArrayList<>(List.of("backend", "nvml", "nvml.library", lib.toString()));
+        smi.addAll(List.of(kv));
+        nvml.addAll(List.of(kv));
+        List<Map<String, String>> bySmi = retrieve(host, env, amount, smi.toArray(new String[0]));
+        List<Map<String, String>> byNvml = retrieve(host, env, amount, nvml.toArray(new String[0]));
+        assertThat(byNvml).as("infos through NVML").isEqualTo(bySmi).isNotEmpty();
+    }
+
+    @Test
+    @DisplayName("gives every property nvidia-smi gives for whole GPUs: UUID, name, memory total, PCI address, architecture")
+    void wholeGpusAgree() throws Exception {
+        agree(FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).gpu(Model.T4), Map.of(), 3);
+    }
+
+    @Test
+    @DisplayName("finds MIG units of a profile with the same ids and coordination ids as nvidia-smi -L")
+    void migUnitsAgree() throws Exception {
+        agree(FakeNvidiaHost.builder().gpu(Model.A100_SXM_80GB, "1g.10gb", "1g.10gb", "3g.40gb").gpu(Model.A100_SXM_80GB),
+                Map.of(), 2, "mig", "true", "mig.profile", "1g.10gb");
+    }
+
+    @Test
+    @DisplayName("applies the TaskManager's CUDA_VISIBLE_DEVICES as the nvidia-smi backend does")
+    void visibleDevicesAgree() throws Exception {
+        agree(FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 4), Map.of("CUDA_VISIBLE_DEVICES", "2,0"), 2);
+    }
+
+    @Test
+    @DisplayName("NVML refusing to start says so with NVML's own reason and what to do")
+    void initRefused() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));
+        Path lib = NvmlStandIn.installOn(host);
+        host.nvmlInitError(18);
+        assertThatThrownBy(() -> retrieve(host, Map.of(), 1, "backend", "nvml", "nvml.library", lib.toString()))
+                .isInstanceOf(DeviceDriverException.class)
+                .hasMessageContaining("NVML (" + lib + ") refused to start: nvmlInit_v2 returned"
+                        + " 'RM has detected an NVML/RM version mismatch.' (nvmlReturn_t 18)")
+                .hasMessageContaining("of different versions");
+    }
+
+    @Test
+    @DisplayName("a missing libnvidia-ml.so.1 is a clear message naming the library, never an Error")
+    void missingLibrary() {
+        assertThatThrownBy(() -> Nvml.open("libnvidia-ml-not-here.so.1"))
+                .isInstanceOf(DeviceDriverException.class)
+                .hasMessageStartingWith("native library libnvidia-ml-not-here.so.1 (NVIDIA management library, through JNA)"
+                        + " could not be loaded (libnvidia-ml-not-here.so.1: cannot open shared object file: No such file or directory);")
+                .hasMessageContaining("install the NVIDIA driver");
+    }
+}

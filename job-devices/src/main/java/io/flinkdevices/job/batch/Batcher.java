@@ -1,0 +1,211 @@
+package io.flinkdevices.job.batch;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The batching itself, without Flink: encodes records into a {@link BatchBackend}'s slots, starts
+ * a slot when it is full, keeps up to {@link BatchBackend#slots()} batches in flight round robin
+ * and emits the results in the order their records came in. {@link DeviceBatchOperator} holds one;
+ * an operator that needs more (its own state, side outputs) can hold one too.
+ *
+ * <p>With {@code S} slots: the task fills slot {@code k} while slots {@code k-1 .. k-S+1} are on
+ * the device; when it wants to fill a slot that is still in flight it first {@link
+ * BatchBackend#finish finishes} that slot (the oldest) and emits its results. So with 2 slots the
+ * task fills batch N+1 while the device computes batch N; with 3, the device can also be copying
+ * back N-1.
+ *
+ * <p>Not thread-safe: every call from the task's thread.
+ *
+ * @param <IN> the records in
+ * @param <OUT> the records out
+ */
+@PublicEvolving
+public final class Batcher<IN, OUT> implements AutoCloseable {
+
+    /** Where results go, with the timestamp of their input record. */
+    @FunctionalInterface
+    public interface Emitter<OUT> {
+        /**
+         * Emits {@code result}; {@code timestamp} is its input record's, or {@link
+         * Batcher#NO_TIMESTAMP}.
+         */
+        void emit(OUT result, long timestamp) throws Exception;
+    }
+
+    /** The timestamp of a record that has none. */
+    public static final long NO_TIMESTAMP = Long.MIN_VALUE;
+
+    private final BatchBackend backend;
+    private final BatchCodec<IN, OUT> codec;
+    private final Emitter<OUT> emitter;
+    private final BatchListener listener;
+    private final String device;
+    private final int slots;
+    private final int batchSize;
+    private final int inBytes;
+    private final int outBytes;
+    private final ByteBuffer[] inputs;
+    private final ByteBuffer[] outputs;
+    private final Object[][] records;
+    private final long[][] timestamps;
+    private final int[] counts;
+    private final long[] fillStartNanos;
+    private int filling;
+    private int inFlight;
+    private boolean closed;
+
+    /**
+     * A batcher over {@code backend}, which it closes in {@link #close()}.
+     *
+     * @throws IllegalArgumentException when the backend's slots, batch size or record sizes are
+     *     out of range (see {@link BatchSettings})
+     */
+    public Batcher(BatchBackend backend, BatchCodec<IN, OUT> codec, Emitter<OUT> emitter, BatchListener listener) {
+        this.backend = backend;
+        this.codec = codec;
+        this.emitter = emitter;
+        this.listener = listener == null ? BatchListener.NONE : listener;
+        this.device = backend.describe();
+        this.slots = BatchSettings.checkSlots(backend.slots());
+        this.batchSize = BatchSettings.checkBatchSize(backend.batchSize());
+        this.inBytes = backend.inputRecordBytes();
+        this.outBytes = backend.outputRecordBytes();
+        BatchSettings.checkBufferSize(batchSize, inBytes, "input");
+        BatchSettings.checkBufferSize(batchSize, outBytes, "output");
+        inputs = new ByteBuffer[slots];
+        outputs = new ByteBuffer[slots];
+        records = new Object[slots][batchSize];
+        timestamps = new long[slots][batchSize];
+        counts = new int[slots];
+        fillStartNanos = new long[slots];
+        for (int s = 0; s < slots; s++) {
+            inputs[s] = checkCapacity(backend.input(s), inBytes, "input", s);
+            outputs[s] = checkCapacity(backend.output(s), outBytes, "output", s);
+        }
+    }
+
+    private ByteBuffer checkCapacity(ByteBuffer b, int recordBytes, String which, int slot) {
+        long needed = (long) batchSize * recordBytes;
+        if (b == null || b.capacity() < needed) {
+            throw new IllegalArgumentException(device + ": the " + which + " buffer of slot " + slot + " holds "
+                    + (b == null ? "nothing" : b.capacity() + " bytes") + " but a batch needs " + needed);
+        }
+        return b;
+    }
+
+    /**
+     * Adds a record to the filling batch; when that fills it, starts it, which may first finish
+     * the oldest batch in flight and emit its results.
+     *
+     * @param timestamp the record's timestamp or {@link #NO_TIMESTAMP}
+     * @throws BatchFailedException when the device fails; the batcher is unusable afterwards
+     */
+    public void add(IN record, long timestamp) throws Exception {
+        int slot = filling;
+        int i = counts[slot];
+        if (i == 0) {
+            fillStartNanos[slot] = System.nanoTime();
+        }
+        codec.encode(record, inputs[slot], i * inBytes);
+        records[slot][i] = record;
+        timestamps[slot][i] = timestamp;
+        counts[slot] = i + 1;
+        if (i + 1 == batchSize) {
+            startFilling();
+        }
+    }
+
+    /**
+     * Starts the partial batch, if any, and finishes every batch in flight, emitting all results:
+     * nothing is held afterwards (before a checkpoint barrier, a watermark, at the end of input,
+     * on the timeout).
+     */
+    public void drain() throws Exception {
+        if (counts[filling] > 0) {
+            startFilling();
+        }
+        while (inFlight > 0) {
+            finishOldest();
+        }
+    }
+
+    /** Records written or in flight whose results were not emitted yet. */
+    public int pending() {
+        int n = 0;
+        for (int c : counts) {
+            n += c;
+        }
+        return n;
+    }
+
+    /** Batches started and not finished. */
+    public int inFlight() {
+        return inFlight;
+    }
+
+    /**
+     * {@link System#nanoTime()} when the first record still pending was written, or {@code -1}
+     * when nothing is pending: how long the oldest record has waited.
+     */
+    public long oldestPendingNanos() {
+        if (inFlight > 0) {
+            return fillStartNanos[Math.floorMod(filling - inFlight, slots)];
+        }
+        return counts[filling] > 0 ? fillStartNanos[filling] : -1;
+    }
+
+    /** The backend's {@link BatchBackend#describe()}. */
+    public String describe() {
+        return device;
+    }
+
+    private void startFilling() throws Exception {
+        int slot = filling;
+        int n = counts[slot];
+        try {
+            backend.start(slot, n);
+        } catch (Exception e) {
+            throw new BatchFailedException(device, "start", slot, n, e);
+        }
+        inFlight++;
+        listener.started(n, inFlight);
+        filling = (slot + 1) % slots;
+        if (inFlight == slots) {
+            // the next slot to fill is the oldest in flight
+            finishOldest();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void finishOldest() throws Exception {
+        int slot = Math.floorMod(filling - inFlight, slots);
+        int n = counts[slot];
+        try {
+            backend.finish(slot);
+        } catch (Exception e) {
+            throw new BatchFailedException(device, "finish", slot, n, e);
+        }
+        inFlight--;
+        ByteBuffer out = outputs[slot];
+        Object[] batch = records[slot];
+        long[] ts = timestamps[slot];
+        for (int i = 0; i < n; i++) {
+            OUT result = codec.decode((IN) batch[i], out, i * outBytes);
+            batch[i] = null;
+            emitter.emit(result, ts[i]);
+        }
+        counts[slot] = 0;
+        listener.emitted(n, System.nanoTime() - fillStartNanos[slot]);
+    }
+
+    /** Closes the backend once; pending records are dropped (the task is failing or done). */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            backend.close();
+        }
+    }
+}

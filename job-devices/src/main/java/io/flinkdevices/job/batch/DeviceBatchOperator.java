@@ -1,0 +1,172 @@
+package io.flinkdevices.job.batch;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A one-input operator that sends its records through a device in batches, several batches in
+ * flight, and emits one result per record in input order.
+ *
+ * <pre>{@code
+ * DataStream<Product> products = vectors.transform(
+ *         "matrix x vector", TypeInformation.of(Product.class),
+ *         new DeviceBatchOperator<>(BatchSettings.of(4096, 3), myBackendFactory, myCodec));
+ * }</pre>
+ *
+ * <p>At open the subtask opens its backend with the {@link BatchBackendFactory} and logs {@link
+ * BatchBackend#describe()}. Records are encoded with the {@link BatchCodec} into the filling slot;
+ * a full slot is started and a {@link Batcher} keeps up to {@link BatchBackend#slots()} batches in
+ * flight. Everything pending is started, finished and emitted:
+ *
+ * <ul>
+ *   <li>when the oldest pending record has waited {@link BatchSettings#timeout()} (a processing-time
+ *       timer), so a slow stream still moves;
+ *   <li>before a checkpoint barrier ({@link #prepareSnapshotPreBarrier}), so no record is held
+ *       across a checkpoint: the operator keeps no state, and after a restore the source replays
+ *       exactly the records whose results were not emitted before the checkpoint;
+ *   <li>before a watermark is forwarded, so results never fall behind it;
+ *   <li>at the end of input.
+ * </ul>
+ *
+ * <p>Results keep their input record's timestamp. A device error in {@code start} or {@code
+ * finish} fails the task with a {@link BatchFailedException} carrying the backend's message, and
+ * Flink's restart strategy takes over. The backend is closed once, when the operator closes.
+ * Metrics: {@link BatchMetrics}, in the operator's metric group.
+ *
+ * @param <IN> the records in
+ * @param <OUT> the records out
+ */
+@PublicEvolving
+public class DeviceBatchOperator<IN, OUT> extends AbstractStreamOperator<OUT>
+        implements OneInputStreamOperator<IN, OUT>, BoundedOneInput {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeviceBatchOperator.class);
+
+    private final BatchSettings settings;
+    private final BatchBackendFactory backends;
+    private final BatchCodec<IN, OUT> codec;
+
+    private transient Batcher<IN, OUT> batcher;
+    private transient StreamRecord<OUT> reuse;
+    private transient boolean timerSet;
+
+    /**
+     * @param settings batch size, slots and flush timeout
+     * @param backends opens the subtask's backend at open time
+     * @param codec writes records into batches and reads results out
+     */
+    public DeviceBatchOperator(BatchSettings settings, BatchBackendFactory backends, BatchCodec<IN, OUT> codec) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.backends = Objects.requireNonNull(backends, "backends");
+        this.codec = Objects.requireNonNull(codec, "codec");
+    }
+
+    /** The settings the operator was made with. */
+    public BatchSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        BatchBackend backend = backends.open(settings, getRuntimeContext());
+        try {
+            reuse = new StreamRecord<>(null);
+            batcher = new Batcher<>(backend, codec, this::emit, BatchMetrics.register(getMetricGroup()));
+        } catch (RuntimeException e) {
+            backend.close();
+            throw e;
+        }
+        LOG.info("{} subtask {}: {}, {} batches of up to {} records in flight, flushed after {} ms",
+                getOperatorName(), getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), backend.describe(),
+                backend.slots(), backend.batchSize(), settings.timeoutMillis());
+    }
+
+    /** The backend's {@link BatchBackend#describe()}, once open. */
+    protected final String describeBackend() {
+        return batcher == null ? "not open" : batcher.describe();
+    }
+
+    @Override
+    public void processElement(StreamRecord<IN> element) throws Exception {
+        batcher.add(element.getValue(), element.hasTimestamp() ? element.getTimestamp() : Batcher.NO_TIMESTAMP);
+        if (!timerSet) {
+            armTimer(settings.timeoutMillis());
+        }
+    }
+
+    private void emit(OUT result, long timestamp) {
+        if (timestamp == Batcher.NO_TIMESTAMP) {
+            reuse.replace(result);
+            reuse.eraseTimestamp();
+        } else {
+            reuse.replace(result, timestamp);
+        }
+        output.collect(reuse);
+    }
+
+    private void armTimer(long delayMillis) {
+        timerSet = true;
+        long at = getProcessingTimeService().getCurrentProcessingTime() + Math.max(1, delayMillis);
+        getProcessingTimeService().registerTimer(at, t -> onTimer());
+    }
+
+    /** Flushes when the oldest pending record has waited the timeout; else waits for it to. */
+    private void onTimer() throws Exception {
+        timerSet = false;
+        if (batcher == null) {
+            return;
+        }
+        long oldest = batcher.oldestPendingNanos();
+        if (oldest < 0) {
+            return;
+        }
+        long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - oldest);
+        if (waitedMillis >= settings.timeoutMillis()) {
+            batcher.drain();
+        } else {
+            armTimer(settings.timeoutMillis() - waitedMillis);
+        }
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        batcher.drain();
+        super.processWatermark(mark);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        batcher.drain();
+        super.prepareSnapshotPreBarrier(checkpointId);
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        batcher.drain();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (batcher != null) {
+                batcher.close();
+                batcher = null;
+            }
+        } finally {
+            super.close();
+        }
+    }
+}

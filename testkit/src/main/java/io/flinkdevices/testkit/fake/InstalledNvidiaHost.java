@@ -1,0 +1,234 @@
+package io.flinkdevices.testkit.fake;
+
+import io.flinkdevices.testkit.fake.FakeExecutable.Response;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A {@link FakeNvidiaHost} installed on a {@link FakeHost}, whose GPUs change while a cluster runs:
+ * a GPU disappears, an Xid or ECC event happens, utilisation and memory move. Every change reaches
+ * both faces of the host at once: the fake {@code nvidia-smi} (its listings and {@link
+ * FakeNvidiaHost#MONITOR_QUERY}) and the state file a stand-in NVML reads.
+ *
+ * <p><b>The stand-in NVML's state file</b> ({@link #nvmlState()}, next to where a stand-in {@code
+ * libnvidia-ml.so.1} is expected, {@link #nvmlLibrary()}), one record per line, fields separated
+ * by tabs, rewritten in one rename on every change:
+ *
+ * <pre>
+ * init    &lt;nvmlReturn_t nvmlInit_v2 returns&gt;
+ * gpu     &lt;index&gt; &lt;uuid&gt; &lt;name&gt; &lt;pci bus id&gt; &lt;memory total B&gt; &lt;memory used B&gt; &lt;util %&gt; &lt;memory util %&gt;
+ *         &lt;temperature C&gt; &lt;power mW&gt; &lt;ECC corrected&gt; &lt;ECC uncorrected&gt; &lt;cc major&gt; &lt;cc minor&gt;
+ *         &lt;MIG capable 0|1&gt; &lt;MIG enabled 0|1&gt; &lt;lost 0|1&gt;
+ * mig     &lt;gpu index&gt; &lt;device&gt; &lt;uuid&gt; &lt;profile&gt; &lt;GPU instance&gt; &lt;compute instance&gt; &lt;memory total B&gt; &lt;memory used B&gt;
+ * event   &lt;sequence&gt; &lt;gpu index&gt; &lt;event type mask&gt; &lt;event data (the Xid)&gt; &lt;GPU instance&gt; &lt;compute instance&gt;
+ * </pre>
+ *
+ * A MIG device {@code d} has GPU instance {@code d + 1} and compute instance 0; an event of the
+ * whole GPU has both instance ids {@code 4294967295}. Thread-safe.
+ */
+@PublicEvolving
+public final class InstalledNvidiaHost {
+
+    /** {@code nvmlEventTypeSingleBitEccError}. */
+    public static final long EVENT_SINGLE_BIT_ECC = 0x1L;
+    /** {@code nvmlEventTypeDoubleBitEccError}. */
+    public static final long EVENT_DOUBLE_BIT_ECC = 0x2L;
+    /** {@code nvmlEventTypeXidCriticalError}. */
+    public static final long EVENT_XID_CRITICAL = 0x8L;
+    private static final long ALL_INSTANCES = 0xFFFFFFFFL;
+
+    private final FakeHost host;
+    private final FakeNvidiaHost.Builder gpus;
+    private final FakeExecutable smi;
+    private final Path nvmlDir;
+    private final List<long[]> values = new ArrayList<>();
+    private final List<String> events = new ArrayList<>();
+    private int initError;
+    private long sequence;
+    private String query;
+    private String list;
+    private String index;
+    private String metrics;
+
+    InstalledNvidiaHost(FakeHost host, FakeNvidiaHost.Builder gpus) {
+        this.host = host;
+        this.gpus = gpus;
+        this.nvmlDir = host.root().resolve("nvml");
+        for (int i = 0; i < gpus.models().size(); i++) {
+            // util %, memory util %, memory used MiB, temperature C, power mW, ECC corrected, uncorrected
+            values.add(new long[] {0, 0, 1, 34, 70_500, 0, 0});
+        }
+        snapshot();
+        this.smi = host.install(gpus.program().whenArguments(FakeNvidiaHost.MONITOR_QUERY, Response.success(metrics)));
+        writeState();
+    }
+
+    /** The fake {@code nvidia-smi}, whose {@link FakeExecutable#invocations()} count its runs. */
+    public FakeExecutable smi() {
+        return smi;
+    }
+
+    /** The runs of {@link FakeNvidiaHost#MONITOR_QUERY} so far: one per monitor interval. */
+    public long monitorQueries() {
+        return smi.invocations().stream().filter(FakeNvidiaHost.MONITOR_QUERY::equals).count();
+    }
+
+    /** The stand-in NVML's state file: {@code <host>/nvml/libnvidia-ml.so.1.state}. */
+    public Path nvmlState() {
+        return nvmlDir.resolve("libnvidia-ml.so.1.state");
+    }
+
+    /** Where a stand-in {@code libnvidia-ml.so.1} that reads {@link #nvmlState()} is placed. */
+    public Path nvmlLibrary() {
+        return nvmlDir.resolve("libnvidia-ml.so.1");
+    }
+
+    /** Sets GPU {@code gpu}'s utilisation (percent) and memory used (MiB). */
+    public synchronized InstalledNvidiaHost load(int gpu, int utilizationPercent, long memoryUsedMib) {
+        long[] v = values.get(check(gpu));
+        v[0] = utilizationPercent;
+        v[1] = utilizationPercent / 2;
+        v[2] = memoryUsedMib;
+        return changed();
+    }
+
+    /** Sets GPU {@code gpu}'s temperature (Celsius) and power draw (milliwatts). */
+    public synchronized InstalledNvidiaHost thermals(int gpu, int celsius, long milliwatts) {
+        long[] v = values.get(check(gpu));
+        v[3] = celsius;
+        v[4] = milliwatts;
+        return changed();
+    }
+
+    /** GPU {@code gpu} reports critical Xid {@code xid} for the whole GPU. */
+    public synchronized InstalledNvidiaHost xid(int gpu, long xid) {
+        return event(check(gpu), EVENT_XID_CRITICAL, xid, ALL_INSTANCES, ALL_INSTANCES);
+    }
+
+    /** MIG device {@code device} of GPU {@code gpu} reports critical Xid {@code xid} for its own instance. */
+    public synchronized InstalledNvidiaHost migXid(int gpu, int device, long xid) {
+        if (device < 0 || device >= gpus.migProfiles(check(gpu)).size()) {
+            throw new IllegalArgumentException("GPU " + gpu + " has no MIG device " + device);
+        }
+        return event(gpu, EVENT_XID_CRITICAL, xid, device + 1, 0);
+    }
+
+    /** GPU {@code gpu} reports a double-bit (uncorrected) ECC error; its count goes up by one. */
+    public synchronized InstalledNvidiaHost doubleBitEcc(int gpu) {
+        values.get(check(gpu))[6]++;
+        return event(gpu, EVENT_DOUBLE_BIT_ECC, 0, ALL_INSTANCES, ALL_INSTANCES);
+    }
+
+    /** GPU {@code gpu} reports a single-bit (corrected) ECC error; its count goes up by one. */
+    public synchronized InstalledNvidiaHost singleBitEcc(int gpu) {
+        values.get(check(gpu))[5]++;
+        return event(gpu, EVENT_SINGLE_BIT_ECC, 0, ALL_INSTANCES, ALL_INSTANCES);
+    }
+
+    /**
+     * GPU {@code gpu} falls off the bus: nvidia-smi lists it no more, NVML answers {@code
+     * NVML_ERROR_GPU_IS_LOST} for it.
+     */
+    public synchronized InstalledNvidiaHost removeGpu(int gpu) {
+        gpus.removed.add(check(gpu));
+        return changed();
+    }
+
+    /** {@code nvmlInit_v2} of the stand-in returns {@code nvmlReturn} (4: no permission, 18: version mismatch). */
+    public synchronized InstalledNvidiaHost nvmlInitError(int nvmlReturn) {
+        this.initError = nvmlReturn;
+        writeState();
+        return this;
+    }
+
+    private InstalledNvidiaHost event(int gpu, long type, long data, long gi, long ci) {
+        events.add(String.join("\t", "event", Long.toString(++sequence), Integer.toString(gpu), Long.toString(type),
+                Long.toString(data), Long.toString(gi), Long.toString(ci)));
+        return changed();
+    }
+
+    private int check(int gpu) {
+        if (gpu < 0 || gpu >= values.size()) {
+            throw new IllegalArgumentException("no GPU " + gpu + "; the host has " + values.size());
+        }
+        return gpu;
+    }
+
+    private InstalledNvidiaHost changed() {
+        String[] old = {query, list, index, metrics};
+        snapshot();
+        String[] now = {query, list, index, metrics};
+        smi.changeEveryResponse(r -> {
+            for (int i = 0; i < old.length; i++) {
+                if (r.stdout().equals(old[i]) && r.exitCode() == 0) {
+                    return r.withStdout(now[i]);
+                }
+            }
+            return r;
+        });
+        writeState();
+        return this;
+    }
+
+    private void snapshot() {
+        query = gpus.queryOutput();
+        list = gpus.listOutput();
+        index = gpus.indexOutput();
+        StringBuilder sb = new StringBuilder();
+        List<FakeNvidiaHost.Model> models = gpus.models();
+        for (int i = 0; i < models.size(); i++) {
+            if (gpus.removed.contains(i)) {
+                continue;
+            }
+            long[] v = values.get(i);
+            sb.append(String.format(Locale.ROOT, "%s, %d, %d, %d, %d, %d, %.2f, %d, %d", FakeNvidiaHost.gpuUuid(i),
+                    v[0], v[1], v[2], models.get(i).memoryMib(), v[3], v[4] / 1000.0, v[5], v[6])).append(gpus.eol());
+        }
+        metrics = sb.toString();
+    }
+
+    private void writeState() {
+        StringBuilder sb = new StringBuilder("init\t" + initError + "\n");
+        List<FakeNvidiaHost.Model> models = gpus.models();
+        for (int i = 0; i < models.size(); i++) {
+            FakeNvidiaHost.Model m = models.get(i);
+            long[] v = values.get(i);
+            String[] cc = m.computeCap().split("\\.");
+            List<String> migs = gpus.migProfiles(i);
+            sb.append(String.join("\t", "gpu", Integer.toString(i), FakeNvidiaHost.gpuUuid(i), m.smiName(),
+                    FakeNvidiaHost.pciBusId(i), Long.toString(m.memoryMib() << 20), Long.toString(v[2] << 20),
+                    Long.toString(v[0]), Long.toString(v[1]), Long.toString(v[3]), Long.toString(v[4]),
+                    Long.toString(v[5]), Long.toString(v[6]), cc[0], cc[1], m.migCapable() ? "1" : "0",
+                    migs.isEmpty() ? "0" : "1", gpus.removed.contains(i) ? "1" : "0")).append('\n');
+            for (int d = 0; d < migs.size(); d++) {
+                long total = Long.parseLong(migs.get(d).replaceAll(".*\\.(\\d+)gb.*", "$1")) * 1000L << 20;
+                sb.append(String.join("\t", "mig", Integer.toString(i), Integer.toString(d), FakeNvidiaHost.migUuid(i, d),
+                        migs.get(d), Integer.toString(d + 1), "0", Long.toString(total), Long.toString(1L << 20))).append('\n');
+            }
+        }
+        events.forEach(e -> sb.append(e).append('\n'));
+        try {
+            Files.createDirectories(nvmlDir);
+            Path tmp = nvmlDir.resolve(".state.tmp");
+            Files.writeString(tmp, sb.toString(), StandardCharsets.UTF_8);
+            Files.move(tmp, nvmlState(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot write the stand-in NVML state " + nvmlState(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "InstalledNvidiaHost{" + host.root() + ", " + gpus.models().size() + " GPUs, removed " + gpus.removed + "}";
+    }
+}
