@@ -4,6 +4,7 @@ import io.flinkdevices.cli.common.Environment;
 import io.flinkdevices.cli.common.FlinkDirsOptions;
 import io.flinkdevices.cli.discover.DiscoverCommand;
 import io.flinkdevices.cli.doctor.DoctorCommand;
+import io.flinkdevices.cli.quarantine.QuarantineCommand;
 import io.flinkdevices.cli.render.RenderCommand;
 
 import org.apache.flink.configuration.Configuration;
@@ -62,6 +63,7 @@ public final class FlinkDevicesCli implements Callable<Integer> {
         commandLine.addSubcommand("discover", new DiscoverCommand(env));
         commandLine.addSubcommand("doctor", new DoctorCommand(env));
         commandLine.addSubcommand("render", new RenderCommand(env));
+        commandLine.addSubcommand("quarantine", new QuarantineCommand(env));
         // a broken configuration file is one line; other input mistakes keep picocli's usage text
         CommandLine.IParameterExceptionHandler usage = commandLine.getParameterExceptionHandler();
         commandLine.setParameterExceptionHandler(

@@ -124,6 +124,49 @@ class CliBadInputTest {
         return all;
     }
 
+    /** {@code quarantine list|clear}: a coordinated good configuration unless the row changes it. */
+    private void quarantineRows() {
+        String file = home.resolve("gpu.coordination").toString();
+        Setup coordinated = good("external-resource.gpu.param.coordination.enabled", "true",
+                "external-resource.gpu.param.coordination.file", home.resolve("gpu.coordination").toString());
+        clear("quarantine without list or clear", coordinated, cmd("quarantine", "--conf-dir", "{conf}"),
+                "Missing subcommand of 'flink-devices quarantine': list or clear");
+        clear("quarantine clear without --resource", coordinated, cmd("quarantine", "clear", "--all", "--conf-dir", "{conf}"),
+                "--resource");
+        clear("quarantine clear without --device or --all", coordinated,
+                cmd("quarantine", "clear", "--resource", "gpu", "--conf-dir", "{conf}"), "--device", "--all");
+        clear("quarantine clear with --device and --all", coordinated,
+                cmd("quarantine", "clear", "--resource", "gpu", "--device", "0", "--all", "--conf-dir", "{conf}"),
+                "--device", "--all", "mutually exclusive");
+        clear("quarantine clear --device ''", coordinated,
+                cmd("quarantine", "clear", "--resource", "gpu", "--device", "", "--conf-dir", "{conf}"),
+                "--device: expected a device id but got an empty one");
+        clear("quarantine clear of an unlisted resource", coordinated,
+                cmd("quarantine", "clear", "--resource", "gpus", "--all", "--conf-dir", "{conf}"),
+                "--resource: 'gpus' is not listed in external-resources (listed: gpu)");
+        clear("quarantine clear of a resource without coordination", good(),
+                cmd("quarantine", "clear", "--resource", "gpu", "--all", "--conf-dir", "{conf}"),
+                "external-resource.gpu.param.coordination.enabled is not true");
+        clear("quarantine clear of a device that is not out of service", coordinated,
+                cmd("quarantine", "clear", "--resource", "gpu", "--device", "7", "--conf-dir", "{conf}"),
+                "device '7' of resource gpu is not out of service in [" + file + "]", "nothing changed");
+        clear("quarantine clear with a bad coordination.lock-timeout", good("external-resource.gpu.param.coordination.enabled", "true",
+                        "external-resource.gpu.param.coordination.file", home.resolve("gpu.coordination").toString(),
+                        "external-resource.gpu.param.coordination.lock-timeout", "forever"),
+                cmd("quarantine", "clear", "--resource", "gpu", "--all", "--conf-dir", "{conf}"),
+                "external-resource.gpu.param.coordination.lock-timeout: expected a positive duration such as '10 s' but got 'forever'");
+        clear("quarantine list --resource of an unlisted resource", coordinated,
+                cmd("quarantine", "list", "--resource", "rdma", "--conf-dir", "{conf}"),
+                "--resource: 'rdma' is not listed in external-resources (listed: gpu)");
+        accepted("quarantine clear --all with nothing out of service", coordinated,
+                cmd("quarantine", "clear", "--resource", "gpu", "--all", "--conf-dir", "{conf}"),
+                "nothing to clear, nothing created", r -> r.out().contains("No device of resource gpu was out of service")
+                        && !Files.exists(home.resolve("gpu.coordination")));
+        accepted("quarantine list with nothing out of service", coordinated,
+                cmd("quarantine", "list", "--conf-dir", "{conf}"),
+                "says so", r -> r.out().contains("No device is out of service (gpu)"));
+    }
+
     private void commandLineRows() {
         Setup good = good();
         clear("no command", good, cmd(), "Missing command");
@@ -137,7 +180,7 @@ class CliBadInputTest {
         clear("render --conf-dir X without a deployment", good, cmd("render", "--conf-dir", "{conf}"),
                 "Missing subcommand of 'flink-devices render': kubernetes, flink-operator or yarn");
         clear("--conf-dir X before the command", good, cmd("--conf-dir", "{conf}"),
-                "Missing subcommand of 'flink-devices': discover, doctor or render");
+                "Missing subcommand of 'flink-devices': discover, doctor, render or quarantine");
         clear("render kubernets (misspelt)", good, cmd("render", "kubernets", "--conf-dir", "{conf}"),
                 "'kubernets'", "render kubernetes");
         clear("unknown option --verbose", good, plus(on("discover"), "--verbose"), "--verbose");
@@ -414,6 +457,7 @@ class CliBadInputTest {
         commandLineRows();
         configRows();
         renderRows();
+        quarantineRows();
         Path plugins = Files.createDirectories(home.resolve("plugins"));
         SimulatedDevices.installGpuPlugin(plugins);
 

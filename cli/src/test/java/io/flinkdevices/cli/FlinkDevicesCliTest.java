@@ -54,7 +54,7 @@ class FlinkDevicesCliTest {
                     .contains("Usage: flink-devices render")
                     .doesNotContain("Unknown option");
             assertThat(CliRun.run("--conf-dir", conf.toString()).err())
-                    .startsWith("Missing subcommand of 'flink-devices': discover, doctor or render, before --conf-dir");
+                    .startsWith("Missing subcommand of 'flink-devices': discover, doctor, render or quarantine, before --conf-dir");
             assertThat(CliRun.run("render", "kubernets", "--conf-dir", conf.toString()).err())
                     .as("a misspelt deployment keeps picocli's suggestion")
                     .contains("Did you mean: render kubernetes");

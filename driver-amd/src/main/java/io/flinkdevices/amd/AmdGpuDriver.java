@@ -89,20 +89,35 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         if (monitorSettings == null || !monitorSettings.enabled()) {
             return null;
         }
-        Map<String, GpuSampler.Target> targets = new LinkedHashMap<>();
-        for (String id : chosen) {
-            List<AmdGpu> unitAgents = units.get(id);
-            AmdGpu first = unitAgents.get(0);
-            int gpuMinor = agents.stream()
-                    .filter(a -> a.pciAddress.equals(first.pciAddress) && a.partitionIndex == 0 && a.renderMinor >= 0)
-                    .map(a -> a.renderMinor).findFirst().orElse(first.renderMinor);
-            List<Integer> own = unitAgents.stream().map(a -> a.renderMinor).filter(m -> m >= 0).collect(Collectors.toList());
-            targets.put(id, new GpuSampler.Target(gpuMinor, own));
+        monitor = DeviceMonitor.create(monitorSettings, chosen, new GpuSampler(monitorSysfs, monitorDevRoot, GpuSampler.targets(chosen, units, agents)));
+        if (coordinator != null) {
+            // a failed unit leaves service for every TaskManager of the host, whatever the action
+            monitor.addListener(coordinator.quarantine().listener(monitorSettings));
         }
-        monitor = DeviceMonitor.create(monitorSettings, chosen, new GpuSampler(monitorSysfs, monitorDevRoot, targets));
         monitor.start();
         LOG.info("AMD GPU monitor for {}: {} sampled {}", amountKey, chosen, monitorSettings);
         return monitor;
+    }
+
+    /**
+     * The units whose GPU or own render node is gone at start (what the monitor would call {@code
+     * failed}), with the reason: never offered. RAS counts are judged against the first sample, so
+     * they fail a unit only while it runs.
+     */
+    private Map<String, String> failedAtStart(Map<String, List<AmdGpu>> units, List<AmdGpu> agents) {
+        Map<String, String> failed = new LinkedHashMap<>();
+        if (monitorSysfs == null || !monitorSysfs.exists("class/drm") || !java.nio.file.Files.isDirectory(monitorDevRoot.resolve("dri"))) {
+            return failed; // a host (or a test's fake tool) without DRM devices: nothing to judge by
+        }
+        Map<String, GpuSampler.Target> targets = GpuSampler.targets(new ArrayList<>(units.keySet()), units, agents);
+        targets.values().removeIf(t -> t.gpuMinor < 0);
+        List<String> ids = new ArrayList<>(targets.keySet());
+        new GpuSampler(monitorSysfs, monitorDevRoot, targets).sample(ids).forEach((id, s) -> {
+            if (s.health() == io.flinkdevices.sdk.health.HealthState.FAILED) {
+                failed.put(id, s.reason());
+            }
+        });
+        return failed;
     }
 
     /**
@@ -159,12 +174,18 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         }
         List<AmdGpu> agents = visible(distinct(backend.agents()));
         Map<String, List<AmdGpu>> units = units(agents);
+        Map<String, String> failed = failedAtStart(units, agents);
+        if (!failed.isEmpty()) {
+            units.keySet().removeAll(failed.keySet());
+            LOG.info("AMD GPU driver for {}: not offering {} whose health is failed: {}", amountKey, failed.keySet(), failed.values());
+        }
         if (units.size() < amount) {
             throw new DeviceDriverException(
                     "Asked for " + amount + " " + what + " (" + amountKey + ") but " + backend.describe() + " found "
                             + units.size() + (units.isEmpty() ? "" : ": " + units.keySet()) + " of the host's agents "
                             + agents + " (" + describeVisible() + ")"
                             + (backend.skipped().isEmpty() ? "" : "; " + backend.skipped())
+                            + (failed.isEmpty() ? "" : "; not offered because their health is failed: " + failed)
                             + ". Lower " + amountKey + (units.isEmpty() ? "" : " to " + units.size()) + " or check the host"
                             + (unit == Unit.PARTITION ? " and its partition mode" : ""));
         }

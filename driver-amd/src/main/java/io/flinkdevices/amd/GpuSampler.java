@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * Samples the handed-out GPUs and partitions from sysfs, no process. Per GPU, from its PCI
@@ -49,6 +50,24 @@ final class GpuSampler implements DeviceSampler {
         this.sys = sys;
         this.devRoot = devRoot;
         this.targets = targets;
+    }
+
+    /**
+     * The targets of {@code ids}: a partition is sampled through its GPU's PCI device (partition
+     * 0's render node), so it reports its parent's health, and through its own render nodes.
+     */
+    static Map<String, Target> targets(List<String> chosen, Map<String, List<AmdGpu>> units, List<AmdGpu> agents) {
+        Map<String, Target> targets = new LinkedHashMap<>();
+        for (String id : chosen) {
+            List<AmdGpu> unitAgents = units.get(id);
+            AmdGpu first = unitAgents.get(0);
+            int gpuMinor = agents.stream()
+                    .filter(a -> a.pciAddress.equals(first.pciAddress) && a.partitionIndex == 0 && a.renderMinor >= 0)
+                    .map(a -> a.renderMinor).findFirst().orElse(first.renderMinor);
+            List<Integer> own = unitAgents.stream().map(a -> a.renderMinor).filter(m -> m >= 0).collect(Collectors.toList());
+            targets.put(id, new Target(gpuMinor, own));
+        }
+        return targets;
     }
 
     @Override

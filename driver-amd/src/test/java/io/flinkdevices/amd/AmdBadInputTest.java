@@ -179,6 +179,16 @@ class AmdBadInputTest {
                                 AMOUNT, "AMD GPU partitions of profile DPX", "found 0")
                         .row("amount 0", () -> attempt(Map.of(), params(sysfs(two)), 0),
                                 AMOUNT, "must be at least 1 but is 0")
+                        .row("bad monitor.interval", () -> attempt(Map.of(), params(sysfs(two, "monitor.interval", "often")), 1),
+                                P + "monitor.interval", "expected 0 (monitoring off) or a duration from 100 ms to 1 d", "'often'")
+                        .row("monitor.interval below 100 ms", () -> attempt(Map.of(), params(sysfs(two, "monitor.interval", "1 ms")), 1),
+                                P + "monitor.interval", "expected 0 (monitoring off) or a duration from 100 ms to 1 d", "'1 ms'")
+                        .row("bad health.action", () -> attempt(Map.of(), params(sysfs(two, "health.action", "reboot")), 1),
+                                P + "health.action", "expected one of report, fail-tasks, stop-taskmanager", "'reboot'")
+                        .row("bad health.recover-after", () -> attempt(Map.of(), params(sysfs(two, "health.recover-after", "later")), 1),
+                                P + "health.recover-after", "expected 0 (back at the first healthy sample) or a duration up to 1 d", "'later'")
+                        .row("negative health.recover-after", () -> attempt(Map.of(), params(sysfs(two, "health.recover-after", "-5 min")), 1),
+                                P + "health.recover-after", "expected 0 (back at the first healthy sample) or a duration up to 1 d", "'-5 min'")
                         .row("ROCR_VISIBLE_DEVICES entry matching nothing", () -> attempt(Map.of("ROCR_VISIBLE_DEVICES", "0,GPU-nope"), params(sysfs(two)), 1),
                                 "ROCR_VISIBLE_DEVICES='0,GPU-nope'", "entry 'GPU-nope' matches no AMD GPU agent")
                         .row("empty HIP_VISIBLE_DEVICES", () -> attempt(Map.of("HIP_VISIBLE_DEVICES", ""), params(sysfs(two)), 1),

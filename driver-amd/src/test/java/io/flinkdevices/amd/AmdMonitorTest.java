@@ -117,4 +117,42 @@ class AmdMonitorTest {
                 .isInstanceOf(DriverConfigException.class)
                 .hasMessageContaining("param.health.action: expected one of report, fail-tasks, stop-taskmanager but got 'quarantine'");
     }
+
+    @Test
+    @DisplayName("a GPU whose sysfs device folder is gone at start (what the monitor calls failed) is not offered")
+    void failedAtStartNotOffered() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 2).installOn(FakeHost.create(temp));
+        amd.sys().remove("class/drm/renderD128");
+        List<ExternalResourceInfo> gpus = infos(amd, 1);
+        assertThat(gpus).singleElement().satisfies(g -> assertThat(g.getProperty("pci-address")).contains(FakeAmdHost.pciAddress(1)));
+        assertThatThrownBy(() -> infos(amd, 2))
+                .hasMessageContaining("Asked for 2 AMD GPUs")
+                .hasMessageContaining("not offered because their health is failed")
+                .hasMessageContaining("renderD128");
+    }
+
+    @Test
+    @DisplayName("with coordination, a GPU that fails is quarantined in the host's file and no TaskManager is handed it until cleared")
+    void quarantine() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 2).installOn(FakeHost.create(temp));
+        Path file = temp.resolve("amd.coordination");
+        String[] kv = {"monitor.interval", "100 ms", "health.action", "report", "coordination.enabled", "true",
+                "coordination.file", file.toString()};
+        ExternalResourceInfo g0 = infos(amd, 1, kv).get(0);
+        amd.rasErrors(0, "umc", 1, 0);
+        await("quarantined", () -> io.flinkdevices.sdk.coordination.DeviceQuarantine.peek(file).size() == 1);
+        io.flinkdevices.sdk.coordination.QuarantinedDevice q = io.flinkdevices.sdk.coordination.DeviceQuarantine.peek(file).get(0);
+        assertThat(q.deviceId()).isEqualTo(FakeAmdHost.pciAddress(0));
+        assertThat(q.reason()).contains("RAS umc uncorrectable errors 0 -> 1");
+        assertThat(q.seenBy()).contains("pid " + ProcessHandle.current().pid());
+        assertThat(g0.getProperty("health")).contains("failed");
+
+        drivers.forEach(AmdGpuDriver::stopMonitor);
+        // the holder is gone (its records released): another TaskManager gets only the healthy GPU
+        io.flinkdevices.sdk.coordination.DeviceCoordinator.create(io.flinkdevices.sdk.coordination.CoordinationParams.of(file)).releaseAll();
+        assertThat(infos(amd, 1, kv)).singleElement()
+                .satisfies(g -> assertThat(g.getProperty("pci-address")).contains(FakeAmdHost.pciAddress(1)));
+        assertThatThrownBy(() -> infos(amd, 2, kv)).hasMessageContaining("out of service")
+                .hasMessageContaining("flink-devices quarantine clear --resource");
+    }
 }

@@ -80,6 +80,16 @@ final class JoclOpenCl implements OpenCl {
         });
     }
 
+    @Override
+    public boolean available(ClDevice device) throws DeviceDriverException {
+        return NativeGuard.call(LIBRARY, HINT, () -> {
+            synchronized (LOCK) {
+                load();
+                return deviceInt((cl_device_id) device.handle, CL.CL_DEVICE_AVAILABLE) != 0;
+            }
+        });
+    }
+
     private static void load() throws ClassNotFoundException {
         PrivateNativeLibraries.initialize(
                 "org.jocl.CL", JoclOpenCl.class.getClassLoader(), "flink-devices-jocl-");

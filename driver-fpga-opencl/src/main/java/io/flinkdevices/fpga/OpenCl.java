@@ -5,7 +5,10 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import java.util.List;
 import java.util.Optional;
 
-/** The part of OpenCL the driver uses: list platforms and devices, load a program on a device. */
+/**
+ * The part of OpenCL the driver uses: list platforms and devices, load a program on a device, ask
+ * whether a device is still available.
+ */
 interface OpenCl {
 
     /** What answers, for error messages, e.g. {@code OpenCL through JOCL}. */
@@ -27,4 +30,11 @@ interface OpenCl {
      * @throws DeviceDriverException when OpenCL itself fails (not the program)
      */
     Optional<String> tryProgram(ClDevice device, ProgramFile program) throws DeviceDriverException;
+
+    /**
+     * {@code CL_DEVICE_AVAILABLE} of {@code device}, now: whether the runtime still offers it.
+     *
+     * @throws DeviceDriverException when the query fails
+     */
+    boolean available(ClDevice device) throws DeviceDriverException;
 }

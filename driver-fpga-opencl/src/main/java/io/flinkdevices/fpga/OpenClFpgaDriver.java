@@ -5,7 +5,10 @@ import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
+import io.flinkdevices.sdk.health.DeviceMonitor;
+import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.info.FpgaInfo;
+import io.flinkdevices.sdk.info.LiveProperties;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 
@@ -46,12 +49,17 @@ final class OpenClFpgaDriver
         String amountKey;
         String patternKey;
         String typesKey;
+        MonitorSettings monitor;
+        /** The vendor's board check, or null. */
+        BoardHealthCheck boardCheck;
     }
 
     private final OpenCl openCl;
     private final Settings settings;
     private final DeviceCoordinator coordinator;
     private final Map<String, String> environment;
+    /** The monitor of the devices last handed out; null before or when monitoring is off. */
+    private DeviceMonitor monitor;
 
     /** @param coordinator null when coordination is off */
     OpenClFpgaDriver(
@@ -95,9 +103,10 @@ final class OpenClFpgaDriver
         if (chosen.size() < amount) {
             throw tooFewAfterProgram(amount, candidates, rejected);
         }
+        DeviceMonitor m = monitor(chosen);
         List<FpgaInfo> infos = new ArrayList<>();
         for (ClDevice d : chosen) {
-            infos.add(info(d));
+            infos.add(info(d, m == null ? LiveProperties.NONE : m.properties(d.coordinationId())));
         }
         // the line an operator looks for in the TaskManager's log
         LOG.info(
@@ -243,10 +252,48 @@ final class OpenClFpgaDriver
         return new DeviceDriverException(sb.toString());
     }
 
-    private FpgaInfo info(ClDevice d) {
+    /**
+     * One monitor per driver instance, of the devices it handed out last: {@code
+     * CL_DEVICE_AVAILABLE} and the board check each interval; a device that fails is quarantined
+     * through the coordinator. Null when monitoring is off.
+     */
+    private synchronized DeviceMonitor monitor(List<ClDevice> chosen) {
+        if (monitor != null) {
+            monitor.stop();
+            monitor = null;
+        }
+        if (settings.monitor == null || !settings.monitor.enabled()) {
+            return null;
+        }
+        Map<String, ClDevice> byId = new LinkedHashMap<>();
+        Map<String, FpgaInfo> plain = new LinkedHashMap<>();
+        for (ClDevice d : chosen) {
+            byId.put(d.coordinationId(), d);
+            plain.put(d.coordinationId(), info(d, LiveProperties.NONE));
+        }
+        monitor = DeviceMonitor.create(settings.monitor, new ArrayList<>(byId.keySet()),
+                new BoardSampler(openCl, byId, plain, settings.boardCheck));
+        if (coordinator != null) {
+            monitor.addListener(coordinator.quarantine().listener(settings.monitor));
+        }
+        monitor.start();
+        LOG.info("OpenCL monitor for {}: {} sampled {}{}", settings.amountKey, byId.keySet(), settings.monitor,
+                settings.boardCheck == null ? "" : ", board check " + settings.boardCheck.getClass().getName());
+        return monitor;
+    }
+
+    /** Stops the monitor (tests and tools; a TaskManager lets it end on its own). */
+    synchronized void stopMonitor() {
+        if (monitor != null) {
+            monitor.stop();
+        }
+    }
+
+    private FpgaInfo info(ClDevice d, LiveProperties live) {
         FpgaInfo.Builder b =
                 FpgaInfo.builder(d.platformName, d.platformIndex, d.name, d.deviceIndex)
-                        .vendor(d.vendor);
+                        .vendor(d.vendor)
+                        .live(live);
         if (d.globalMemoryBytes >= 0) {
             b.globalMemoryBytes(d.globalMemoryBytes);
         }

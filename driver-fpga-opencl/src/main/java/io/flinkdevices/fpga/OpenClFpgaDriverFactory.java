@@ -6,6 +6,7 @@ import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.DraParams;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
+import io.flinkdevices.sdk.health.MonitorSettings;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -34,6 +35,9 @@ import java.util.regex.PatternSyntaxException;
  * external-resource.fpga.param.kubernetes.resource-name: fpga.intel.com/arria10.dcp1.2-nlb0
  * external-resource.fpga.param.coordination.enabled: false
  * external-resource.fpga.param.kubernetes.dra.device-class: fpga.example.com  # for DRA; no default
+ * external-resource.fpga.param.monitor.interval: 10 s      # CL_DEVICE_AVAILABLE per interval; 0 = off
+ * external-resource.fpga.param.health.action: fail-tasks   # report | fail-tasks | stop-taskmanager
+ * external-resource.fpga.param.board-check.class: com.vendor.XbutilCheck   # optional, see BoardHealthCheck
  * }</pre>
  *
  * <p>Devices are matched by type bit: {@code ACCELERATOR} offers a device that reports {@code
@@ -125,6 +129,8 @@ public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFact
         }
 
         CoordinationParams coordination = CoordinationParams.read(params, DEVICE_CLASS);
+        s.monitor = MonitorSettings.read(params);
+        s.boardCheck = boardCheck(params);
         // no FPGA vendor publishes a DRA driver with a known DeviceClass: the operator names it
         s.draDeviceClass = DraParams.deviceClass(params, "");
         params.validate();
@@ -135,6 +141,32 @@ public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFact
         DeviceCoordinator coordinator =
                 coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
         return new OpenClFpgaDriver(openCl, s, coordinator, environment);
+    }
+
+    /** The vendor's board check named by {@value BoardHealthCheck#CLASS_KEY}, configured; null when unset. */
+    private static BoardHealthCheck boardCheck(DriverParams params) {
+        String name = params.string(BoardHealthCheck.CLASS_KEY, null);
+        if (name == null) {
+            return null;
+        }
+        String expected = "expected the name of a public class with a public no-argument constructor that implements "
+                + BoardHealthCheck.class.getName() + ", in a jar of this plugin's folder";
+        try {
+            Class<?> type = Class.forName(name.strip(), true, OpenClFpgaDriverFactory.class.getClassLoader());
+            if (!BoardHealthCheck.class.isAssignableFrom(type)) {
+                params.problem(BoardHealthCheck.CLASS_KEY, expected + ", but " + name + " does not implement it");
+                return null;
+            }
+            BoardHealthCheck check = (BoardHealthCheck) type.getConstructor().newInstance();
+            check.configure(params);
+            return check;
+        } catch (ClassNotFoundException | LinkageError e) {
+            params.problem(BoardHealthCheck.CLASS_KEY, expected + ", but '" + name + "' cannot be loaded (" + e + ")");
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ? e.getCause() : e;
+            params.problem(BoardHealthCheck.CLASS_KEY, expected + ", but " + name + " cannot be created (" + cause + ")");
+        }
+        return null;
     }
 
     /**

@@ -16,6 +16,7 @@ final class FakeOpenCl implements OpenCl {
     private final List<ClPlatform> platforms = new ArrayList<>();
     private final Map<String, String> failingDevices = new ConcurrentHashMap<>();
     private final AtomicInteger programLoads = new AtomicInteger();
+    private final Map<String, Boolean> unavailable = new ConcurrentHashMap<>();
 
     /** Adds a platform with devices named {@code deviceNames}, all of type {@code type}. */
     synchronized FakeOpenCl platform(String name, long type, String... deviceNames) {
@@ -31,6 +32,16 @@ final class FakeOpenCl implements OpenCl {
     /** Programs fail on the device named {@code deviceName}, with {@code reason}. */
     FakeOpenCl programFailsOn(String deviceName, String reason) {
         failingDevices.put(deviceName, reason);
+        return this;
+    }
+
+    /** The device named {@code deviceName} reports {@code CL_DEVICE_AVAILABLE} {@code available} from now on. */
+    FakeOpenCl available(String deviceName, boolean available) {
+        if (available) {
+            unavailable.remove(deviceName);
+        } else {
+            unavailable.put(deviceName, true);
+        }
         return this;
     }
 
@@ -53,5 +64,10 @@ final class FakeOpenCl implements OpenCl {
     public Optional<String> tryProgram(ClDevice device, ProgramFile program) {
         programLoads.incrementAndGet();
         return Optional.ofNullable(failingDevices.get(device.name));
+    }
+
+    @Override
+    public boolean available(ClDevice device) {
+        return !unavailable.containsKey(device.name);
     }
 }

@@ -65,7 +65,7 @@ class OpenClFpgaDriverContractTest extends DriverContractKit {
 
     @Override
     protected Set<DriverCapability> capabilities() {
-        return EnumSet.of(DriverCapability.KUBERNETES_DECORATOR, DriverCapability.YARN_DECORATOR);
+        return EnumSet.of(DriverCapability.KUBERNETES_DECORATOR, DriverCapability.YARN_DECORATOR, DriverCapability.MONITORING);
     }
 
     /** Build options without a program are refused too, but only as a pair: see OpenClFpgaDriverTest. */
@@ -123,6 +123,13 @@ class OpenClFpgaDriverContractTest extends DriverContractKit {
         @Override
         public java.util.Optional<String> tryProgram(ClDevice device, ProgramFile program) {
             return java.util.Optional.empty();
+        }
+
+        /** A device is available while its host still lists it (a board that vanished is not). */
+        @Override
+        public boolean available(ClDevice device) {
+            return platforms().stream().filter(p -> p.name.equals(device.platformName))
+                    .anyMatch(p -> p.devices.stream().anyMatch(d -> d.name.equals(device.name)));
         }
     }
 }

@@ -126,6 +126,10 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
             return null;
         }
         monitor = DeviceMonitor.create(monitorSettings, chosen, new PortSampler(sys));
+        if (coordinator != null && !shared) {
+            // a port that failed leaves service for every TaskManager of the host, whatever the action
+            monitor.addListener(coordinator.quarantine().listener(monitorSettings));
+        }
         monitor.start();
         LOG.info("RDMA monitor for {}: {} sampled {}", amountKey, chosen, monitorSettings);
         return monitor;

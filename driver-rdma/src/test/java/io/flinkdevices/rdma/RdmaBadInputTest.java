@@ -140,6 +140,16 @@ class RdmaBadInputTest {
                                 "expected the RDMA devices")
                         .row("amount 0", () -> attempt(params(good), 0),
                                 AMOUNT, "must be at least 1 but is 0")
+                        .row("bad monitor.interval", () -> attempt(params(good, "monitor.interval", "often"), 1),
+                                P + "monitor.interval", "expected 0 (monitoring off) or a duration from 100 ms to 1 d", "'often'")
+                        .row("monitor.interval over 1 d", () -> attempt(params(good, "monitor.interval", "2 d"), 1),
+                                P + "monitor.interval", "expected 0 (monitoring off) or a duration from 100 ms to 1 d", "'2 d'")
+                        .row("bad health.action", () -> attempt(params(good, "health.action", "quarantine"), 1),
+                                P + "health.action", "expected one of report, fail-tasks, stop-taskmanager", "'quarantine'")
+                        .row("bad health.recover-after", () -> attempt(params(good, "health.recover-after", "soon"), 1),
+                                P + "health.recover-after", "expected 0 (back at the first healthy sample) or a duration up to 1 d", "'soon'")
+                        .row("health.recover-after over 1 d", () -> attempt(params(good, "health.recover-after", "7 d"), 1),
+                                P + "health.recover-after", "expected 0 (back at the first healthy sample) or a duration up to 1 d", "'7 d'")
                         .row("verbs-probe.timeout too long to count", () -> attempt(params(good, "verbs-probe.timeout", "99999999 d"), 1),
                                 P + "verbs-probe.timeout", "expected a duration from 1 ms to 1 d", "'99999999 d'")
                         .row("coordination.lock-timeout too long to count", () -> attempt(params(good, "coordination.lock-timeout", "99999999 d"), 1),

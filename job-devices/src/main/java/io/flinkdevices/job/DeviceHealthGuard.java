@@ -53,6 +53,56 @@ public final class DeviceHealthGuard {
     }
 
     /**
+     * The devices of {@code resourceName} the task's TaskManager handed it that are not {@code
+     * failed} now, in Flink's order: what a task picks its device from in {@code open()}, so that
+     * the task Flink restarts after a device failed is not given that device again (with
+     * coordination on, no other TaskManager of the host is handed it either: it is quarantined).
+     * Devices without monitoring count as healthy.
+     *
+     * <pre>{@code
+     * List<ExternalResourceInfo> ports = DeviceHealthGuard.healthy(getRuntimeContext(), "rdma");
+     * ExternalResourceInfo mine = ports.get(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() % ports.size());
+     * guard = DeviceHealthGuard.of("rdma", List.of(mine));
+     * }</pre>
+     *
+     * @throws DeviceFailedException when every device of the resource is {@code failed} (naming
+     *     the first), so that the restart strategy tries again later
+     */
+    public static List<ExternalResourceInfo> healthy(RuntimeContext context, String resourceName) {
+        return healthy(resourceName, context.getExternalResourceInfos(resourceName));
+    }
+
+    /**
+     * The devices of {@code infos} that are not {@code failed} now (see {@link
+     * #healthy(RuntimeContext, String)}).
+     *
+     * @throws DeviceFailedException when every one of them is {@code failed}
+     */
+    public static List<ExternalResourceInfo> healthy(String resourceName, Collection<? extends ExternalResourceInfo> infos) {
+        List<ExternalResourceInfo> out = new ArrayList<>();
+        ExternalResourceInfo firstFailed = null;
+        for (ExternalResourceInfo info : infos) {
+            if ("failed".equals(DeviceMetrics.property(info, LiveProperties.KEY_HEALTH).orElse(null))) {
+                firstFailed = firstFailed == null ? info : firstFailed;
+            } else {
+                out.add(info);
+            }
+        }
+        if (out.isEmpty() && firstFailed != null) {
+            throw failure(resourceName, firstFailed);
+        }
+        return out;
+    }
+
+    private static DeviceFailedException failure(String resource, ExternalResourceInfo info) {
+        return new DeviceFailedException(
+                resource,
+                DeviceMetrics.property(info, LiveProperties.KEY_HEALTH_DEVICE).orElse(String.valueOf(info)),
+                DeviceMetrics.property(info, LiveProperties.KEY_HEALTH_REASON).orElse("no reason given"),
+                DeviceMetrics.property(info, LiveProperties.KEY_HEALTH_SINCE).orElse(null));
+    }
+
+    /**
      * Throws when a guarded device is {@code failed} and its action is {@code fail-tasks}.
      *
      * @throws DeviceFailedException naming the resource, the device and the reason
@@ -67,11 +117,7 @@ public final class DeviceHealthGuard {
             if (action != HealthAction.FAIL_TASKS) {
                 continue;
             }
-            throw new DeviceFailedException(
-                    resource,
-                    DeviceMetrics.property(info, LiveProperties.KEY_HEALTH_DEVICE).orElse(String.valueOf(info)),
-                    DeviceMetrics.property(info, LiveProperties.KEY_HEALTH_REASON).orElse("no reason given"),
-                    DeviceMetrics.property(info, LiveProperties.KEY_HEALTH_SINCE).orElse(null));
+            throw failure(resource, info);
         }
     }
 

@@ -64,4 +64,19 @@ class DeviceHealthGuardTest {
         guard.check();
         assertThat(guard.failedDevices()).containsExactly("mlx5_0/1: port mlx5_0/1 state DOWN (phys_state Disabled)");
     }
+
+    @Test
+    @DisplayName("healthy() leaves out failed devices, whatever the action, so a restarted task picks another; all failed: throws")
+    void healthyPick() {
+        Map<String, String> second = new LinkedHashMap<>(port("ok", "fail-tasks"));
+        second.put("health.device", "mlx5_0/2");
+        ExternalResourceInfo failed = info(port("failed", "report"));
+        ExternalResourceInfo ok = info(second);
+        ExternalResourceInfo unmonitored = info(Map.of("device", "mlx5_1"));
+        assertThat(DeviceHealthGuard.healthy("rdma", List.of(failed, ok, unmonitored))).containsExactly(ok, unmonitored);
+        assertThatThrownBy(() -> DeviceHealthGuard.healthy("rdma", List.of(failed)))
+                .isInstanceOf(DeviceFailedException.class)
+                .hasMessageStartingWith("Device mlx5_0/1 of external resource 'rdma' failed");
+        assertThat(DeviceHealthGuard.healthy("rdma", List.of())).isEmpty();
+    }
 }

@@ -90,6 +90,8 @@ public final class Discovery {
         if (created instanceof DriverCreation.Created c) {
             outcome.driver = c.deviceDriver();
             outcome.holders = ReadOnlyCoordination.liveHolders(config, setting.paramPrefix());
+            outcome.quarantined = ReadOnlyCoordination.quarantineNotes(config, setting.name(), setting.paramPrefix());
+            outcome.notes = outcome.quarantined;
         } else {
             outcome.error(created.problem().orElseThrow());
         }
@@ -133,7 +135,9 @@ public final class Discovery {
         }
         try {
             outcome.infos = toProperties(infos);
-            outcome.notes = ReadOnlyCoordination.inUse(outcome.infos, outcome.holders);
+            List<String> notes = new ArrayList<>(ReadOnlyCoordination.inUse(outcome.infos, outcome.holders));
+            notes.addAll(outcome.quarantined);
+            outcome.notes = notes;
         } catch (RuntimeException e) {
             outcome.error(
                     "driver returned devices whose properties cannot be read: "
@@ -183,6 +187,8 @@ public final class Discovery {
         ExternalResourceDriver driver;
         List<Map<String, String>> infos = List.of();
         Map<String, Long> holders = Map.of();
+        /** The devices out of service, one note each, also when the driver fails. */
+        List<String> quarantined = List.of();
         List<String> notes = List.of();
 
         Outcome(ResourceSetting setting) {

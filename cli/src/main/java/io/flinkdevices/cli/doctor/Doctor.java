@@ -11,6 +11,7 @@ import io.flinkdevices.cli.doctor.checks.DuplicateConfigKeysCheck;
 import io.flinkdevices.cli.doctor.checks.FactoryInTwoPluginsCheck;
 import io.flinkdevices.cli.doctor.checks.Findings;
 import io.flinkdevices.cli.doctor.checks.HeldDevicesCheck;
+import io.flinkdevices.cli.doctor.checks.QuarantinedDevicesCheck;
 import io.flinkdevices.cli.doctor.checks.IgnoredKeysCheck;
 import io.flinkdevices.cli.doctor.checks.KubernetesDecoratorCheck;
 import io.flinkdevices.cli.doctor.checks.OffHostPathsCheck;
@@ -132,6 +133,9 @@ public final class Doctor {
         }
         checks.add(new DuplicateConfigKeysCheck());
         checks.add(onHost ? new HeldDevicesCheck() : new OffHostPathsCheck());
+        if (onHost) {
+            checks.add(new QuarantinedDevicesCheck());
+        }
         return checks;
     }
 }

@@ -1,5 +1,7 @@
 package io.flinkdevices.cli.flink;
 
+import io.flinkdevices.sdk.coordination.DeviceQuarantine;
+import io.flinkdevices.sdk.coordination.QuarantinedDevice;
 import io.flinkdevices.sdk.coordination.internal.HeldDevices;
 
 import org.apache.flink.configuration.Configuration;
@@ -61,6 +63,17 @@ public final class ReadOnlyCoordination {
         if (!enabled(config, paramPrefix)) {
             return holders;
         }
+        for (Path f : files(config, paramPrefix)) {
+            holders.putAll(HeldDevices.heldByOthers(f));
+        }
+        return holders;
+    }
+
+    /**
+     * The coordination file(s) of a resource: the configured {@code coordination.file}, else the
+     * SDK's default files {@code <java.io.tmpdir>/flink-devices-*.coordination} that exist.
+     */
+    public static List<Path> files(Configuration config, String paramPrefix) {
         List<Path> files = new ArrayList<>();
         String file = config.getString(paramPrefix + FILE, "").strip();
         if (!file.isEmpty()) {
@@ -68,15 +81,47 @@ public final class ReadOnlyCoordination {
         } else {
             try (Stream<Path> all = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
                 all.filter(p -> p.getFileName().toString().matches("flink-devices-.*\\.coordination"))
+                        .sorted()
                         .forEach(files::add);
             } catch (IOException | RuntimeException e) {
-                return holders;
+                return files;
             }
         }
-        for (Path f : files) {
-            holders.putAll(HeldDevices.heldByOthers(f));
+        return files;
+    }
+
+    /**
+     * The devices out of service (quarantined after their health failed) in the resource's
+     * coordination file(s), read without the lock and never written; empty where coordination is off.
+     */
+    public static List<QuarantinedDevice> quarantined(Configuration config, String paramPrefix) {
+        List<QuarantinedDevice> out = new ArrayList<>();
+        if (enabled(config, paramPrefix)) {
+            for (Path f : files(config, paramPrefix)) {
+                out.addAll(DeviceQuarantine.peek(f));
+            }
         }
-        return holders;
+        return out;
+    }
+
+    /**
+     * One line per quarantined device of a resource: {@code device mlx5_0/1 is out of service
+     * (quarantined): port mlx5_0/1 state DOWN; since 2026-11-26T06:00:00Z, seen by
+     * TaskManagerRunner pid 4242 (rdma); once repaired: flink-devices quarantine clear --resource
+     * rdma --device mlx5_0/1}.
+     */
+    public static List<String> quarantineNotes(Configuration config, String resourceName, String paramPrefix) {
+        List<String> notes = new ArrayList<>();
+        for (QuarantinedDevice q : quarantined(config, paramPrefix)) {
+            notes.add(describe(q) + "; once repaired: " + DeviceQuarantine.clearCommand(resourceName, q.deviceId()));
+        }
+        return notes;
+    }
+
+    /** {@code device X is out of service (quarantined): REASON; since T, seen by W}. */
+    public static String describe(QuarantinedDevice q) {
+        return "device " + q.deviceId() + " is out of service (quarantined): " + q.reason() + "; since "
+                + q.since().truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + ", seen by " + q.seenBy();
     }
 
     /**

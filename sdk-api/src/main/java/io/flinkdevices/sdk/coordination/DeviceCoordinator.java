@@ -1,11 +1,11 @@
 package io.flinkdevices.sdk.coordination;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.coordination.internal.Allocation;
 import io.flinkdevices.sdk.coordination.internal.CoordinationFile;
 import io.flinkdevices.sdk.coordination.internal.DeviceIds;
 import io.flinkdevices.sdk.coordination.internal.DeviceRecord;
 import io.flinkdevices.sdk.coordination.internal.ExitRelease;
-import io.flinkdevices.sdk.coordination.internal.OwnerStatus;
 import io.flinkdevices.sdk.coordination.internal.ProcessIdentity;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -20,10 +20,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -58,7 +56,9 @@ import java.util.function.Predicate;
  *       parts of one device ({@code a/1}, {@code a/2}) are independent. A driver whose devices
  *       have parts names them so, and gets this for every driver sharing the file.
  *   <li>{@link #allocate} takes exactly the requested number of free devices, in candidate order,
- *       or fails and records nothing. A device is free when nobody holds it, or its owner is dead:
+ *       or fails and records nothing. A device out of service ({@link #quarantine()}: its health
+ *       failed) is never free, nor is a part of it or the device of a quarantined part. Otherwise
+ *       a device is free when nobody holds it, or its owner is dead:
  *       no process has the PID, a later process reuses the PID (another start time), or the
  *       record is from an earlier boot. A device whose owner runs is never taken.
  *   <li>Records of this process are released by {@link #release}, {@link #releaseAll}, and
@@ -103,6 +103,8 @@ public final class DeviceCoordinator {
 
     private final CoordinationFile file;
     private final Duration lockTimeout;
+    private final DeviceQuarantine quarantine;
+    private final String resourceName;
     private final ExitRelease.Releasable atExit = this::releaseAtExit;
 
     private DeviceCoordinator(CoordinationParams params) {
@@ -113,6 +115,8 @@ public final class DeviceCoordinator {
                         params.permissions() == CoordinationParams.Permissions.GROUP,
                         params.fullKey(CoordinationParams.FILE));
         this.lockTimeout = params.lockTimeout();
+        this.quarantine = new DeviceQuarantine(file, params);
+        this.resourceName = quarantine.resourceName();
     }
 
     /**
@@ -141,6 +145,11 @@ public final class DeviceCoordinator {
     /** The coordination file. */
     public Path file() {
         return file.file();
+    }
+
+    /** The devices out of service in this coordinator's file, and how they enter and leave it. */
+    public DeviceQuarantine quarantine() {
+        return quarantine;
     }
 
     /**
@@ -187,135 +196,18 @@ public final class DeviceCoordinator {
         }
         noteNamespace();
         ProcessIdentity self = ProcessIdentity.current();
-        List<String> chosen =
-                file.transact(
-                        locked -> {
-                            OwnerStatus.Classifier classifier = new OwnerStatus.Classifier(self);
-                            List<DeviceRecord> kept = new ArrayList<>();
-                            Map<String, OwnerStatus> holders = new LinkedHashMap<>();
-                            Set<Long> reclaimedFrom = new TreeSet<>();
-                            List<String> reclaimed = new ArrayList<>();
-                            for (DeviceRecord r : locked.content().records()) {
-                                OwnerStatus status = classifier.classify(r);
-                                if (status.reclaimable()) {
-                                    reclaimedFrom.add(r.pid());
-                                    reclaimed.add(r.deviceId());
-                                } else {
-                                    kept.add(r);
-                                    holders.putIfAbsent(r.deviceId(), status);
-                                }
-                            }
-                            // A held device excludes its parts and a held part its parent.
-                            DeviceIds.Index held = new DeviceIds.Index();
-                            holders.keySet().forEach(held::add);
-                            Map<String, String> blockedBy = new LinkedHashMap<>();
-                            List<String> free = new ArrayList<>();
-                            for (String id : candidates) {
-                                Optional<String> blocker = held.overlapping(id);
-                                if (blocker.isPresent()) {
-                                    blockedBy.put(id, blocker.get());
-                                } else {
-                                    free.add(id);
-                                }
-                            }
-                            // nor are a device and its part handed out together
-                            DeviceIds.Index chosenIds = new DeviceIds.Index();
-                            List<String> taken = new ArrayList<>();
-                            for (String id : free) {
-                                if (taken.size() == amount) {
-                                    break;
-                                }
-                                if (chosenIds.overlapping(id).isEmpty()) {
-                                    chosenIds.add(id);
-                                    taken.add(id);
-                                }
-                            }
-                            if (taken.size() < amount) {
-                                throw notEnough(amount, candidates, free, blockedBy, holders, locked);
-                            }
-                            for (String id : taken) {
-                                kept.add(DeviceRecord.of(id, self));
-                            }
-                            locked.write(kept);
-                            if (!reclaimed.isEmpty()) {
-                                LOG.info(
-                                        "Reclaimed devices {} in {} from processes that are gone: {}",
-                                        reclaimed,
-                                        file.file(),
-                                        reclaimedFrom);
-                            }
-                            return List.copyOf(taken);
-                        });
+        Allocation allocation = new Allocation(file.file(), candidates, amount, self, DeviceQuarantine.clearCommand(resourceName, "<id>"));
+        List<String> chosen = file.transact(allocation::run);
+        if (!allocation.reclaimed().isEmpty()) {
+            LOG.info(
+                    "Reclaimed devices {} in {} from processes that are gone: {}",
+                    allocation.reclaimed(),
+                    file.file(),
+                    new TreeSet<>(allocation.reclaimedFrom()));
+        }
         ExitRelease.register(atExit);
         LOG.info("Allocated devices {} for pid {} through coordination file {}", chosen, self.pid(), file.file());
         return chosen;
-    }
-
-    private DeviceDriverException notEnough(
-            long amount,
-            Set<String> candidates,
-            List<String> free,
-            Map<String, String> blockedBy,
-            Map<String, OwnerStatus> holders,
-            CoordinationFile.Locked locked) {
-        Set<String> blocking = new HashSet<>(blockedBy.values());
-        Map<Long, List<String>> byPid = new LinkedHashMap<>();
-        int mine = 0;
-        int foreign = 0;
-        for (DeviceRecord r : locked.content().records()) {
-            OwnerStatus s = holders.get(r.deviceId());
-            if (s == null || !blocking.contains(r.deviceId())) {
-                continue;
-            }
-            if (s == OwnerStatus.THIS_PROCESS) {
-                mine++;
-            } else if (s == OwnerStatus.OTHER_PID_NAMESPACE) {
-                foreign++;
-            }
-            byPid.computeIfAbsent(r.pid(), k -> new ArrayList<>()).add(r.deviceId());
-        }
-        int held = candidates.size() - free.size();
-        StringBuilder sb =
-                new StringBuilder("cannot allocate ")
-                        .append(amount)
-                        .append(" devices through coordination file ")
-                        .append(file.file())
-                        .append(": ")
-                        .append(free.size())
-                        .append(" of ")
-                        .append(candidates.size())
-                        .append(" discovered devices are free ")
-                        .append(free)
-                        .append(", ")
-                        .append(held)
-                        .append(" are held by running processes");
-        if (mine > 0) {
-            sb.append(" (").append(mine).append(" by this process)");
-        }
-        if (foreign > 0) {
-            sb.append(" (")
-                    .append(foreign)
-                    .append(" by processes in another PID namespace, which are never taken over)");
-        }
-        sb.append(": ");
-        List<String> parts = new ArrayList<>();
-        byPid.forEach((pid, ids) -> parts.add("pid " + pid + " holds " + ids));
-        sb.append(String.join(", ", parts));
-        List<String> viaParts = new ArrayList<>();
-        blockedBy.forEach((id, by) -> {
-            if (!id.equals(by)) {
-                viaParts.add(id + " (overlaps held " + by + ")");
-            }
-        });
-        if (!viaParts.isEmpty()) {
-            sb.append("; a held device excludes its parts and a held part its device: ")
-                    .append(String.join(", ", viaParts));
-        }
-        if (free.size() >= amount) {
-            sb.append("; the free devices overlap each other (a device and its parts are never handed out together)");
-        }
-        sb.append("; nothing was recorded");
-        return new DeviceDriverException(sb.toString());
     }
 
     /**

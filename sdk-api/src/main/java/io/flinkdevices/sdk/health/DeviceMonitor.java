@@ -47,7 +47,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>With {@link HealthAction#STOP_TASKMANAGER}, the sample that first sees a device {@code
  * failed} logs one ERROR line naming every failed device and its reason and exits the process with
- * {@link #STOP_EXIT_CODE}.
+ * {@link #STOP_EXIT_CODE}; a shutdown that takes longer than 4 s is halted with that code (Flink's
+ * TaskManager would halt it with its own code 239 after 5 s).
  *
  * <p>How it stops. Flink has no close hook for external-resource drivers, so the monitor stops
  * on its own: its thread is a daemon (it never holds a TaskManager's JVM up), and it ends once no
@@ -71,6 +72,12 @@ public final class DeviceMonitor {
      */
     public static final int STOP_EXIT_CODE = 75;
 
+    /**
+     * How long the shutdown of a process that {@link HealthAction#STOP_TASKMANAGER} stops may take
+     * before it is halted with {@link #STOP_EXIT_CODE}: under Flink's own limit of 5 s.
+     */
+    static final Duration EXIT_HALT_AFTER = Duration.ofSeconds(4);
+
     /** How long {@link #stop()} waits for the thread to end. */
     static final Duration STOP_WAIT = Duration.ofSeconds(5);
 
@@ -85,6 +92,7 @@ public final class DeviceMonitor {
     private final WeakReference<Object> lease;
     private Object pinnedLease;
 
+    private final List<HealthListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private Thread thread;
     private boolean stopped;
     private volatile boolean stopRequested;
@@ -160,6 +168,15 @@ public final class DeviceMonitor {
         if (t.isAlive()) {
             LOG.warn("Device monitor of {} did not stop within {} ms: its sampler does not return", settings.name(), STOP_WAIT.toMillis());
         }
+    }
+
+    /**
+     * Adds a listener told every good sample (see {@link HealthListener}), such as the quarantine
+     * of a coordinated driver: {@code monitor.addListener(coordinator.quarantine().listener(settings))}.
+     * Add listeners before {@link #start()}, so that they see the first sample.
+     */
+    public void addListener(HealthListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
     /** Whether the monitor's thread is alive. */
@@ -247,10 +264,31 @@ public final class DeviceMonitor {
         for (String change : state.record(samples)) {
             LOG.warn("Device monitor of {}: {}", settings.name(), change);
         }
+        tellListeners(samples);
         if (settings.action() == HealthAction.STOP_TASKMANAGER && !stopRequested) {
             List<String> failed = state.failedDevices();
             if (!failed.isEmpty()) {
                 stopProcess(failed);
+            }
+        }
+    }
+
+    private void tellListeners(Map<String, DeviceSample> samples) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        Map<String, DeviceSample> all = new java.util.LinkedHashMap<>();
+        for (String id : deviceIds) {
+            DeviceSample s = samples.get(id);
+            all.put(id, s != null ? s : DeviceSample.failed(id + " not seen by the monitor's sample"));
+        }
+        Map<String, DeviceSample> view = Collections.unmodifiableMap(all);
+        java.time.Instant at = clock.instant();
+        for (HealthListener l : listeners) {
+            try {
+                l.sampled(view, at);
+            } catch (RuntimeException | LinkageError e) {
+                LOG.warn("Device monitor of {}: a health listener failed: {}", settings.name(), e.toString());
             }
         }
     }
@@ -261,6 +299,18 @@ public final class DeviceMonitor {
                         + " that its supervisor starts a replacement, whose driver does not offer the failed device while"
                         + " it stays down", STOP_EXIT_CODE, failed.size() == 1 ? "device" : "devices",
                 String.join("; ", failed), settings.keyPrefix().replaceFirst("\\.$", ""));
+        // Flink's TaskManager halts a shutdown that takes over 5 s with its own code (239,
+        // JvmShutdownSafeguard); halt first, so that a supervisor always reads ours
+        Thread halt = new Thread(() -> {
+            try {
+                Thread.sleep(EXIT_HALT_AFTER.toMillis());
+            } catch (InterruptedException e) {
+                // halt now
+            }
+            Runtime.getRuntime().halt(STOP_EXIT_CODE);
+        }, "flink-devices-stop-taskmanager");
+        halt.setDaemon(true);
+        halt.start();
         System.exit(STOP_EXIT_CODE);
     }
 

@@ -16,7 +16,12 @@ import java.util.regex.Pattern;
  * <pre>{@code
  * external-resource.rdma.param.monitor.interval: 10 s   # 0 turns monitoring off (keys absent)
  * external-resource.rdma.param.health.action: fail-tasks # report | fail-tasks | stop-taskmanager
+ * external-resource.rdma.param.health.recover-after: 5 min # healthy this long: back in service
  * }</pre>
+ *
+ * <p>With coordination on, a device whose health turns {@code failed} is quarantined in the host's
+ * coordination file (in every action mode) until the process watching it has seen it healthy for
+ * {@link #RECOVER_AFTER}, or an operator clears it ({@code flink-devices quarantine clear}).
  */
 @PublicEvolving
 public final class MonitorSettings {
@@ -25,6 +30,14 @@ public final class MonitorSettings {
     public static final String INTERVAL = "monitor.interval";
     /** Key of what a failed device does to its tasks. */
     public static final String ACTION = "health.action";
+    /** Key of how long a quarantined device must stay healthy before it is back in service. */
+    public static final String RECOVER_AFTER = "health.recover-after";
+    /**
+     * {@link #RECOVER_AFTER} when unset: 5 minutes, 30 samples at the default interval, long enough
+     * that a link flapping every few minutes stays out of service and short enough that a port
+     * that came back serves again without an operator.
+     */
+    public static final Duration DEFAULT_RECOVER_AFTER = Duration.ofMinutes(5);
     /** The interval when {@link #INTERVAL} is unset. */
     public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(10);
     /** The shortest interval other than 0: shorter would spend a core on sysfs reads. */
@@ -34,18 +47,20 @@ public final class MonitorSettings {
 
     private final Duration interval;
     private final HealthAction action;
+    private final Duration recoverAfter;
     private final String name;
     private final String keyPrefix;
 
-    private MonitorSettings(Duration interval, HealthAction action, String name, String keyPrefix) {
+    private MonitorSettings(Duration interval, HealthAction action, Duration recoverAfter, String name, String keyPrefix) {
         this.interval = interval;
         this.action = action;
+        this.recoverAfter = recoverAfter;
         this.name = name;
         this.keyPrefix = keyPrefix;
     }
 
     /**
-     * Reads {@link #INTERVAL} and {@link #ACTION}; problems go to {@code params}, reported by its
+     * Reads {@link #INTERVAL}, {@link #ACTION} and {@link #RECOVER_AFTER}; problems go to {@code params}, reported by its
      * {@code validate()}.
      */
     public static MonitorSettings read(DriverParams params) {
@@ -61,8 +76,20 @@ public final class MonitorSettings {
             }
         }
         HealthAction action = params.enumValue(ACTION, HealthAction.class, HealthAction.FAIL_TASKS);
+        String rawRecover = params.string(RECOVER_AFTER, null);
+        Duration recoverAfter = DEFAULT_RECOVER_AFTER;
+        if (rawRecover != null) {
+            recoverAfter = parseRecoverAfter(rawRecover);
+            if (recoverAfter == null) {
+                params.problem(
+                        RECOVER_AFTER,
+                        "expected 0 (back at the first healthy sample) or a duration up to 1 d such as '5 min' but got '"
+                                + rawRecover + "'");
+                recoverAfter = DEFAULT_RECOVER_AFTER;
+            }
+        }
         String prefix = params.keyPrefix();
-        return new MonitorSettings(interval, action,
+        return new MonitorSettings(interval, action, recoverAfter,
                 prefix.replaceFirst("^external-resource\\.", "").replaceFirst("\\.param\\.$", ""), prefix);
     }
 
@@ -72,8 +99,35 @@ public final class MonitorSettings {
         if (!interval.isZero() && (interval.compareTo(MIN_INTERVAL) < 0 || interval.compareTo(DriverParams.MAX_DURATION) > 0)) {
             throw new IllegalArgumentException("interval must be 0 or from 100 ms to 1 d but is " + interval);
         }
-        return new MonitorSettings(interval, Objects.requireNonNull(action, "action"), Objects.requireNonNull(name, "name"),
-                "external-resource." + name + ".param.");
+        return new MonitorSettings(interval, Objects.requireNonNull(action, "action"), DEFAULT_RECOVER_AFTER,
+                Objects.requireNonNull(name, "name"), "external-resource." + name + ".param.");
+    }
+
+    /** The same settings with another {@link #RECOVER_AFTER} (tests, tools). */
+    public MonitorSettings withRecoverAfter(Duration recoverAfter) {
+        if (recoverAfter == null || recoverAfter.isNegative() || recoverAfter.compareTo(DriverParams.MAX_DURATION) > 0) {
+            throw new IllegalArgumentException("recover-after must be from 0 to 1 d but is " + recoverAfter);
+        }
+        return new MonitorSettings(interval, action, recoverAfter, name, keyPrefix);
+    }
+
+    private static Duration parseRecoverAfter(String raw) {
+        String v = raw.strip();
+        try {
+            if (ZERO.matcher(v).matches()) {
+                TimeUtils.parseDuration(v);
+                return Duration.ZERO;
+            }
+            Duration d = TimeUtils.parseDuration(v);
+            return d.isNegative() || d.compareTo(DriverParams.MAX_DURATION) > 0 ? null : d;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** How long a quarantined device must be seen healthy before it is back in service. */
+    public Duration recoverAfter() {
+        return recoverAfter;
     }
 
     private static Duration parseInterval(String raw) {
@@ -121,6 +175,7 @@ public final class MonitorSettings {
 
     @Override
     public String toString() {
-        return enabled() ? "every " + interval.toMillis() + " ms, " + action.value() : "off";
+        return enabled() ? "every " + interval.toMillis() + " ms, " + action.value()
+                + ", recover after " + recoverAfter.toMillis() + " ms" : "off";
     }
 }

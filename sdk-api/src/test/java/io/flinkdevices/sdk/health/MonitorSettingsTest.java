@@ -83,4 +83,22 @@ class MonitorSettingsTest {
                 .hasMessageContaining("param.monitor.interval")
                 .hasMessageContaining("param.health.action");
     }
+
+    @Test
+    @DisplayName("keep a quarantined device out for 5 min of health by default, and read another recover-after")
+    void recoverAfter() throws Exception {
+        assertThat(read(Map.of()).recoverAfter()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(read(Map.of("health.recover-after", "30 s")).recoverAfter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(read(Map.of("health.recover-after", "0")).recoverAfter()).isEqualTo(Duration.ZERO);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-1 s", "later", "10 parsecs", "2 d", "1.5 min", ""})
+    @DisplayName("refuse a bad recover-after with one message naming the full key, the value and what is expected")
+    void badRecoverAfter(String bad) {
+        assertThatThrownBy(() -> read(Map.of("health.recover-after", bad)))
+                .isInstanceOf(DriverConfigException.class)
+                .hasMessageContaining("external-resource.rdma.param.health.recover-after: expected 0 (back at the first healthy sample) or a duration up to 1 d")
+                .hasMessageContaining("'" + bad.strip() + "'");
+    }
 }

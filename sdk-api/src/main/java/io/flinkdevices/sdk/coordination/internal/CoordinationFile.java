@@ -117,8 +117,11 @@ public final class CoordinationFile {
         /** What the file held when the lock was taken. */
         RecordFormat.Parsed content();
 
-        /** Replaces the records. */
+        /** Replaces the records; the quarantines stay as they are. */
         void write(List<DeviceRecord> records) throws DeviceDriverException;
+
+        /** Replaces the records and the quarantines (the devices out of service). */
+        void write(List<DeviceRecord> records, List<QuarantineRecord> quarantines) throws DeviceDriverException;
     }
 
     /** Runs {@code tx} under the lock, waiting at most the lock timeout for it. */
@@ -150,6 +153,11 @@ public final class CoordinationFile {
         @Override
         public void write(List<DeviceRecord> records) throws DeviceDriverException {
             session.write(records);
+        }
+
+        @Override
+        public void write(List<DeviceRecord> records, List<QuarantineRecord> quarantines) throws DeviceDriverException {
+            session.write(records, quarantines);
         }
     }
 }

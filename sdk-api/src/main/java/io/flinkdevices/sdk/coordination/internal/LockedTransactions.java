@@ -55,9 +55,14 @@ final class LockedTransactions {
             return data.layout().parsed();
         }
 
-        /** Replaces the records. */
+        /** Replaces the records; the quarantines stay. */
         void write(List<DeviceRecord> records) throws DeviceDriverException {
-            store.write(data, records);
+            write(records, content().quarantines());
+        }
+
+        /** Replaces the records and the quarantines. */
+        void write(List<DeviceRecord> records, List<QuarantineRecord> quarantines) throws DeviceDriverException {
+            store.write(data, records, quarantines);
             afterWrite.accept(records);
         }
     }

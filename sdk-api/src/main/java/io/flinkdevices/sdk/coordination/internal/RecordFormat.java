@@ -23,6 +23,11 @@ import java.util.List;
  * such damaged records. Lines of {@code #}s (and spaces) are padding left by writers (see {@link
  * #rewrite}).
  *
+ * <p>A device out of service is one quarantine line, {@code #!quarantine <device id> <since ms>
+ * <who> <reason>} (every field encoded like an id): it starts with {@code #}, so a release that
+ * knows no quarantine reads it as a comment and keeps it. A file without quarantine lines is read
+ * as before; a quarantine line cut short by a killed writer is dropped.
+ *
  * <p>One line is read and written by {@link RecordLine}; a change is planned in place by {@link
  * RewritePlanner}.
  */
@@ -39,17 +44,24 @@ public final class RecordFormat {
     /** What was read from a file: the records, and what was dropped or only partly read. */
     public static final class Parsed {
         private final List<DeviceRecord> records;
+        private final List<QuarantineRecord> quarantines;
         private final List<String> dropped;
         private final List<String> partial;
 
-        Parsed(List<DeviceRecord> records, List<String> dropped, List<String> partial) {
+        Parsed(List<DeviceRecord> records, List<QuarantineRecord> quarantines, List<String> dropped, List<String> partial) {
             this.records = List.copyOf(records);
+            this.quarantines = List.copyOf(quarantines);
             this.dropped = List.copyOf(dropped);
             this.partial = List.copyOf(partial);
         }
 
         public List<DeviceRecord> records() {
             return records;
+        }
+
+        /** The devices out of service, in file order. */
+        public List<QuarantineRecord> quarantines() {
+            return quarantines;
         }
 
         /** Lines that could not be read at all. */
@@ -70,10 +82,18 @@ public final class RecordFormat {
 
     /** Renders records as the content of a coordination file. */
     public static byte[] format(List<DeviceRecord> records) {
+        return format(records, List.of());
+    }
+
+    /** Renders records and quarantines as the content of a coordination file. */
+    public static byte[] format(List<DeviceRecord> records, List<QuarantineRecord> quarantines) {
         StringBuilder sb = new StringBuilder(HEADER.length() + records.size() * 80);
         sb.append(HEADER);
         for (DeviceRecord r : records) {
             RecordLine.append(sb, r);
+        }
+        for (QuarantineRecord q : quarantines) {
+            RecordLine.append(sb, q);
         }
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
@@ -89,6 +109,7 @@ public final class RecordFormat {
      */
     public static Layout layout(byte[] content) {
         List<DeviceRecord> records = new ArrayList<>();
+        List<QuarantineRecord> quarantines = new ArrayList<>();
         List<String> dropped = new ArrayList<>();
         List<String> partial = new ArrayList<>();
         List<Line> lines = new ArrayList<>();
@@ -105,6 +126,16 @@ public final class RecordFormat {
             Line l = new Line(pos, end - pos, terminated);
             if (line.isBlank() || isPadding(line)) {
                 l.kind = Kind.FREE;
+            } else if (RecordLine.isQuarantine(line)) {
+                QuarantineRecord q = RecordLine.parseQuarantine(line, terminated);
+                if (q == null) {
+                    l.kind = Kind.DROPPED;
+                    dropped.add(line);
+                } else {
+                    l.kind = Kind.QUARANTINE;
+                    l.quarantine = q;
+                    quarantines.add(q);
+                }
             } else if (line.startsWith("#")) {
                 l.kind = Kind.COMMENT;
             } else {
@@ -120,7 +151,7 @@ public final class RecordFormat {
             lines.add(l);
             pos = end;
         }
-        return new Layout(content, lines, new Parsed(records, dropped, partial));
+        return new Layout(content, lines, new Parsed(records, quarantines, dropped, partial));
     }
 
     /** A line that only pads: {@code #} then {@code #}s or spaces (writers pad with {@code #}s). */
@@ -153,6 +184,8 @@ public final class RecordFormat {
         PARTIAL,
         /** An unreadable line. */
         DROPPED,
+        /** A quarantine line. */
+        QUARANTINE,
         /** A comment someone wrote (our header, an operator's note): kept. */
         COMMENT,
         /** A blank line or our padding: space a writer may reuse. */
@@ -166,6 +199,7 @@ public final class RecordFormat {
         final boolean terminated;
         Kind kind;
         DeviceRecord record;
+        QuarantineRecord quarantine;
 
         Line(int offset, int length, boolean terminated) {
             this.offset = offset;
@@ -239,7 +273,12 @@ public final class RecordFormat {
 
     /** Plans writing {@code records} over the file {@code old} (see {@link Rewrite}). */
     public static Rewrite rewrite(Layout old, List<DeviceRecord> records) {
-        return RewritePlanner.plan(old, records);
+        return RewritePlanner.plan(old, records, old.parsed.quarantines());
+    }
+
+    /** Plans writing {@code records} and {@code quarantines} over the file {@code old} (see {@link Rewrite}). */
+    public static Rewrite rewrite(Layout old, List<DeviceRecord> records, List<QuarantineRecord> quarantines) {
+        return RewritePlanner.plan(old, records, quarantines);
     }
 
     /** Writes an id so that it is one whitespace-free token. */

@@ -37,6 +37,64 @@ final class RecordLine {
                 .append('\n');
     }
 
+    /**
+     * The start of a quarantine line. It starts with {@code #}, so that a release without
+     * quarantine reads it as a comment and keeps it in place.
+     */
+    static final String QUARANTINE = "#!quarantine";
+
+    /** One quarantine as the bytes of its line. */
+    static byte[] bytes(QuarantineRecord q) {
+        StringBuilder sb = new StringBuilder(120);
+        append(sb, q);
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Appends one quarantine as a line: {@code #!quarantine <id> <since ms> <who> <reason>}, every
+     * field encoded like an id, so that a {@code #} in a field marks a line cut short by a writer
+     * that was killed.
+     */
+    static void append(StringBuilder sb, QuarantineRecord q) {
+        sb.append(QUARANTINE)
+                .append(' ')
+                .append(encodeId(q.deviceId()))
+                .append(' ')
+                .append(q.sinceMillis())
+                .append(' ')
+                .append(encodeId(q.who()))
+                .append(' ')
+                .append(encodeId(q.reason()))
+                .append('\n');
+    }
+
+    /** Whether {@code line} is meant as a quarantine line (complete or not). */
+    static boolean isQuarantine(String line) {
+        return line.startsWith(QUARANTINE + " ") || line.equals(QUARANTINE);
+    }
+
+    /**
+     * Parses a quarantine line; {@code null} when it is damaged (cut short: no newline, a field
+     * missing or holding a {@code #}), which drops it: a cut line is only ever the new line of a
+     * writer that was killed while writing it.
+     */
+    static QuarantineRecord parseQuarantine(String line, boolean terminated) {
+        if (!terminated) {
+            return null;
+        }
+        List<String> f = fields(line.trim());
+        if (f.size() != 5 || !f.get(0).equals(QUARANTINE) || !isDigits(f.get(2), 1, 18)) {
+            return null;
+        }
+        String id = decodeId(f.get(1));
+        String who = decodeId(f.get(3));
+        String reason = decodeId(f.get(4));
+        if (id == null || who == null || reason == null) {
+            return null;
+        }
+        return new QuarantineRecord(id, Long.parseLong(f.get(2)), who, reason);
+    }
+
     /** Parses one line; the record it holds, or {@code null} when it was dropped. */
     static DeviceRecord parse(
             String line,

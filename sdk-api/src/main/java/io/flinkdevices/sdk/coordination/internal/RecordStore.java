@@ -168,11 +168,11 @@ final class RecordStore {
      * Replaces the records in place, unless another process holds a {@code flock} lock ({@link
      * FlockGuard.FlockHeld}) or the result would pass the {@link SizeCap}.
      */
-    void write(Opened data, List<DeviceRecord> records) throws DeviceDriverException {
+    void write(Opened data, List<DeviceRecord> records, List<QuarantineRecord> quarantines) throws DeviceDriverException {
         LockSlot slot = data.slot;
         FlockGuard.checkNoFlock(slot.node, data.node);
         RecordFormat.Layout old = data.layout();
-        RecordFormat.Rewrite plan = RecordFormat.rewrite(old, records);
+        RecordFormat.Rewrite plan = RecordFormat.rewrite(old, records, quarantines);
         SizeCap.checkWrite(files, plan.truncateTo, records);
         try {
             if (data.channel == null) {

@@ -23,13 +23,17 @@ final class RewritePlanner {
     private RewritePlanner() {}
 
     /** Plans writing {@code records} over the file {@code old} (see {@link Rewrite}). */
-    static Rewrite plan(Layout old, List<DeviceRecord> records) {
+    static Rewrite plan(Layout old, List<DeviceRecord> records, List<QuarantineRecord> quarantines) {
         if (old.content.length == 0) {
-            byte[] all = RecordFormat.format(records);
+            byte[] all = RecordFormat.format(records, quarantines);
             return new Rewrite(all, null, all.length, all.length);
         }
-        Map<DeviceRecord, Integer> wanted = new HashMap<>();
-        for (DeviceRecord r : records) {
+        // records and quarantines alike: a line that stays keeps its bytes, new ones go into padding
+        List<Object> entries = new ArrayList<>(records.size() + quarantines.size());
+        entries.addAll(records);
+        entries.addAll(quarantines);
+        Map<Object, Integer> wanted = new HashMap<>();
+        for (Object r : entries) {
             wanted.merge(r, 1, Integer::sum);
         }
         byte[] head = old.content.clone();
@@ -51,6 +55,12 @@ final class RewritePlanner {
                         keep = true;
                     }
                 }
+            } else if (l.kind == Kind.QUARANTINE) {
+                Integer n = wanted.get(l.quarantine);
+                if (n != null && n > 0) {
+                    wanted.put(l.quarantine, n - 1);
+                    keep = true;
+                }
             } else if (l.kind == Kind.COMMENT) {
                 keep = true;
             }
@@ -62,8 +72,8 @@ final class RewritePlanner {
                 isFree[i] = true;
             }
         }
-        List<DeviceRecord> added = new ArrayList<>();
-        for (DeviceRecord r : records) {
+        List<Object> added = new ArrayList<>();
+        for (Object r : entries) {
             Integer n = wanted.get(r);
             if (n != null && n > 0) {
                 wanted.put(r, n - 1);
@@ -92,7 +102,7 @@ final class RewritePlanner {
             if (j - i == 1 && isHashPadding(old.content, start, end)) {
                 int at = start;
                 while (next < added.size()) {
-                    byte[] line = RecordLine.bytes(added.get(next));
+                    byte[] line = bytes(added.get(next));
                     if (line.length > end - at) {
                         break;
                     }
@@ -116,7 +126,7 @@ final class RewritePlanner {
             RecordLine.append(tail, r);
         }
         for (int k = next; k < added.size(); k++) {
-            RecordLine.append(tail, added.get(k));
+            tail.append(new String(bytes(added.get(k)), StandardCharsets.UTF_8));
         }
         byte[] tailBytes = new byte[0];
         if (tail.length() > 0) {
@@ -125,6 +135,12 @@ final class RewritePlanner {
         long written = head.length + (long) tailBytes.length;
         long truncateTo = tailBytes.length == 0 ? trailingPadding(head) : written;
         return new Rewrite(tailBytes, changed ? head : null, written, truncateTo);
+    }
+
+    private static byte[] bytes(Object entry) {
+        return entry instanceof QuarantineRecord
+                ? RecordLine.bytes((QuarantineRecord) entry)
+                : RecordLine.bytes((DeviceRecord) entry);
     }
 
     /** Where the padding lines at the end of {@code b} begin ({@code b.length} when none). */

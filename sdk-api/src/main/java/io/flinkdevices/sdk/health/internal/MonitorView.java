@@ -53,6 +53,17 @@ public final class MonitorView implements LiveProperties {
         return new String[] {d.health.value(), d.reason, d.since.truncatedTo(ChronoUnit.SECONDS).toString()};
     }
 
+    /** The value of {@code health} alone, as {@link #health} decides it. */
+    private String healthValue(MonitorState.Snapshot s, MonitorState.Device d) {
+        long age = System.nanoTime() - s.sampledAtNanos;
+        boolean degraded = age > (DeviceMonitor.ERRORS_BEFORE_DEGRADED + 1) * state.interval().toNanos()
+                || s.errorsInARow >= DeviceMonitor.ERRORS_BEFORE_DEGRADED;
+        if (degraded) {
+            return d != null && d.health == HealthState.FAILED ? d.health.value() : HealthState.DEGRADED.value();
+        }
+        return d == null ? null : d.health.value();
+    }
+
     /** A failed device stays failed while the monitor cannot look again. */
     private static String[] worse(MonitorState.Device d, String[] degraded) {
         if (d != null && d.health == HealthState.FAILED) {
@@ -69,7 +80,11 @@ public final class MonitorView implements LiveProperties {
         }
         MonitorState.Device d = s.devices.get(id);
         switch (key) {
-            case KEY_HEALTH:
+            case KEY_HEALTH: {
+                // read per record by guards: no strings built, no time formatted
+                String v = healthValue(s, d);
+                return v == null ? Optional.empty() : Optional.of(v);
+            }
             case KEY_HEALTH_REASON:
             case KEY_HEALTH_SINCE: {
                 String[] h = health(s, d);

@@ -1,0 +1,233 @@
+package io.flinkdevices.sdk.coordination;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.coordination.internal.DeviceRecord;
+import io.flinkdevices.sdk.coordination.internal.ProcessIdentity;
+import io.flinkdevices.sdk.coordination.internal.RecordFormat;
+import io.flinkdevices.sdk.health.DeviceSample;
+import io.flinkdevices.sdk.health.HealthAction;
+import io.flinkdevices.sdk.health.HealthListener;
+import io.flinkdevices.sdk.health.MonitorSettings;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Devices out of service in a coordination file: taken out, skipped by allocation, returned. */
+class DeviceQuarantineTest {
+
+    @TempDir Path dir;
+
+    Path file;
+
+    @BeforeEach
+    void setUp() {
+        file = dir.resolve("gpu.coordination");
+    }
+
+    DeviceCoordinator coordinator() {
+        return DeviceCoordinator.create(CoordinationParams.of(file));
+    }
+
+    String text() throws IOException {
+        return Files.readString(file, StandardCharsets.UTF_8);
+    }
+
+    @Nested
+    @DisplayName("a quarantined device")
+    class Allocation {
+
+        @Test
+        @DisplayName("is recorded with its reason, time and the process that saw it")
+        void recorded() throws Exception {
+            long before = System.currentTimeMillis();
+            assertThat(coordinator().quarantine().add("mlx5_0/1", "port mlx5_0/1 state DOWN")).isTrue();
+            List<QuarantinedDevice> out = DeviceQuarantine.peek(file);
+            assertThat(out).hasSize(1);
+            QuarantinedDevice q = out.get(0);
+            assertThat(q.deviceId()).isEqualTo("mlx5_0/1");
+            assertThat(q.reason()).isEqualTo("port mlx5_0/1 state DOWN");
+            assertThat(q.since().toEpochMilli()).isBetween(before, System.currentTimeMillis());
+            assertThat(q.seenBy()).contains("pid " + ProcessHandle.current().pid());
+            assertThat(coordinator().quarantine().list()).containsExactly(q);
+        }
+
+        @Test
+        @DisplayName("is skipped by every allocation, and the message says why and how to clear it")
+        void skipped() throws Exception {
+            coordinator().quarantine().add("1", "render node vanished");
+            assertThat(coordinator().allocate(List.of("0", "1", "2"), 2)).containsExactly("0", "2");
+            coordinator().releaseAll();
+            assertThatThrownBy(() -> coordinator().allocate(List.of("1"), 1))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("out of service")
+                    .hasMessageContaining("render node vanished")
+                    .hasMessageContaining("flink-devices quarantine clear")
+                    .hasMessageContaining("nothing was recorded");
+        }
+
+        @Test
+        @DisplayName("keeps its parts out, and a quarantined part keeps its device out")
+        void partRules() throws Exception {
+            coordinator().quarantine().add("gpu0", "RAS uncorrectable errors 0 -> 1");
+            coordinator().quarantine().add("gpu1/2", "render node vanished");
+            assertThat(coordinator().allocate(List.of("gpu0/1", "gpu1", "gpu1/1", "gpu2"), 2))
+                    .containsExactly("gpu1/1", "gpu2");
+        }
+
+        @Test
+        @DisplayName("stays when the records around it change, and a holder's record is kept beside it")
+        void survivesRecordChanges() throws Exception {
+            DeviceCoordinator c = coordinator();
+            c.allocate(List.of("0"), 1);
+            c.quarantine().add("0", "Xid 79");
+            c.releaseAll();
+            c.allocate(List.of("0", "1"), 1);
+            assertThat(DeviceQuarantine.peek(file)).extracting(QuarantinedDevice::deviceId).containsExactly("0");
+            assertThat(RecordFormat.parse(Files.readAllBytes(file)).records())
+                    .extracting(DeviceRecord::deviceId).containsExactly("1");
+        }
+
+        @Test
+        @DisplayName("is added once: the first reason and time stay")
+        void once() throws Exception {
+            assertThat(coordinator().quarantine().add("0", "first")).isTrue();
+            assertThat(coordinator().quarantine().add("0", "second")).isFalse();
+            assertThat(DeviceQuarantine.peek(file)).extracting(QuarantinedDevice::reason).containsExactly("first");
+        }
+
+        @Test
+        @DisplayName("with a reason of several lines and odd characters reads back as one line")
+        void oddReason() throws Exception {
+            coordinator().quarantine().add("a b#", "line one\nline two # 100% gone");
+            assertThat(DeviceQuarantine.peek(file)).singleElement().satisfies(q -> {
+                assertThat(q.deviceId()).isEqualTo("a b#");
+                assertThat(q.reason()).isEqualTo("line one line two # 100% gone");
+            });
+            assertThat(text().lines().filter(l -> l.startsWith("#!quarantine"))).hasSize(1);
+        }
+    }
+
+    @Nested
+    @DisplayName("clearing")
+    class Clearing {
+
+        @Test
+        @DisplayName("one device returns it to allocation and leaves the others out")
+        void one() throws Exception {
+            coordinator().quarantine().add("0", "a");
+            coordinator().quarantine().add("1", "b");
+            assertThat(coordinator().quarantine().clear("0")).isTrue();
+            assertThat(coordinator().quarantine().clear("0")).isFalse();
+            assertThat(coordinator().allocate(List.of("0", "1"), 1)).containsExactly("0");
+            assertThat(DeviceQuarantine.peek(file)).extracting(QuarantinedDevice::deviceId).containsExactly("1");
+        }
+
+        @Test
+        @DisplayName("all of them returns every device")
+        void all() throws Exception {
+            coordinator().quarantine().add("0", "a");
+            coordinator().quarantine().add("1", "b");
+            assertThat(coordinator().quarantine().clearAll()).containsExactly("0", "1");
+            assertThat(DeviceQuarantine.peek(file)).isEmpty();
+            assertThat(coordinator().allocate(List.of("0", "1"), 2)).containsExactly("0", "1");
+        }
+    }
+
+    @Nested
+    @DisplayName("files")
+    class Files_ {
+
+        @Test
+        @DisplayName("a file of an earlier release (no quarantine line) is read and allocated from as before")
+        void oldFile() throws Exception {
+            ProcessIdentity self = ProcessIdentity.current();
+            long parent = ProcessHandle.current().parent().orElseThrow().pid();
+            ProcessIdentity other = ProcessIdentity.of(parent).orElseThrow();
+            Files.write(file, RecordFormat.format(List.of(DeviceRecord.of("0", other))));
+            assertThat(DeviceQuarantine.peek(file)).isEmpty();
+            assertThat(coordinator().allocate(List.of("0", "1"), 1)).containsExactly("1");
+            assertThat(coordinator().quarantine().list()).isEmpty();
+            assertThat(self.pid()).isPositive();
+        }
+
+        @Test
+        @DisplayName("a quarantine line cut short by a killed writer is dropped, the others stay")
+        void cutLine() throws Exception {
+            coordinator().quarantine().add("0", "a");
+            Files.writeString(file, text() + "#!quarantine 1 17000##########\n", StandardCharsets.UTF_8);
+            assertThat(DeviceQuarantine.peek(file)).extracting(QuarantinedDevice::deviceId).containsExactly("0");
+            assertThat(coordinator().allocate(List.of("0", "1"), 1)).containsExactly("1");
+        }
+
+        @Test
+        @DisplayName("a quarantine line is a comment to a reader of an earlier release, which keeps it")
+        void earlierReaders() throws Exception {
+            coordinator().quarantine().add("0", "a");
+            String line = text().lines().filter(l -> l.startsWith("#!quarantine")).findFirst().orElseThrow();
+            assertThat(line).startsWith("#").doesNotMatch("#[# ]*");
+        }
+    }
+
+    @Nested
+    @DisplayName("the monitor's listener")
+    class Listener {
+
+        final Instant t0 = Instant.parse("2026-11-26T06:00:00Z");
+
+        HealthListener listener(Duration recoverAfter) {
+            MonitorSettings settings = MonitorSettings.of(Duration.ofSeconds(1), HealthAction.REPORT, "gpu")
+                    .withRecoverAfter(recoverAfter);
+            return coordinator().quarantine().listener(settings);
+        }
+
+        Map<String, DeviceSample> sample(String id, DeviceSample s) {
+            Map<String, DeviceSample> m = new LinkedHashMap<>();
+            m.put(id, s);
+            return m;
+        }
+
+        @Test
+        @DisplayName("takes a failed device out, and returns it once healthy for recover-after without a break")
+        void recover() throws Exception {
+            HealthListener l = listener(Duration.ofSeconds(10));
+            l.sampled(sample("0", DeviceSample.builder().build()), t0);
+            assertThat(DeviceQuarantine.peek(file)).isEmpty();
+            l.sampled(sample("0", DeviceSample.failed("port 0 state DOWN")), t0.plusSeconds(1));
+            assertThat(DeviceQuarantine.peek(file)).extracting(QuarantinedDevice::reason).containsExactly("port 0 state DOWN");
+            l.sampled(sample("0", DeviceSample.builder().build()), t0.plusSeconds(2));
+            l.sampled(sample("0", DeviceSample.failed("port 0 state DOWN")), t0.plusSeconds(8));
+            l.sampled(sample("0", DeviceSample.builder().build()), t0.plusSeconds(9));
+            l.sampled(sample("0", DeviceSample.builder().build()), t0.plusSeconds(18));
+            assertThat(DeviceQuarantine.peek(file)).as("healthy for 9 s only, since the last failure").hasSize(1);
+            l.sampled(sample("0", DeviceSample.builder().build()), t0.plusSeconds(19));
+            assertThat(DeviceQuarantine.peek(file)).isEmpty();
+            assertThat(coordinator().allocate(List.of("0"), 1)).containsExactly("0");
+        }
+
+        @Test
+        @DisplayName("with recover-after 0 returns the device at the first healthy sample")
+        void zero() throws Exception {
+            HealthListener l = listener(Duration.ZERO);
+            l.sampled(sample("0", DeviceSample.failed("gone")), t0);
+            assertThat(DeviceQuarantine.peek(file)).hasSize(1);
+            l.sampled(sample("0", DeviceSample.builder().build()), t0.plusSeconds(1));
+            assertThat(DeviceQuarantine.peek(file)).isEmpty();
+        }
+    }
+}
