@@ -114,6 +114,10 @@ final class NvidiaGpuDriver
             ids.add(backend.coordinationId(d));
         }
         monitor = DeviceMonitor.create(monitorSettings, ids, sampler);
+        if (coordinator != null) {
+            // a failed GPU or MIG unit leaves service for every TaskManager of the host, whatever the action
+            monitor.addListener(coordinator.quarantine().listener(monitorSettings));
+        }
         monitor.start();
         LOG.info("NVIDIA GPU monitor for {}: {} sampled through {} {}", amountKey, ids,
                 sampler instanceof NvmlSampler ? "NVML" : "one nvidia-smi query per interval", monitorSettings);
