@@ -3,23 +3,16 @@ package io.flinkdevices.testkit.arch;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 
-import com.tngtech.archunit.core.domain.JavaAccess;
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.domain.JavaConstructor;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.junit.LocationProvider;
-import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
-import com.tngtech.archunit.lang.ConditionEvents;
-import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.lang.CompositeArchRule;
-import com.tngtech.archunit.lang.syntax.elements.GivenClassesConjunction;
-import com.tngtech.archunit.library.dependencies.SliceAssignment;
-import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+
+import io.flinkdevices.testkit.arch.internal.DriverConditions;
 
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -31,6 +24,11 @@ import java.util.Set;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static io.flinkdevices.testkit.arch.internal.DriverConditions.haveAPublicNoArgConstructor;
+import static io.flinkdevices.testkit.arch.internal.DriverConditions.noHadoop;
+import static io.flinkdevices.testkit.arch.internal.DriverConditions.noRawProcesses;
+import static io.flinkdevices.testkit.arch.internal.DriverConditions.noSdkInternals;
+import static io.flinkdevices.testkit.arch.internal.DriverConditions.noTestkit;
 
 /**
  * Architecture rules every driver module runs over its production classes.
@@ -67,7 +65,7 @@ public final class DriverArchitectureRules {
     private DriverArchitectureRules() {}
 
     private static final String SDK_PACKAGES = "io.flinkdevices.sdk..";
-    private static final String TESTKIT_PACKAGES = "io.flinkdevices.testkit..";
+    private static final String TESTKIT_PACKAGES = DriverConditions.TESTKIT_PACKAGES;
 
     /** The root package of every driver shipped by this project. */
     public static final List<String> DRIVER_PACKAGES =
@@ -83,7 +81,7 @@ public final class DriverArchitectureRules {
      */
     @ArchTest
     public static final ArchRule DRIVERS_DO_NOT_DEPEND_ON_EACH_OTHER =
-            slices().assignedFrom(new DriverSlices())
+            slices().assignedFrom(DriverConditions.driverSlices(DRIVER_PACKAGES))
                     .should()
                     .notDependOnEachOther()
                     .allowEmptyShould(true)
@@ -352,107 +350,6 @@ public final class DriverArchitectureRules {
                                 .resideInAPackage("org.apache.flink..")
                                 .because("Flink loads org.apache.flink.* parent-first"))
                 .as("the driver rules of " + root);
-    }
-
-    private static ArchRule noTestkit(GivenClassesConjunction drivers) {
-        return drivers.should()
-                .dependOnClassesThat()
-                .resideInAPackage(TESTKIT_PACKAGES)
-                .allowEmptyShould(false)
-                .because("the testkit is a test dependency and is not bundled in a plugin");
-    }
-
-    private static ArchRule noHadoop(GivenClassesConjunction drivers) {
-        return drivers.should()
-                .dependOnClassesThat()
-                .resideInAPackage("org.apache.hadoop..")
-                .allowEmptyShould(false)
-                .because(
-                        "Flink's plugin class loader gives a plugin no Hadoop class; Yarn settings"
-                                + " go through YarnResourceDecorator's plain maps");
-    }
-
-    private static ArchRule noSdkInternals(GivenClassesConjunction drivers) {
-        return drivers.should()
-                .dependOnClassesThat()
-                .resideInAPackage("io.flinkdevices.sdk..internal..")
-                .allowEmptyShould(false)
-                .because("sdk-api's internals may change in any release");
-    }
-
-    private static ArchRule noRawProcesses(GivenClassesConjunction drivers) {
-        return drivers.should(notStartProgramsThemselves())
-                .allowEmptyShould(false)
-                .because(
-                        "ExternalCommand has the timeout, kills the process tree and bounds the"
-                                + " output; a bare ProcessBuilder or Runtime.exec hangs a"
-                                + " TaskManager when the tool hangs");
-    }
-
-    private static ArchCondition<JavaClass> notStartProgramsThemselves() {
-        return new ArchCondition<>("not start programs with ProcessBuilder or Runtime.exec") {
-            @Override
-            public void check(JavaClass type, ConditionEvents events) {
-                for (JavaAccess<?> access : type.getAccessesFromSelf()) {
-                    String owner = access.getTargetOwner().getName();
-                    boolean processBuilder = owner.equals(ProcessBuilder.class.getName());
-                    boolean exec =
-                            owner.equals(Runtime.class.getName())
-                                    && access.getName().equals("exec");
-                    if (processBuilder || exec) {
-                        events.add(
-                                SimpleConditionEvent.violated(
-                                        type,
-                                        access.getDescription()
-                                                + ": run programs with io.flinkdevices.sdk.process"
-                                                + ".ExternalCommand instead"));
-                    }
-                }
-            }
-        };
-    }
-
-    private static ArchCondition<JavaClass> haveAPublicNoArgConstructor() {
-        return new ArchCondition<>("have a public no-arg constructor") {
-            @Override
-            public void check(JavaClass type, ConditionEvents events) {
-                boolean found = false;
-                for (JavaConstructor c : type.getConstructors()) {
-                    if (c.getRawParameterTypes().isEmpty()
-                            && c.getModifiers().contains(JavaModifier.PUBLIC)) {
-                        found = true;
-                    }
-                }
-                if (!found) {
-                    events.add(
-                            SimpleConditionEvent.violated(
-                                    type,
-                                    type.getName()
-                                            + " has no public no-arg constructor, so"
-                                            + " ServiceLoader cannot create it"));
-                }
-            }
-        };
-    }
-
-    /** One slice per driver root package; classes outside every driver are ignored. */
-    private static final class DriverSlices implements SliceAssignment {
-        @Override
-        public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
-            String name = javaClass.getPackageName() + ".";
-            for (String driver : DRIVER_PACKAGES) {
-                String root = driver.substring(0, driver.length() - 2) + ".";
-                if (name.startsWith(root)) {
-                    return SliceIdentifier.of(root.substring(0, root.length() - 1));
-                }
-            }
-            return SliceIdentifier.ignore();
-        }
-
-        @Override
-        public String getDescription() {
-            return "drivers " + DRIVER_PACKAGES;
-        }
     }
 
     /**

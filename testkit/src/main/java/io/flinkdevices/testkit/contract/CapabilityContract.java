@@ -8,6 +8,7 @@ import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceNames;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.testkit.contract.internal.Attempt;
+import io.flinkdevices.testkit.contract.internal.DecoratorChecks;
 import io.flinkdevices.testkit.contract.internal.ForeignInfo;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -20,10 +21,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -42,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 public abstract class CapabilityContract extends ContractSuite {
 
     /** Amounts the decorators are asked about: one, a few, and a whole 8-device node. */
-    static final List<Long> AMOUNTS = List.of(1L, 2L, 3L, 8L);
+    static final List<Long> AMOUNTS = DecoratorChecks.AMOUNTS;
 
     CapabilityContract(DriverContractKit kit) {
         super(kit);
@@ -77,7 +76,7 @@ public abstract class CapabilityContract extends ContractSuite {
         assertThat(driver)
                 .as("KUBERNETES_DECORATOR is declared")
                 .isInstanceOf(KubernetesResourceDecorator.class);
-        assertKubernetesValid((KubernetesResourceDecorator) driver);
+        DecoratorChecks.assertKubernetesValid((KubernetesResourceDecorator) driver);
     }
 
     /**
@@ -102,7 +101,7 @@ public abstract class CapabilityContract extends ContractSuite {
             return;
         }
         assertThat(driver).as("YARN_DECORATOR is declared").isInstanceOf(YarnResourceDecorator.class);
-        assertYarnValid((YarnResourceDecorator) driver);
+        DecoratorChecks.assertYarnValid((YarnResourceDecorator) driver);
     }
 
     /**
@@ -236,34 +235,11 @@ public abstract class CapabilityContract extends ContractSuite {
         Assumptions.assumeTrue(
                 kubernetes || yarn, "the driver declares neither a Kubernetes nor a Yarn decorator");
         ExternalResourceDriver driver = driver(host(2));
-        Map<String, Callable<Object>> answers = new LinkedHashMap<>();
-        if (kubernetes && driver instanceof KubernetesResourceDecorator) {
-            KubernetesResourceDecorator k = (KubernetesResourceDecorator) driver;
-            for (long amount : AMOUNTS) {
-                answers.put("kubernetesResources(" + amount + ")", () -> k.kubernetesResources(amount));
-                answers.put("kubernetesExtraResources(" + amount + ")", () -> k.kubernetesExtraResources(amount));
-            }
-            answers.put("kubernetesNodeSelector()", k::kubernetesNodeSelector);
-            answers.put("kubernetesCapabilities()", k::kubernetesCapabilities);
-            answers.put("kubernetesEnvironment()", k::kubernetesEnvironment);
-            answers.put("kubernetesHostPaths()", k::kubernetesHostPaths);
-            answers.put("kubernetesTolerations()", k::kubernetesTolerations);
-            answers.put("kubernetesNeedsReasons()", k::kubernetesNeedsReasons);
-            answers.put("draAttributes()", k::draAttributes);
-            answers.put("draBooleanAttributes()", k::draBooleanAttributes);
-            answers.put("draMinimumCapacity()", k::draMinimumCapacity);
-        }
-        if (yarn && driver instanceof YarnResourceDecorator) {
-            YarnResourceDecorator y = (YarnResourceDecorator) driver;
-            for (long amount : AMOUNTS) {
-                answers.put("yarnResources(" + amount + ")", () -> y.yarnResources(amount));
-            }
-            answers.put("yarnEnvironment()", y::yarnEnvironment);
-        }
+        Map<String, Callable<Object>> answers = DecoratorChecks.answers(driver, kubernetes, yarn);
         List<String> modifiable = new ArrayList<>();
         for (Map.Entry<String, Callable<Object>> answer : answers.entrySet()) {
             Object value = Attempt.of(answer.getKey(), answer.getValue()).value(answer.getKey());
-            collectModifiable(answer.getKey(), value, modifiable);
+            DecoratorChecks.collectModifiable(answer.getKey(), value, modifiable);
         }
         assertThat(modifiable)
                 .as(
@@ -271,47 +247,6 @@ public abstract class CapabilityContract extends ContractSuite {
                                 + " or an unmodifiable view, so that no caller changes what the"
                                 + " next one sees)")
                 .isEmpty();
-    }
-
-    /** Adds {@code what} to {@code modifiable} when {@code value} (or a map or list in it) accepts an entry. */
-    @SuppressWarnings("unchecked")
-    private static void collectModifiable(String what, Object value, List<String> modifiable) {
-        if (value instanceof Map) {
-            Map<Object, Object> map = (Map<Object, Object>) value;
-            Object key = "contract-kit.example.com/injected";
-            if (!map.containsKey(key)) {
-                try {
-                    map.put(key, null);
-                    map.remove(key);
-                    modifiable.add(what + " (" + value.getClass().getName() + ")");
-                } catch (UnsupportedOperationException expected) {
-                    // immutable, as it should be
-                } catch (RuntimeException other) {
-                    // a map that refuses the key or a null value is no less modifiable
-                    modifiable.add(what + " (" + value.getClass().getName() + " threw " + other + ", not UnsupportedOperationException)");
-                }
-            }
-            for (Map.Entry<Object, Object> e : map.entrySet()) {
-                collectModifiable(what + "[" + e.getKey() + "]", e.getValue(), modifiable);
-            }
-        } else if (value instanceof Collection) {
-            Collection<Object> collection = (Collection<Object>) value;
-            try {
-                Object probe = "contract-kit-injected";
-                if (collection.add(probe)) {
-                    collection.remove(probe);
-                }
-                modifiable.add(what + " (" + value.getClass().getName() + ")");
-            } catch (UnsupportedOperationException expected) {
-                // immutable, as it should be
-            } catch (RuntimeException other) {
-                modifiable.add(what + " (" + value.getClass().getName() + " threw " + other + ", not UnsupportedOperationException)");
-            }
-            int i = 0;
-            for (Object element : new ArrayList<>(collection)) {
-                collectModifiable(what + "[" + i++ + "]", element, modifiable);
-            }
-        }
     }
 
     private static String visibleValue(ExternalResourceInfo info) {
@@ -340,10 +275,10 @@ public abstract class CapabilityContract extends ContractSuite {
         ExternalResourceDriver driver = driver(host);
         kit.breakHost(host.host);
         if (kubernetes) {
-            assertKubernetesValid((KubernetesResourceDecorator) driver);
+            DecoratorChecks.assertKubernetesValid((KubernetesResourceDecorator) driver);
         }
         if (yarn) {
-            assertYarnValid((YarnResourceDecorator) driver);
+            DecoratorChecks.assertYarnValid((YarnResourceDecorator) driver);
         }
     }
 
@@ -353,87 +288,5 @@ public abstract class CapabilityContract extends ContractSuite {
         return declared.contains(capability);
     }
 
-    private static void assertKubernetesValid(KubernetesResourceDecorator decorator) {
-        for (long amount : AMOUNTS) {
-            Map<String, Long> resources =
-                    Attempt.of(
-                                    "kubernetesResources(" + amount + ")",
-                                    () -> decorator.kubernetesResources(amount))
-                            .value("kubernetesResources(" + amount + ")");
-            assertThat(resources).as("kubernetesResources(%d)", amount).isNotEmpty();
-            resources.forEach(
-                    (name, quantity) -> {
-                        assertThat(KubernetesResourceNames.validateExtendedResource(name))
-                                .as("problems of resource name '%s'", name)
-                                .isEmpty();
-                        assertThat(quantity).as("quantity of '%s' for %d", name, amount).isNotNull();
-                        assertThat(KubernetesResourceNames.validateQuantity(name, quantity))
-                                .as("problems of quantity %d of '%s' for %d", quantity, name, amount)
-                                .isEmpty();
-                    });
-        }
-        Map<String, String> selector =
-                Attempt.of("kubernetesNodeSelector()", decorator::kubernetesNodeSelector)
-                        .value("kubernetesNodeSelector()");
-        assertThat(selector).as("kubernetesNodeSelector()").isNotNull();
-        selector.forEach(
-                (k, v) -> {
-                    assertThat(k).as("a node-selector label").isNotBlank();
-                    assertThat(v).as("the value of node-selector label %s", k).isNotBlank();
-                });
-        assertDraValid(decorator);
-        for (long amount : AMOUNTS) {
-            List<String> pod =
-                    Attempt.of("the pod needs (kubernetesCapabilities(), kubernetesEnvironment(), ...)",
-                                    () -> KubernetesPodNeeds.validate(decorator, amount))
-                            .value("the pod needs");
-            assertThat(pod).as("problems of the pod needs for %d devices (KubernetesPodNeeds.validate)", amount).isEmpty();
-        }
-    }
 
-    /** The DRA answers go into a ResourceClaimTemplate as they are ({@code render kubernetes --dra}). */
-    private static void assertDraValid(KubernetesResourceDecorator decorator) {
-        String deviceClass =
-                Attempt.of("draDeviceClass()", decorator::draDeviceClass).value("draDeviceClass()");
-        String domain =
-                Attempt.of("draAttributeDomain()", decorator::draAttributeDomain)
-                        .value("draAttributeDomain()");
-        Map<String, String> attributes =
-                Attempt.of("draAttributes()", decorator::draAttributes).value("draAttributes()");
-        Map<String, Boolean> flags =
-                Attempt.of("draBooleanAttributes()", decorator::draBooleanAttributes)
-                        .value("draBooleanAttributes()");
-        Map<String, String> capacity =
-                Attempt.of("draMinimumCapacity()", decorator::draMinimumCapacity)
-                        .value("draMinimumCapacity()");
-        assertThat(deviceClass).as("draDeviceClass() (empty when the driver knows none)").isNotNull();
-        assertThat(domain).as("draAttributeDomain() (empty for the device class)").isNotNull();
-        assertThat(attributes).as("draAttributes()").isNotNull();
-        assertThat(flags).as("draBooleanAttributes()").isNotNull();
-        assertThat(capacity).as("draMinimumCapacity()").isNotNull();
-        assertThat(DraParams.validateAnswers(deviceClass, domain, attributes, flags, capacity))
-                .as("problems of the DRA answers (DraParams.validateAnswers)")
-                .isEmpty();
-    }
-
-    private static void assertYarnValid(YarnResourceDecorator decorator) {
-        for (long amount : AMOUNTS) {
-            Map<String, Long> resources =
-                    Attempt.of("yarnResources(" + amount + ")", () -> decorator.yarnResources(amount))
-                            .value("yarnResources(" + amount + ")");
-            assertThat(resources).as("yarnResources(%d)", amount).isNotEmpty();
-            resources.forEach(
-                    (name, value) -> {
-                        assertThat(YarnResourceNames.validate(name))
-                                .as("problems of Yarn resource name '%s'", name)
-                                .isEmpty();
-                        assertThat(value).as("amount of '%s' for %d", name, amount).isPositive();
-                    });
-        }
-        Map<String, String> env = Attempt.of("yarnEnvironment()", decorator::yarnEnvironment).value("yarnEnvironment()");
-        assertThat(env).as("yarnEnvironment()").isNotNull();
-        env.forEach((name, value) -> assertThat(KubernetesPodNeeds.validateEnvironment(name, value))
-                .as("problems of Yarn environment variable %s", name)
-                .isEmpty());
-    }
 }

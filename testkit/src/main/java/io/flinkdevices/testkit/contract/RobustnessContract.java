@@ -2,8 +2,8 @@ package io.flinkdevices.testkit.contract;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.testkit.contract.internal.Attempt;
-import io.flinkdevices.testkit.contract.internal.JsonTwice;
 import io.flinkdevices.testkit.contract.internal.ForeignInfo;
+import io.flinkdevices.testkit.contract.internal.ToolOutputs;
 import io.flinkdevices.testkit.fake.FakeExecutable;
 import io.flinkdevices.testkit.fake.FakeExecutable.Response;
 import io.flinkdevices.testkit.fake.FakeFileTree;
@@ -126,9 +126,9 @@ public abstract class RobustnessContract extends ContractSuite {
         for (FakeExecutable e : host.host.executables()) {
             e.respondWith(Response.success(GARBAGE));
         }
-        int before = invocations(host.host);
+        int before = ToolOutputs.invocations(host.host);
         Exception failure = exceptionOrExactAmount(host, "every fake program prints garbage");
-        List<String> ran = programsRun(host.host, before);
+        List<String> ran = ToolOutputs.programsRun(host.host, before);
         if (failure == null || ran.isEmpty()) {
             return;
         }
@@ -140,7 +140,7 @@ public abstract class RobustnessContract extends ContractSuite {
                                 + " quotes what it printed",
                         ran)
                 .isInstanceOf(DeviceDriverException.class);
-        String message = messages(failure);
+        String message = ToolOutputs.messages(failure);
         assertThat(ran.stream().anyMatch(message::contains))
                 .as("whether the error names the tool that printed garbage (one of %s): %s", ran, message)
                 .isTrue();
@@ -169,11 +169,11 @@ public abstract class RobustnessContract extends ContractSuite {
         for (FakeExecutable e : host.host.executables()) {
             e.changeEveryResponse(r -> r.withExitCode(3).withStderr(r.stderr() + STDERR_MARKER + "\n"));
         }
-        int before = invocations(host.host);
+        int before = ToolOutputs.invocations(host.host);
         Attempt<ExternalResourceDriver> created = create(host);
         Attempt<Set<? extends ExternalResourceInfo>> attempt =
                 created.succeeded() ? retrieve(created.value("create"), 2) : null;
-        List<String> ran = programsRun(host.host, before);
+        List<String> ran = ToolOutputs.programsRun(host.host, before);
         Assumptions.assumeFalse(ran.isEmpty(), "the driver ran none of the host's fake programs");
         assertThat(attempt == null || !attempt.succeeded())
                 .as(
@@ -205,14 +205,14 @@ public abstract class RobustnessContract extends ContractSuite {
         for (FakeExecutable e : host.host.executables()) {
             e.respondWith(Response.failure(3, STDERR_MARKER + "\n"));
         }
-        int before = invocations(host.host);
+        int before = ToolOutputs.invocations(host.host);
         Exception failure = failureOf(host, 2);
-        List<String> ran = programsRun(host.host, before);
+        List<String> ran = ToolOutputs.programsRun(host.host, before);
         Assumptions.assumeFalse(ran.isEmpty(), "the driver ran none of the host's fake programs");
         assertThat(failure)
                 .as("the outcome when %s exited with code 3 and '%s' on stderr", ran, STDERR_MARKER)
                 .isNotNull();
-        assertThat(messages(failure))
+        assertThat(ToolOutputs.messages(failure))
                 .as(
                         "the error when %s exited with code 3: it must pass on what the tool printed"
                                 + " on stderr (ExternalCommand.Result.stderrTail())",
@@ -242,25 +242,9 @@ public abstract class RobustnessContract extends ContractSuite {
                     Assumptions.assumeFalse(
                             host.executables().isEmpty(), "the host has no fake program");
                     for (FakeExecutable e : host.executables()) {
-                        e.changeEveryResponse(r -> r.withStdout(eachLineTwice(r.stdout())));
+                        e.changeEveryResponse(r -> r.withStdout(ToolOutputs.eachLineTwice(r.stdout())));
                     }
                 });
-    }
-
-    private static String eachLineTwice(String text) {
-        if (text.isEmpty()) {
-            return text;
-        }
-        String json = JsonTwice.eachElementTwice(text);
-        if (json != null) {
-            return json;
-        }
-        StringBuilder sb = new StringBuilder();
-        for (String line : text.split("(?<=\n)")) {
-            sb.append(line.endsWith("\n") ? line : line + "\n");
-            sb.append(line.endsWith("\n") ? line : line + "\n");
-        }
-        return sb.toString();
     }
 
     /**
@@ -392,37 +376,5 @@ public abstract class RobustnessContract extends ContractSuite {
         return attempt.succeeded() ? null : attempt.failure();
     }
 
-    /** How often the host's fake programs have been called so far. */
-    private static int invocations(FakeHost host) {
-        int calls = 0;
-        for (FakeExecutable e : host.executables()) {
-            calls += e.invocationCount();
-        }
-        return calls;
-    }
 
-    /** The names of the host's fake programs, if any was called since there were {@code before} calls. */
-    private static List<String> programsRun(FakeHost host, int before) {
-        List<String> names = new ArrayList<>();
-        if (invocations(host) > before) {
-            for (FakeExecutable e : host.executables()) {
-                if (e.invocationCount() > 0) {
-                    names.add(e.name());
-                }
-            }
-        }
-        return names;
-    }
-
-    /** The messages of {@code failure} and its causes, one per line. */
-    private static String messages(Throwable failure) {
-        StringBuilder sb = new StringBuilder();
-        for (Throwable t = failure; t != null && sb.length() < 100_000; t = t.getCause()) {
-            sb.append(t.getMessage()).append('\n');
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return sb.toString();
-    }
 }
