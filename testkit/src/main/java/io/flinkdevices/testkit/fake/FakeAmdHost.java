@@ -67,8 +67,8 @@ public final class FakeAmdHost {
         private final String marketName;
         private final int deviceId;
         private final int gfxTargetVersion;
-        private final int computeUnits;
-        private final int xcds;
+        final int computeUnits;
+        final int xcds;
         private final long vramBytes;
 
         Model(String marketName, int deviceId, int gfxTargetVersion, int computeUnits, int xcds, long vramBytes) {
@@ -122,7 +122,7 @@ public final class FakeAmdHost {
     /** Builds the host: GPUs in PCI order, each whole or in partitions. */
     @PublicEvolving
     public static final class Builder {
-        private final List<Gpu> gpus = new ArrayList<>();
+        private final List<AmdToolOutputs.Gpu> gpus = new ArrayList<>();
         private final List<Integer> missingRenderNodes = new ArrayList<>();
         private boolean bareArray;
         private boolean acceleratorPartition;
@@ -143,7 +143,7 @@ public final class FakeAmdHost {
         public Builder gpus(Model model, int count, String computeMode, String memoryMode) {
             int parts = partitions(model, computeMode);
             for (int i = 0; i < count; i++) {
-                gpus.add(new Gpu(model, computeMode.toUpperCase(Locale.ROOT), memoryMode.toUpperCase(Locale.ROOT), parts));
+                gpus.add(new AmdToolOutputs.Gpu(model, computeMode.toUpperCase(Locale.ROOT), memoryMode.toUpperCase(Locale.ROOT), parts));
             }
             return this;
         }
@@ -215,7 +215,7 @@ public final class FakeAmdHost {
             }
             int agent = 0;
             for (int g = 0; g < gpus.size(); g++) {
-                Gpu gpu = gpus.get(g);
+                AmdToolOutputs.Gpu gpu = gpus.get(g);
                 String pci = pciAddress(g);
                 String pciDir = "devices/pci0000:00/" + pci;
                 long share = gpu.model.vramBytes / Math.max(1, gpu.memoryPartitions());
@@ -276,55 +276,12 @@ public final class FakeAmdHost {
 
         /** What {@code amd-smi static --json} prints for this host. */
         public String amdSmiStatic() {
-            StringBuilder sb = new StringBuilder(bareArray ? "[\n" : "{\n    \"gpu_data\": [\n");
-            int agent = 0;
-            for (int g = 0; g < gpus.size(); g++) {
-                Gpu gpu = gpus.get(g);
-                long share = gpu.model.vramBytes / Math.max(1, gpu.memoryPartitions());
-                for (int p = 0; p < gpu.partitions; p++) {
-                    if (agent > 0) {
-                        sb.append(",\n");
-                    }
-                    sb.append("        {\"gpu\": ").append(agent)
-                            .append(", \"asic\": {\"market_name\": \"").append(gpu.model.marketName)
-                            .append("\", \"vendor_id\": \"0x1002\", \"device_id\": \"").append(gpu.model.deviceId())
-                            .append("\", \"rev_id\": \"0x00\", \"asic_serial\": \"0x").append(uniqueId(g, p).toUpperCase(Locale.ROOT))
-                            .append("\", \"oam_id\": \"N/A\", \"num_compute_units\": ").append(gpu.model.computeUnits / gpu.partitions)
-                            .append(", \"target_graphics_version\": \"").append(gpu.model.gfxTarget())
-                            .append("\"}, \"bus\": {\"bdf\": \"").append(pciAddress(g))
-                            .append("\", \"max_pcie_width\": 16}, \"vram\": {\"type\": \"HBM3\", \"vendor\": \"N/A\", \"size\": {\"value\": ")
-                            .append((gpu.partitioned() ? share : gpu.model.vramBytes) >> 20)
-                            .append(", \"unit\": \"MB\"}}, \"partition\": {\"")
-                            .append(acceleratorPartition ? "accelerator_partition" : "compute_partition")
-                            .append("\": \"").append(gpu.model.xcds > 1 ? gpu.computeMode : "N/A")
-                            .append("\", \"memory_partition\": \"").append(gpu.model.xcds > 1 ? gpu.memoryMode : "N/A")
-                            .append("\", \"partition_id\": ").append(p).append("}}");
-                    agent++;
-                }
-            }
-            sb.append(bareArray ? "\n]\n" : "\n    ]\n}\n");
-            return sb.toString();
+            return AmdToolOutputs.amdSmiStatic(gpus, bareArray, acceleratorPartition);
         }
 
         /** What {@code rocm-smi ... --json} prints for this host. */
         public String rocmSmi() {
-            StringBuilder sb = new StringBuilder("{\n");
-            int agent = 0;
-            for (int g = 0; g < gpus.size(); g++) {
-                Gpu gpu = gpus.get(g);
-                for (int p = 0; p < gpu.partitions; p++) {
-                    sb.append(agent > 0 ? ",\n" : "").append("  \"card").append(agent).append("\": {")
-                            .append("\"Unique ID\": \"0x").append(uniqueId(g, p)).append("\", ")
-                            .append("\"Card Series\": \"").append(gpu.model.marketName).append("\", ")
-                            .append("\"Card Model\": \"").append(gpu.model.deviceId()).append("\", ")
-                            .append("\"Card Vendor\": \"Advanced Micro Devices, Inc. [AMD/ATI]\", ")
-                            .append("\"PCI Bus\": \"").append(pciAddress(g).toUpperCase(Locale.ROOT)).append("\", ")
-                            .append("\"GFX Version\": \"").append(gpu.model.gfxTarget()).append("\", ")
-                            .append("\"VRAM Total Memory (B)\": \"").append(gpu.model.vramBytes / gpu.partitions).append("\"}");
-                    agent++;
-                }
-            }
-            return sb.append(",\n  \"system\": {\"Driver version\": \"6.10.5\"}\n}\n").toString();
+            return AmdToolOutputs.rocmSmi(gpus);
         }
     }
 
@@ -394,28 +351,6 @@ public final class FakeAmdHost {
         public Installed removeRenderNode(int agent) {
             dev.remove("dri/renderD" + (128 + agent));
             return this;
-        }
-    }
-
-    private static final class Gpu {
-        final Model model;
-        final String computeMode;
-        final String memoryMode;
-        final int partitions;
-
-        Gpu(Model model, String computeMode, String memoryMode, int partitions) {
-            this.model = model;
-            this.computeMode = computeMode;
-            this.memoryMode = memoryMode;
-            this.partitions = partitions;
-        }
-
-        boolean partitioned() {
-            return partitions > 1;
-        }
-
-        int memoryPartitions() {
-            return memoryMode.matches("NPS[1-8]") ? memoryMode.charAt(3) - '0' : 1;
         }
     }
 }
