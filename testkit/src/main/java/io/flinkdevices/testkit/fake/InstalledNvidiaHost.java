@@ -34,7 +34,13 @@ import java.util.Locale;
  * </pre>
  *
  * A MIG device {@code d} has GPU instance {@code d + 1} and compute instance 0; an event of the
- * whole GPU has both instance ids {@code 4294967295}. Thread-safe.
+ * whole GPU has both instance ids {@code 4294967295}.
+ *
+ * <p>Installing registers the host's {@link DeviceFaults} ({@link FakeHost#faults()}): GPU {@code
+ * i} falls off the bus ({@link #removeGpu(int)}) and comes back ({@link #restoreGpu(int)}). A
+ * critical Xid is not that fault: under the NVIDIA device plugin, and under the driver's NVML
+ * monitor, a GPU failed by an Xid stays failed until the process restarts, so no recovery could
+ * follow it. Thread-safe.
  */
 @PublicEvolving
 public final class InstalledNvidiaHost {
@@ -71,6 +77,7 @@ public final class InstalledNvidiaHost {
         snapshot();
         this.smi = host.install(gpus.program().whenArguments(FakeNvidiaHost.MONITOR_QUERY, Response.success(metrics)));
         writeState();
+        host.faults(new LostGpuFaults(this));
     }
 
     /** The fake {@code nvidia-smi}, whose {@link FakeExecutable#invocations()} count its runs. */
@@ -141,6 +148,15 @@ public final class InstalledNvidiaHost {
      */
     public synchronized InstalledNvidiaHost removeGpu(int gpu) {
         gpus.removed.add(check(gpu));
+        return changed();
+    }
+
+    /**
+     * GPU {@code gpu} is back on the bus (as after a reset or a reseat): nvidia-smi lists it again,
+     * NVML answers for it again. Xid and ECC events already reported stay reported.
+     */
+    public synchronized InstalledNvidiaHost restoreGpu(int gpu) {
+        gpus.removed.remove(check(gpu));
         return changed();
     }
 
