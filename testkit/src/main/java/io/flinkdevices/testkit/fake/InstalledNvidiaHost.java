@@ -181,19 +181,19 @@ public final class InstalledNvidiaHost {
     }
 
     private InstalledNvidiaHost changed() {
-        String[] old = {query, list, index, metrics};
         snapshot();
-        String[] now = {query, list, index, metrics};
-        smi.changeEveryResponse(r -> {
-            for (int i = 0; i < old.length; i++) {
-                if (r.stdout().equals(old[i]) && r.exitCode() == 0) {
-                    return r.withStdout(now[i]);
-                }
-            }
-            return r;
-        });
+        // by arguments, keeping each rule's delay: the old driver's failing QUERY stays failing
+        answer(FakeNvidiaHost.QUERY, query);
+        answer(FakeNvidiaHost.QUERY_WITHOUT_COMPUTE_CAP, query);
+        answer(List.of("-L"), list);
+        answer(FakeNvidiaHost.FLINK_SCRIPT_QUERY, index);
+        answer(FakeNvidiaHost.MONITOR_QUERY, metrics);
         writeState();
         return this;
+    }
+
+    private void answer(List<String> arguments, String stdout) {
+        smi.changeResponse(arguments, r -> r.exitCode() == 0 ? r.withStdout(stdout) : r);
     }
 
     private void snapshot() {
