@@ -10,9 +10,10 @@ import org.apache.flink.annotation.PublicEvolving;
  * it installs itself; the kit reads it with {@link FakeHost#faults()} and skips its fault case,
  * saying so, on a host without one.
  *
- * <p>The testkit's {@link FakeAmdHost} (a render node vanishes and comes back) and {@link
- * FakeRdmaHost} (a port goes DOWN and comes back ACTIVE) implement it; {@link FakeNvidiaHost}
- * does not yet. Implementations are thread-safe: the kit injects while the driver's monitor
+ * <p>The testkit's {@link FakeAmdHost} (a render node vanishes and comes back), {@link
+ * FakeRdmaHost} (a port goes DOWN and comes back ACTIVE) and {@link FakeNvidiaHost} installed with
+ * {@link FakeNvidiaHost.Builder#install(FakeHost)} or {@code installOn} (a GPU falls off the bus:
+ * nvidia-smi and the stand-in NVML lose it, and it comes back) implement it. Implementations are thread-safe: the kit injects while the driver's monitor
  * thread reads the host.
  */
 @PublicEvolving

@@ -135,6 +135,20 @@ public final class FakeExecutable {
     }
 
     /**
+     * From now on answers calls with exactly {@code arguments} with {@code change} applied to the
+     * response its rule for them gives (see {@link Builder#whenArguments}); other rules and the
+     * default as they were. No-op where no rule is for those arguments. Installs the script again
+     * after {@link #remove()}. Calls already running are not affected.
+     */
+    public void changeResponse(List<String> arguments, UnaryOperator<Response> change) {
+        Objects.requireNonNull(arguments, "arguments");
+        Objects.requireNonNull(change, "change");
+        synchronized (mutex) {
+            write(rules.mapArguments(List.copyOf(arguments), change));
+        }
+    }
+
+    /**
      * Deletes the script, as if the tool were not installed; the record of past calls stays
      * readable. {@link #respondWith(Response)} installs it again.
      */

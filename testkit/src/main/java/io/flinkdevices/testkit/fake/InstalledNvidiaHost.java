@@ -34,7 +34,13 @@ import java.util.Locale;
  * </pre>
  *
  * A MIG device {@code d} has GPU instance {@code d + 1} and compute instance 0; an event of the
- * whole GPU has both instance ids {@code 4294967295}. Thread-safe.
+ * whole GPU has both instance ids {@code 4294967295}.
+ *
+ * <p>Installing registers the host's {@link DeviceFaults} ({@link FakeHost#faults()}): GPU {@code
+ * i} falls off the bus ({@link #removeGpu(int)}) and comes back ({@link #restoreGpu(int)}). A
+ * critical Xid is not that fault: under the NVIDIA device plugin, and under the driver's NVML
+ * monitor, a GPU failed by an Xid stays failed until the process restarts, so no recovery could
+ * follow it. Thread-safe.
  */
 @PublicEvolving
 public final class InstalledNvidiaHost {
@@ -71,6 +77,7 @@ public final class InstalledNvidiaHost {
         snapshot();
         this.smi = host.install(gpus.program().whenArguments(FakeNvidiaHost.MONITOR_QUERY, Response.success(metrics)));
         writeState();
+        host.faults(new LostGpuFaults(this));
     }
 
     /** The fake {@code nvidia-smi}, whose {@link FakeExecutable#invocations()} count its runs. */
@@ -144,6 +151,15 @@ public final class InstalledNvidiaHost {
         return changed();
     }
 
+    /**
+     * GPU {@code gpu} is back on the bus (as after a reset or a reseat): nvidia-smi lists it again,
+     * NVML answers for it again. Xid and ECC events already reported stay reported.
+     */
+    public synchronized InstalledNvidiaHost restoreGpu(int gpu) {
+        gpus.removed.remove(check(gpu));
+        return changed();
+    }
+
     /** {@code nvmlInit_v2} of the stand-in returns {@code nvmlReturn} (4: no permission, 18: version mismatch). */
     public synchronized InstalledNvidiaHost nvmlInitError(int nvmlReturn) {
         this.initError = nvmlReturn;
@@ -165,19 +181,19 @@ public final class InstalledNvidiaHost {
     }
 
     private InstalledNvidiaHost changed() {
-        String[] old = {query, list, index, metrics};
         snapshot();
-        String[] now = {query, list, index, metrics};
-        smi.changeEveryResponse(r -> {
-            for (int i = 0; i < old.length; i++) {
-                if (r.stdout().equals(old[i]) && r.exitCode() == 0) {
-                    return r.withStdout(now[i]);
-                }
-            }
-            return r;
-        });
+        // by arguments, keeping each rule's delay: the old driver's failing QUERY stays failing
+        answer(FakeNvidiaHost.QUERY, query);
+        answer(FakeNvidiaHost.QUERY_WITHOUT_COMPUTE_CAP, query);
+        answer(List.of("-L"), list);
+        answer(FakeNvidiaHost.FLINK_SCRIPT_QUERY, index);
+        answer(FakeNvidiaHost.MONITOR_QUERY, metrics);
         writeState();
         return this;
+    }
+
+    private void answer(List<String> arguments, String stdout) {
+        smi.changeResponse(arguments, r -> r.exitCode() == 0 ? r.withStdout(stdout) : r);
     }
 
     private void snapshot() {

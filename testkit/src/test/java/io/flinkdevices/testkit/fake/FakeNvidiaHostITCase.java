@@ -47,6 +47,31 @@ class FakeNvidiaHostITCase {
     }
 
     @Test
+    @DisplayName("registers DeviceFaults: the GPU falls off the bus (every listing and the NVML state lose it) and comes back")
+    void lostGpuFaultComesBack() throws Exception {
+        FakeHost host = FakeHost.create(temp);
+        InstalledNvidiaHost gpus = FakeNvidiaHost.builder().gpus(Model.T4, 1).install(host);
+        Path smi = gpus.smi().path();
+        DeviceFaults faults = host.faults().orElseThrow();
+        String line = "0, " + FakeNvidiaHost.gpuUuid(0) + ", Tesla T4, 15360, 00000000:07:00.0, 7.5, [N/A]\n";
+
+        faults.inject(0);
+        assertThat(run(smi, FakeNvidiaHost.QUERY).stdout()).isEmpty();
+        assertThat(run(smi, FakeNvidiaHost.MONITOR_QUERY).stdout()).isEmpty();
+        assertThat(run(smi, List.of("-L")).stdout()).isEmpty();
+        assertThat(java.nio.file.Files.readString(gpus.nvmlState())).contains("\t1\n"); // lost
+
+        // with every listing empty, each query still gets its own answer back
+        faults.recover(0);
+        assertThat(run(smi, FakeNvidiaHost.QUERY).stdout()).isEqualTo(line);
+        assertThat(run(smi, FakeNvidiaHost.MONITOR_QUERY).stdout()).startsWith(FakeNvidiaHost.gpuUuid(0) + ", 0, 0, 1, 15360, 34, 70.50");
+        assertThat(run(smi, List.of("-L")).stdout()).isEqualTo("GPU 0: Tesla T4 (UUID: " + FakeNvidiaHost.gpuUuid(0) + ")\n");
+        assertThat(run(smi, FakeNvidiaHost.FLINK_SCRIPT_QUERY).stdout()).isEqualTo("0\n");
+        assertThat(java.nio.file.Files.readString(gpus.nvmlState())).doesNotContain("\t1\n");
+        assertThat(faults.describe()).contains("falls off the bus");
+    }
+
+    @Test
     @DisplayName("as a driver older than 510 rejects compute_cap like the real tool and answers without it")
     void oldDriver() throws Exception {
         Path smi = FakeNvidiaHost.builder().gpus(Model.V100_SXM2_32GB, 1).oldDriver().installOn(FakeHost.create(temp));

@@ -76,6 +76,18 @@ public final class ResponseRules<R> {
         return new ResponseRules<>(Objects.requireNonNull(change.apply(fallback)), newCalls, newArgs);
     }
 
+    /**
+     * The same rules with {@code change} applied to the responses of the rules for calls with
+     * exactly {@code exact} as arguments; every other rule as it was.
+     */
+    public ResponseRules<R> mapArguments(List<String> exact, UnaryOperator<R> change) {
+        List<ArgRule<R>> newArgs = new ArrayList<>();
+        for (ArgRule<R> r : args) {
+            newArgs.add(exact.equals(r.exact) ? new ArgRule<>(r.exact, r.contains, Objects.requireNonNull(change.apply(r.response))) : r);
+        }
+        return new ResponseRules<>(fallback, calls, newArgs);
+    }
+
     /** The script that answers by these rules (see {@link FakeScript}). */
     public String script(String name, Path dataDir, int generation, Function<R, FakeScript.Reply> reply) {
         FakeScript script = new FakeScript(name, dataDir, generation);
