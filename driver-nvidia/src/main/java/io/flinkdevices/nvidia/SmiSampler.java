@@ -16,7 +16,9 @@ import java.util.Map;
  * Samples the handed-out GPUs where NVML does not load: ONE {@link #QUERY} run of {@code
  * nvidia-smi} per interval for all GPUs (bounded by the driver's {@code timeout}), never one per
  * GPU or per read. A MIG device reports its GPU's numbers. A GPU missing from the listing is
- * {@code failed}; output that cannot be read (garbage, a non-zero exit, nothing) is a failed
+ * {@code failed}, also when nvidia-smi finds no GPU at all (it then says "No devices were found"
+ * or "No supported GPUs were found" and exits non-zero: the last GPU of a host fell off the bus);
+ * any other output that cannot be read (garbage, a non-zero exit, nothing) is a failed
  * sample, counted by the monitor in {@code monitor.errors}, not a health change. Xids are not
  * visible to nvidia-smi, so {@code xid_errors} is NVML's only.
  */
@@ -44,11 +46,23 @@ final class SmiSampler implements DeviceSampler {
     public Map<String, DeviceSample> sample(Collection<String> ids) throws DeviceDriverException {
         ExternalCommand.Result r = smi.run(QUERY);
         String source = smi.describe() + " " + String.join(" ", QUERY);
+        if (r.exitCode() != 0 && listsNoGpu(r.stdout() + "\n" + r.stderrTail())) {
+            return samples(ids, Map.of());
+        }
         if (r.exitCode() != 0) {
             throw new DeviceDriverException(source + " exited with code " + r.exitCode() + ": "
                     + NvidiaSmiBackend.abbreviate(r.stderrTail().strip(), 300));
         }
-        Map<String, Map<String, Double>> byUuid = parse(r.stdout(), source);
+        return samples(ids, parse(r.stdout(), source));
+    }
+
+    /** Whether nvidia-smi's words say it found no GPU at all (not that it could not look). */
+    static boolean listsNoGpu(String output) {
+        return output.contains("No devices were found") || output.contains("No supported GPUs were found");
+    }
+
+    /** Each device's sample from the listing; a device whose GPU is not listed is failed. */
+    private Map<String, DeviceSample> samples(Collection<String> ids, Map<String, Map<String, Double>> byUuid) {
         Map<String, DeviceSample> out = new LinkedHashMap<>();
         for (String id : ids) {
             String uuid = gpuOf.get(id);

@@ -204,4 +204,17 @@ class NvidiaMonitorTest {
         await("a failed sample is counted", () -> g0.getProperty("metric.monitor.errors").map(v -> !v.equals("0")).orElse(false));
         assertThat(g0.getProperty("health")).as("one bad sample does not fail the GPU").isNotEqualTo(Optional.of("failed"));
     }
+
+    @Test
+    @DisplayName("nvidia-smi finding no GPU at all (the host's last GPU fell off the bus) fails that GPU")
+    void lastGpuGone() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));
+        ExternalResourceInfo g0 = infos(Map.of(), 1, "backend", "nvidia-smi", "nvidia-smi.path", host.smi().path().toString(),
+                "monitor.interval", "100 ms", "health.action", "report").get(0);
+        await("the GPU is sampled", () -> g0.getProperty("health").equals(Optional.of("ok")));
+        // what nvidia-smi prints on a host whose driver finds no GPU any more
+        host.smi().respondWith(io.flinkdevices.testkit.fake.FakeExecutable.Response.failure(6, "No devices were found\n"));
+        await("the GPU reads failed", () -> g0.getProperty("health").equals(Optional.of("failed")));
+        assertThat(g0.getProperty("health.reason")).hasValueSatisfying(r -> assertThat(r).contains("no longer listed by nvidia-smi"));
+    }
 }
