@@ -3,6 +3,8 @@ package io.flinkdevices.testkit.arch;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -18,6 +20,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -143,6 +146,18 @@ public final class DriverArchitectureRules {
      * }</pre>
      */
     public static ArchRule onlyTheFactoryIsPublic(Class<? extends ExternalResourceDriverFactory> factory) {
+        return onlyTheFactoryIsPublic(factory, new Class<?>[0]);
+    }
+
+    /**
+     * As {@link #onlyTheFactoryIsPublic(Class)}, with the driver's documented extension points
+     * (interfaces that operators' or vendors' classes implement, named in the driver's
+     * configuration) public too.
+     */
+    public static ArchRule onlyTheFactoryIsPublic(
+            Class<? extends ExternalResourceDriverFactory> factory, Class<?>... extensionPoints) {
+        DescribedPredicate<JavaClass> extensionPoint = DescribedPredicate.describe(
+                "an extension point", c -> Arrays.stream(extensionPoints).anyMatch(e -> c.isEquivalentTo(e)));
         return classes()
                 .that()
                 .resideInAPackage(factory.getPackageName() + "..")
@@ -150,9 +165,10 @@ public final class DriverArchitectureRules {
                 .areNotAssignableTo(factory)
                 .and()
                 .areTopLevelClasses()
+                .and(DescribedPredicate.not(extensionPoint))
                 .should()
                 .notBePublic()
-                .because("drivers and backends are package-private; only the factory is configuration");
+                .because("drivers and backends are package-private; only the factory (and documented extension points) are configuration");
     }
 
     /**
