@@ -21,20 +21,12 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
-import java.net.ServerSocket;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A job on the local device cluster with the RDMA (or AMD) plugin jar and Flink's own Prometheus
@@ -46,7 +38,6 @@ import java.util.regex.Pattern;
 class DeviceHealthITCase {
 
     private static final String FACTORY = "io.flinkdevices.rdma.RdmaDriverFactory";
-    private static final int PORTS = 10;
 
     @TempDir Path temp;
 
@@ -82,39 +73,14 @@ class DeviceHealthITCase {
         return jar;
     }
 
-    /** The first of {@value #PORTS} ports that were free a moment ago: the JobManager's and TaskManager's reporters take one each. */
-    private static int portRange() throws IOException {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int base;
-            try (ServerSocket s = new ServerSocket(0)) {
-                base = s.getLocalPort();
-            }
-            if (base + PORTS > 65535) {
-                continue;
-            }
-            boolean free = true;
-            for (int p = base; p < base + PORTS && free; p++) {
-                try (ServerSocket s = new ServerSocket(p)) {
-                    s.setReuseAddress(true);
-                } catch (IOException e) {
-                    free = false;
-                }
-            }
-            if (free) {
-                return base;
-            }
-        }
-        throw new IOException("no " + PORTS + " free ports in a row");
-    }
-
-    private LocalDeviceCluster cluster(FakeFileTree sys, String action, int promBase) throws Exception {
+    private LocalDeviceCluster cluster(FakeFileTree sys, String action, PrometheusScrape prom) throws Exception {
         Map<String, String> params = new HashMap<>();
         params.put("sysfs.root", sys.root().toString());
-        return cluster("rdma", "rdma.plugin.jar", FACTORY, params, action, promBase);
+        return cluster("rdma", "rdma.plugin.jar", FACTORY, params, action, prom);
     }
 
     private LocalDeviceCluster cluster(String resource, String jarProperty, String factory, Map<String, String> driverParams,
-            String action, int promBase) throws Exception {
+            String action, PrometheusScrape prom) throws Exception {
         Path plugins = temp.resolve("plugins");
         Path folder = Files.createDirectories(plugins.resolve(resource));
         Path jar = pluginJar(jarProperty);
@@ -128,7 +94,7 @@ class DeviceHealthITCase {
                 .taskManagers(1)
                 .slotsPerTaskManager(1)
                 .set("metrics.reporter.prom.factory.class", "org.apache.flink.metrics.prometheus.PrometheusReporterFactory")
-                .set("metrics.reporter.prom.port", promBase + "-" + (promBase + PORTS - 1))
+                .set("metrics.reporter.prom.port", prom.portRange())
                 .set("restart-strategy.type", "none")
                 .build()
                 .start();
@@ -145,32 +111,6 @@ class DeviceHealthITCase {
         return env.executeAsync("devices at run time");
     }
 
-    /** Every reporter endpoint in the range, concatenated. */
-    private static String scrape(int base) {
-        StringBuilder all = new StringBuilder();
-        for (int p = base; p < base + PORTS; p++) {
-            HttpURLConnection c = null;
-            try {
-                c = (HttpURLConnection) new URL("http://localhost:" + p + "/metrics").openConnection();
-                c.setConnectTimeout(500);
-                c.setReadTimeout(5000);
-                c.setRequestProperty("Connection", "close");
-                if (c.getResponseCode() == 200) {
-                    try (InputStream in = c.getInputStream()) {
-                        all.append(new String(in.readAllBytes(), StandardCharsets.UTF_8)).append('\n');
-                    }
-                }
-            } catch (IOException e) {
-                // nothing listens on this port
-            } finally {
-                if (c != null) {
-                    c.disconnect();
-                }
-            }
-        }
-        return all.toString();
-    }
-
     /**
      * The value of the device gauge {@code name} of port mlx5_0/1, or null while it is not
      * exported. Flink's Prometheus reporter writes the {@code /} of a label value as {@code _}.
@@ -180,42 +120,23 @@ class DeviceHealthITCase {
     }
 
     private static Double gauge(String scraped, String resource, String device, String name) {
-        Pattern line = Pattern.compile("(?m)^flink_taskmanager_job_task_operator_resource_device_" + name
-                + "\\{([^}]*)\\} (\\S+)$");
-        Matcher m = line.matcher(scraped);
-        while (m.find()) {
-            if (m.group(1).contains("device=\"" + device + "\"") && m.group(1).contains("resource=\"" + resource + "\"")) {
-                return Double.parseDouble(m.group(2));
-            }
-        }
-        return null;
+        return PrometheusScrape.gauge(scraped, resource, device, name);
     }
 
-    private static String awaitGauge(int base, String name, double expected) throws InterruptedException {
+    private static String awaitGauge(PrometheusScrape base, String name, double expected) throws InterruptedException {
         return awaitGauge(base, "rdma", "mlx5_0_1", name, expected);
     }
 
-    private static String awaitGauge(int base, String resource, String device, String name, double expected)
+    private static String awaitGauge(PrometheusScrape base, String resource, String device, String name, double expected)
             throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String last = "";
-        while (System.nanoTime() < deadline) {
-            last = scrape(base);
-            Double v = gauge(last, resource, device, name);
-            if (v != null && v == expected) {
-                return last;
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("gauge " + name + " of " + resource + " " + device + " never read " + expected + "; last scrape's device lines:\n"
-                + last.lines().filter(l -> l.contains("_device_")).reduce("", (a, b) -> a + b + "\n"));
+        return base.await(resource, device, name, expected);
     }
 
     @Test
     @DisplayName("report: per-device gauges on the Prometheus endpoint; counters move; a port DOWN flips health to 2 and back, the job keeps running")
     void reportShowsHealthAndCounters() throws Exception {
         FakeFileTree sys = FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).installOn(FakeHost.create(temp.resolve("host")));
-        int base = portRange();
+        PrometheusScrape base = PrometheusScrape.onFreePorts();
         try (LocalDeviceCluster cluster = cluster(sys, "report", base)) {
             JobClient job = submit(cluster);
             try {
@@ -252,7 +173,7 @@ class DeviceHealthITCase {
     @DisplayName("fail-tasks: a port taken DOWN mid-job fails the task with the port and the reason in the exception")
     void failTasksFailsTheTask() throws Exception {
         FakeFileTree sys = FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).installOn(FakeHost.create(temp.resolve("host")));
-        int base = portRange();
+        PrometheusScrape base = PrometheusScrape.onFreePorts();
         try (LocalDeviceCluster cluster = cluster(sys, "fail-tasks", base)) {
             JobClient job = submit(cluster);
             awaitGauge(base, "health", 0);
@@ -278,7 +199,7 @@ class DeviceHealthITCase {
         params.put("sysfs.root", amd.sys().root().toString());
         params.put("dev.root", amd.dev().root().toString());
         params.put("backend", "sysfs");
-        int base = portRange();
+        PrometheusScrape base = PrometheusScrape.onFreePorts();
         // Flink's Prometheus reporter keeps letters, digits, ':' and '_' of a label value and writes the rest as '_'
         String device = FakeAmdHost.pciAddress(0).replaceAll("[^a-zA-Z0-9:_]", "_");
         try (LocalDeviceCluster cluster = cluster("gpu", "amd.plugin.jar", "io.flinkdevices.amd.AmdGpuDriverFactory", params, "report", base)) {
