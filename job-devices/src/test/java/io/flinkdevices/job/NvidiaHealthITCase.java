@@ -135,6 +135,7 @@ class NvidiaHealthITCase {
                 job.cancel().get(30, TimeUnit.SECONDS);
             }
         }
+        assertMonitorGone(gpus);
     }
 
     @Test
@@ -156,5 +157,19 @@ class NvidiaHealthITCase {
                             .contains("Device " + uuid + " of external resource 'gpu' failed: GPU " + uuid
                                     + " is no longer listed by nvidia-smi (fallen off the bus or removed)"));
         }
+        assertMonitorGone(gpus);
+    }
+
+    /**
+     * Once the cluster closed, its TaskManager's monitor is gone, as with a TaskManager process
+     * that ended: no monitor thread is left and nvidia-smi is not run any more (five intervals).
+     */
+    private static void assertMonitorGone(InstalledNvidiaHost gpus) throws InterruptedException {
+        assertThat(Thread.getAllStackTraces().keySet())
+                .as("threads once the cluster closed")
+                .noneMatch(t -> t.getName().startsWith("flink-devices-monitor-"));
+        int calls = gpus.smi().invocationCount();
+        Thread.sleep(1_000);
+        assertThat(gpus.smi().invocationCount()).as("nvidia-smi runs after the cluster closed").isEqualTo(calls);
     }
 }

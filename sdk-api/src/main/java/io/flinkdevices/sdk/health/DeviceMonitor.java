@@ -53,7 +53,10 @@ import java.util.concurrent.TimeUnit;
  * <p>How it stops. Flink has no close hook for external-resource drivers, so the monitor stops
  * on its own: its thread is a daemon (it never holds a TaskManager's JVM up), and it ends once no
  * live property it handed out is reachable any more (the TaskManager stopped, its infos were
- * collected), checked every interval. {@link #stop()} stops it at once (tests, tools). {@link
+ * collected), checked every interval. {@link #stop()} stops it at once (tests, tools), and so does
+ * an interrupt of its thread (named {@code flink-devices-monitor-<name>}; a tool it runs then is
+ * killed with its children), which is how a local cluster stops the monitors of a TaskManager
+ * sharing its JVM. {@link
  * #start()} and {@link #stop()} may be called any number of times; a stopped monitor does not
  * start again.
  */
@@ -252,7 +255,8 @@ public final class DeviceMonitor {
             Thread.currentThread().interrupt();
             return;
         } catch (Exception | LinkageError e) {
-            if (stopRequested) {
+            if (stopRequested || Thread.currentThread().isInterrupted()) {
+                // stopped while sampling: not a failed sample
                 return;
             }
             long n = state.recordError(e.toString());

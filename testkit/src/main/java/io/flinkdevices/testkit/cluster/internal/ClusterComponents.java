@@ -7,9 +7,11 @@ import org.apache.flink.runtime.taskexecutor.TaskManagerRunner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The running parts of a local device cluster: one JobManager and the TaskManagers in start
@@ -23,6 +25,8 @@ public final class ClusterComponents {
     private int restPort = -1;
     private int rpcPort = -1;
     private final List<TaskManagerRunner> taskManagers = new ArrayList<>();
+    /** Per TaskManager index, the device monitor threads its drivers started. */
+    private final List<Set<Thread>> monitors = new ArrayList<>();
 
     /**
      * @param host the host name every component binds to
@@ -48,11 +52,20 @@ public final class ClusterComponents {
     /** Starts one more TaskManager, without waiting for it to register; its index. */
     public int startTaskManager(Configuration config, Map<String, String> overrides, Path pluginsDir)
             throws Exception {
-        TaskManagerRunner runner = ClusterProcesses.newTaskManager(config, overrides, host, rpcPort, pluginsDir);
-        // added before start so that close() stops a half-started runner too
-        taskManagers.add(runner);
-        runner.start();
-        return taskManagers.size() - 1;
+        Set<Thread> before = MonitorThreads.running();
+        Set<Thread> started = new HashSet<>();
+        // added before start so that close() stops a half-started runner and its monitors too
+        taskManagers.add(null);
+        monitors.add(started);
+        int index = taskManagers.size() - 1;
+        try {
+            TaskManagerRunner runner = ClusterProcesses.newTaskManager(config, overrides, host, rpcPort, pluginsDir);
+            taskManagers.set(index, runner);
+            runner.start();
+        } finally {
+            started.addAll(MonitorThreads.startedSince(before));
+        }
+        return index;
     }
 
     /**
@@ -67,7 +80,11 @@ public final class ClusterComponents {
             return false;
         }
         taskManagers.set(index, null);
-        Shutdown.await(runner.closeAsync(), timeout);
+        try {
+            Shutdown.await(runner.closeAsync(), timeout);
+        } finally {
+            stopMonitors(index);
+        }
         return true;
     }
 
@@ -96,15 +113,30 @@ public final class ClusterComponents {
         return rpcPort;
     }
 
-    /** Stops every TaskManager, then the JobManager, through {@code shutdown}. */
+    /**
+     * Stops the device monitors the TaskManager with this index started, as its process's end
+     * would: they share this JVM and would otherwise keep running the host's tools.
+     */
+    private void stopMonitors(int index) throws InterruptedException {
+        Set<Thread> threads = monitors.get(index);
+        List<String> alive = MonitorThreads.stop(threads, timeout);
+        threads.clear();
+        if (!alive.isEmpty()) {
+            throw new IllegalStateException("device monitors of TaskManager " + index + " did not stop within "
+                    + timeout.toMillis() + " ms: " + alive);
+        }
+    }
+
+    /** Stops every TaskManager and the device monitors its drivers started, then the JobManager, through {@code shutdown}. */
     public void close(Shutdown shutdown) {
         for (int i = 0; i < taskManagers.size(); i++) {
             TaskManagerRunner runner = taskManagers.get(i);
-            if (runner == null) {
-                continue;
+            if (runner != null) {
+                taskManagers.set(i, null);
+                shutdown.close(runner::closeAsync);
             }
-            taskManagers.set(i, null);
-            shutdown.close(runner::closeAsync);
+            int index = i;
+            shutdown.run(() -> stopMonitors(index));
         }
         if (jobManager != null) {
             shutdown.close(jobManager::closeAsync);

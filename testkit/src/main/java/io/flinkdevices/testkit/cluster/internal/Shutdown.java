@@ -38,6 +38,25 @@ public final class Shutdown {
         }
     }
 
+    /** One step of a shutdown that may throw. */
+    @FunctionalInterface
+    public interface Step {
+        /** Runs the step. */
+        void run() throws Exception;
+    }
+
+    /** Runs one step, keeping its failure. */
+    public void run(Step step) {
+        try {
+            step.run();
+        } catch (InterruptedException e) {
+            interrupted = true;
+            failed(e);
+        } catch (Exception e) {
+            failed(e);
+        }
+    }
+
     /** Deletes a folder with everything in it. */
     public void delete(Path root) {
         try {
