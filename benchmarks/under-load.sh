@@ -10,7 +10,10 @@
 # Each MODULE is compiled once with its upstream modules (test classes included); then every run
 # starts a fresh JVM with JUnit's console launcher on the module's test class path. Classes are
 # simple names (the package is found under MODULE/target/test-classes). HOG=0 runs without the hog;
-# MAVEN_ARGS passes options to Maven (e.g. -o). Prints one line per class,
+# MAVEN_ARGS passes options to Maven (e.g. -o); JAVA_OPTS passes options to every test JVM (the
+# system properties an ITCase's failsafe configuration sets, e.g.
+# JAVA_OPTS="-Dnvidia.plugin.jar=$PWD/driver-nvidia/target/driver-nvidia-0.1.0-SNAPSHOT-plugin.jar",
+# with the plugin jar built first). Prints one line per class,
 # "<module>:<class>: <runs> runs, <failed> failed", and exits 1 when any run failed.
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
@@ -54,7 +57,7 @@ for spec in "$@"; do
     failed=0
     for i in $(seq "$runs"); do
       log="$work/$simple-$i.log"
-      if ! (cd "$module" && java -Dflinkdevices.repo.root="$root" -cp "$(echo "$cp" | sed "s:$module/target:target:g")" \
+      if ! (cd "$module" && java ${JAVA_OPTS:-} -Dflinkdevices.repo.root="$root" -cp "$(echo "$cp" | sed "s:$module/target:target:g")" \
           org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=tree --fail-if-no-tests \
           --select-class "$class") >"$log" 2>&1; then
         failed=$((failed + 1))
