@@ -31,9 +31,21 @@ class FakeExecutableITCase {
 
     @TempDir Path bin;
 
+    /** The PID of a process that ran and was reaped (not reused this soon in practice). */
+    private static long deadPid() throws Exception {
+        Process p = new ProcessBuilder("true").start();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(ProcessHandle.of(p.pid()).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+        return p.pid();
+    }
+
+    /**
+     * Runs the fake once; bounded generously, since eight calls at once each wait for the lock
+     * of the others on a loaded machine (what is checked is the record, not the speed).
+     */
     private static ExternalCommand.Result run(FakeExecutable fake, String... args)
             throws DeviceDriverException {
-        return ExternalCommand.of(fake.path(), List.of(args), Duration.ofSeconds(10), "test").run();
+        return ExternalCommand.of(fake.path(), List.of(args), Duration.ofSeconds(60), "test").run();
     }
 
     @Nested
@@ -198,6 +210,24 @@ class FakeExecutableITCase {
             Set<List<String>> distinct = new HashSet<>(fake.invocations());
             assertThat(fake.invocations()).hasSize(40);
             assertThat(distinct).hasSize(40);
+        }
+
+        @Test
+        @DisplayName("on after a call was killed while it held the lock: the next call and the reader take it over")
+        void lockOfAKilledCall() throws Exception {
+            FakeExecutable fake = FakeExecutable.named("rec").installIn(bin);
+            run(fake, "before");
+            Path lock = bin.resolve(".rec.fake").resolve("lock");
+            long dead = deadPid();
+
+            // what a call killed between taking the lock and giving it back leaves
+            Files.createFile(Files.createDirectory(lock).resolve(Long.toString(dead)));
+            assertThat(run(fake, "after").exitCode()).isZero();
+            assertThat(fake.invocations()).containsExactly(List.of("before"), List.of("after"));
+
+            Files.createFile(Files.createDirectory(lock).resolve(Long.toString(dead)));
+            assertThat(fake.invocations()).containsExactly(List.of("before"), List.of("after"));
+            assertThat(lock).doesNotExist();
         }
     }
 

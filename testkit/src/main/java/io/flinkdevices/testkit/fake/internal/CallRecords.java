@@ -3,13 +3,16 @@ package io.flinkdevices.testkit.fake.internal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -17,7 +20,10 @@ import java.util.stream.Stream;
  * number, {@code calls/<n>} the arguments of call {@code n} (their count, a newline, then each
  * argument NUL-terminated). The script and the Java side agree through the folder {@code lock}
  * (made and removed with {@code mkdir}/{@code rmdir}), so calls are numbered without gaps or
- * repeats and only complete records are read.
+ * repeats and only complete records are read. The holder puts an empty file named by its PID in
+ * the lock: a program killed while it held the lock (a timeout, a monitor that was stopped) leaves
+ * it behind, and the first waiter that removes that file of a dead process removes the lock. A
+ * program killed while it wrote its record leaves a cut-off record, read as the arguments it holds.
  */
 public final class CallRecords {
 
@@ -91,8 +97,11 @@ public final class CallRecords {
         while (newline < bytes.length && bytes[newline] != '\n') {
             newline++;
         }
-        int count =
-                Integer.parseInt(new String(bytes, 0, newline, StandardCharsets.US_ASCII).trim());
+        String head = new String(bytes, 0, newline, StandardCharsets.US_ASCII).trim();
+        if (head.isEmpty() || !head.chars().allMatch(Character::isDigit)) {
+            return List.of(); // killed before it wrote its argument count
+        }
+        int count = Integer.parseInt(head);
         List<String> args = new ArrayList<>(count);
         int start = newline + 1;
         for (int i = start; i < bytes.length && args.size() < count; i++) {
@@ -108,17 +117,47 @@ public final class CallRecords {
         T run() throws IOException;
     }
 
+    /**
+     * Removes the lock when the process named in it is dead; only the one caller whose delete of
+     * that name succeeds removes the folder, so a lock taken again meanwhile stays.
+     */
+    private static void removeIfItsHolderDied(Path lock) throws IOException {
+        List<Path> holders;
+        try (Stream<Path> files = Files.list(lock)) {
+            holders = files.collect(Collectors.toList());
+        } catch (NoSuchFileException e) {
+            return;
+        }
+        for (Path holder : holders) {
+            String name = holder.getFileName().toString();
+            if (name.isEmpty() || !name.chars().allMatch(Character::isDigit) || name.length() > 18) {
+                continue;
+            }
+            boolean alive = ProcessHandle.of(Long.parseLong(name)).map(ProcessHandle::isAlive).orElse(false);
+            if (!alive && Files.deleteIfExists(holder)) {
+                try {
+                    Files.delete(lock);
+                } catch (DirectoryNotEmptyException | NoSuchFileException e) {
+                    // taken again meanwhile
+                }
+            }
+        }
+    }
+
     private <T> T withLock(IoAction<T> action) {
         synchronized (mutex) {
             Path lock = dataDir.resolve(LOCK);
             long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
             try {
                 Files.createDirectories(dataDir);
+                Path owner = lock.resolve(Long.toString(ProcessHandle.current().pid()));
                 while (true) {
                     try {
                         Files.createDirectory(lock);
+                        Files.createFile(owner);
                         break;
                     } catch (FileAlreadyExistsException e) {
+                        removeIfItsHolderDied(lock);
                         if (System.nanoTime() > deadline) {
                             throw new IllegalStateException(
                                     "The lock " + lock + " of fake " + name + " is held too long");
@@ -129,6 +168,7 @@ public final class CallRecords {
                 try {
                     return action.run();
                 } finally {
+                    Files.deleteIfExists(owner);
                     Files.deleteIfExists(lock);
                 }
             } catch (IOException e) {

@@ -113,27 +113,34 @@ public final class FakeScript {
     private void appendRecording(StringBuilder sb) {
         String mkdir = Shell.quote(Shell.systemProgram("mkdir"));
         String rmdir = Shell.quote(Shell.systemProgram("rmdir"));
+        String rm = Shell.quote(Shell.systemProgram("rm"));
         String sleep = Shell.quote(Shell.systemProgram("sleep"));
-        String lock = CallRecords.LOCK;
+        String lock = "$d/" + CallRecords.LOCK;
         String count = CallRecords.COUNT;
         long maxTries = CallRecords.LOCK_WAIT.toMillis() / 5;
         sb.append("tries=0\n");
-        sb.append("while ! ").append(mkdir).append(" \"$d/" + lock + "\" 2>/dev/null; do\n");
+        sb.append("while ! ").append(mkdir).append(" \"" + lock + "\" 2>/dev/null; do\n");
+        // A holder killed inside these few lines (a timeout, a monitor stopped) leaves the lock
+        // with its PID in it: the one waiter whose rm of that file succeeds removes the lock.
+        sb.append("  for f in \"" + lock + "\"/*; do o=${f##*/}; case $o in *[!0-9]*|'') ;; *)\n");
+        sb.append("    kill -0 \"$o\" 2>/dev/null || { ").append(rm).append(" \"$f\" 2>/dev/null && ")
+                .append(rmdir).append(" \"" + lock + "\" 2>/dev/null; } ;; esac; done\n");
         sb.append("  tries=$((tries + 1))\n");
         sb.append("  if [ \"$tries\" -ge ").append(maxTries).append(" ]; then\n");
         sb.append("    echo \"fake ")
                 .append(name.replace("\"", ""))
-                .append(": $d/" + lock + " was held for too long\" >&2\n");
+                .append(": " + lock + " was held for too long\" >&2\n");
         sb.append("    exit 97\n");
         sb.append("  fi\n");
         sb.append("  ").append(sleep).append(" 0.005\n");
         sb.append("done\n");
+        sb.append(": > \"" + lock + "/$$\"\n");
         sb.append("n=0\n");
         sb.append("if [ -f \"$d/" + count + "\" ]; then read -r n < \"$d/" + count + "\"; fi\n");
         sb.append("n=$((n + 1))\n");
         sb.append("echo \"$n\" > \"$d/" + count + "\"\n");
         sb.append("{ echo \"$#\"; printf '%s\\0' \"$@\"; } > \"$d/" + CallRecords.CALLS + "/$n\"\n");
-        sb.append(rmdir).append(" \"$d/" + lock + "\"\n");
+        sb.append(rm).append(" -f \"" + lock + "/$$\"; ").append(rmdir).append(" \"" + lock + "\"\n");
     }
 
     private void appendResponse(int id, Reply reply) {
