@@ -25,7 +25,8 @@ import java.util.Map;
  */
 class FirRestoreITCase {
 
-    private static final long SAMPLES = 5 * 2400;
+    // 750 blocks of 16 per subtask, 1 ms or more each: checkpoints every 20 ms complete well before the end
+    private static final long SAMPLES = 5 * 4800;
     private static final int SENSORS = 5;
     private static final int BLOCK = 16;
 
