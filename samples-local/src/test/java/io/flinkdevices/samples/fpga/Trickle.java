@@ -7,8 +7,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Passes blocks on one per millisecond, so that checkpoints complete mid-stream even on a loaded
- * machine, and records by run name that one did.
+ * Passes blocks on one per 10 ms until a checkpoint of the run completed, then one per
+ * millisecond, so that a checkpoint completes mid-stream even on a loaded machine, and records by
+ * run name that one did.
  */
 final class Trickle extends RichMapFunction<SampleBlock, SampleBlock> implements CheckpointListener {
     private static final long serialVersionUID = 1L;
