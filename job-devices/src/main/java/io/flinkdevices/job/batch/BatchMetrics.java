@@ -15,7 +15,7 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  * <ul>
  *   <li>{@code batches} (counter): batches started;
  *   <li>{@code records} (counter) and {@code recordsPerSecond} (meter): records whose results
- *       were emitted;
+ *       were emitted (rows, where a codec's record takes several: {@link BatchCodec#rows});
  *   <li>{@code recordsPerBatch} (histogram of the last 1000 batches): how full batches are; far
  *       below the batch size means the timeout or checkpoints flush them;
  *   <li>{@code inFlight} (gauge): batches on the device now;

@@ -50,7 +50,12 @@ public final class Batcher<IN, OUT> implements AutoCloseable {
     private final ByteBuffer[] outputs;
     private final Object[][] records;
     private final long[][] timestamps;
+    /** Per slot and record: the record's first row. */
+    private final int[][] firstRows;
+    /** Per slot: rows used. */
     private final int[] counts;
+    /** Per slot: records in the batch. */
+    private final int[] elements;
     private final long[] fillStartNanos;
     private int filling;
     private int inFlight;
@@ -78,7 +83,9 @@ public final class Batcher<IN, OUT> implements AutoCloseable {
         outputs = new ByteBuffer[slots];
         records = new Object[slots][batchSize];
         timestamps = new long[slots][batchSize];
+        firstRows = new int[slots][batchSize];
         counts = new int[slots];
+        elements = new int[slots];
         fillStartNanos = new long[slots];
         for (int s = 0; s < slots; s++) {
             inputs[s] = checkCapacity(backend.input(s), inBytes, "input", s);
@@ -96,23 +103,37 @@ public final class Batcher<IN, OUT> implements AutoCloseable {
     }
 
     /**
-     * Adds a record to the filling batch; when that fills it, starts it, which may first finish
-     * the oldest batch in flight and emit its results.
+     * Adds a record to the filling batch, taking {@link BatchCodec#rows} rows; when that fills it,
+     * starts it, which may first finish the oldest batch in flight and emit its results. A record
+     * that does not fit in the rows left starts the filling batch first and goes into the next.
      *
      * @param timestamp the record's timestamp or {@link #NO_TIMESTAMP}
+     * @throws IllegalArgumentException when the record takes fewer than 1 or more than {@code
+     *     batchSize} rows
      * @throws BatchFailedException when the device fails; the batcher is unusable afterwards
      */
     public void add(IN record, long timestamp) throws Exception {
+        int rows = codec.rows(record);
+        if (rows < 1 || rows > batchSize) {
+            throw new IllegalArgumentException(device + ": a record must take 1 to " + batchSize
+                    + " rows (the batch size), but " + codec.getClass().getName() + ".rows gave " + rows);
+        }
+        if (counts[filling] + rows > batchSize) {
+            startFilling();
+        }
         int slot = filling;
-        int i = counts[slot];
-        if (i == 0) {
+        int row = counts[slot];
+        int e = elements[slot];
+        if (e == 0) {
             fillStartNanos[slot] = System.nanoTime();
         }
-        codec.encode(record, inputs[slot], i * inBytes);
-        records[slot][i] = record;
-        timestamps[slot][i] = timestamp;
-        counts[slot] = i + 1;
-        if (i + 1 == batchSize) {
+        codec.encode(record, inputs[slot], row * inBytes);
+        records[slot][e] = record;
+        timestamps[slot][e] = timestamp;
+        firstRows[slot][e] = row;
+        elements[slot] = e + 1;
+        counts[slot] = row + rows;
+        if (row + rows == batchSize) {
             startFilling();
         }
     }
@@ -131,7 +152,7 @@ public final class Batcher<IN, OUT> implements AutoCloseable {
         }
     }
 
-    /** Records written or in flight whose results were not emitted yet. */
+    /** Rows written or in flight whose results were not emitted yet (records, where each takes one row). */
     public int pending() {
         int n = 0;
         for (int c : counts) {
@@ -164,6 +185,7 @@ public final class Batcher<IN, OUT> implements AutoCloseable {
     private void startFilling() throws Exception {
         int slot = filling;
         int n = counts[slot];
+        codec.encodeBatch(inputs[slot], n);
         try {
             backend.start(slot, n);
         } catch (Exception e) {
@@ -191,12 +213,15 @@ public final class Batcher<IN, OUT> implements AutoCloseable {
         ByteBuffer out = outputs[slot];
         Object[] batch = records[slot];
         long[] ts = timestamps[slot];
-        for (int i = 0; i < n; i++) {
-            OUT result = codec.decode((IN) batch[i], out, i * outBytes);
+        int[] first = firstRows[slot];
+        int count = elements[slot];
+        for (int i = 0; i < count; i++) {
+            OUT result = codec.decode((IN) batch[i], out, first[i] * outBytes);
             batch[i] = null;
             emitter.emit(result, ts[i]);
         }
         counts[slot] = 0;
+        elements[slot] = 0;
         listener.emitted(n, System.nanoTime() - fillStartNanos[slot]);
     }
 

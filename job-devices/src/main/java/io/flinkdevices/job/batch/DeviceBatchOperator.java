@@ -1,6 +1,11 @@
 package io.flinkdevices.job.batch;
 
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -10,6 +15,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -32,11 +38,16 @@ import java.util.concurrent.TimeUnit;
  *   <li>when the oldest pending record has waited {@link BatchSettings#timeout()} (a processing-time
  *       timer), so a slow stream still moves;
  *   <li>before a checkpoint barrier ({@link #prepareSnapshotPreBarrier}), so no record is held
- *       across a checkpoint: the operator keeps no state, and after a restore the source replays
- *       exactly the records whose results were not emitted before the checkpoint;
+ *       across a checkpoint: the operator keeps no records in its state, and after a restore the
+ *       source replays exactly the records whose results were not emitted before the checkpoint;
  *   <li>before a watermark is forwarded, so results never fall behind it;
  *   <li>at the end of input.
  * </ul>
+ *
+ * <p>A codec that is a {@link StatefulBatchCodec} has its state checkpointed as union operator
+ * state named {@value #STATE_NAME} and handed back in {@link StatefulBatchCodec#restoreState}
+ * before the first record (consistent with the emitted results, since every batch is emitted
+ * before the snapshot). Any other codec leaves the operator stateless.
  *
  * <p>Results keep their input record's timestamp. A device error in {@code start} or {@code
  * finish} fails the task with a {@link BatchFailedException} carrying the backend's message, and
@@ -54,6 +65,9 @@ public class DeviceBatchOperator<IN, OUT> extends AbstractStreamOperator<OUT>
 
     private static final Logger LOG = LoggerFactory.getLogger(DeviceBatchOperator.class);
 
+    /** The name of the union list state a {@link StatefulBatchCodec}'s entries are kept in. */
+    public static final String STATE_NAME = "device-batch-codec-state";
+
     private final BatchSettings settings;
     private final BatchBackendFactory backends;
     private final BatchCodec<IN, OUT> codec;
@@ -61,6 +75,7 @@ public class DeviceBatchOperator<IN, OUT> extends AbstractStreamOperator<OUT>
     private transient Batcher<IN, OUT> batcher;
     private transient StreamRecord<OUT> reuse;
     private transient boolean timerSet;
+    private transient ListState<Object> codecState;
 
     /**
      * @param settings batch size, slots and flush timeout
@@ -76,6 +91,27 @@ public class DeviceBatchOperator<IN, OUT> extends AbstractStreamOperator<OUT>
     /** The settings the operator was made with. */
     public BatchSettings settings() {
         return settings;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        if (codec instanceof StatefulBatchCodec) {
+            StatefulBatchCodec<IN, OUT, Object> stateful = (StatefulBatchCodec<IN, OUT, Object>) codec;
+            TypeInformation<Object> type = stateful.stateType();
+            codecState = context.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>(STATE_NAME, type));
+            stateful.restoreState(context.isRestored() ? codecState.get() : List.of());
+        }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        if (codecState != null) {
+            codecState.update(((StatefulBatchCodec<IN, OUT, Object>) codec).snapshotState());
+        }
     }
 
     @Override

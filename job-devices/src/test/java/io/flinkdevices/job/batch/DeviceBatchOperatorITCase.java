@@ -63,6 +63,40 @@ class DeviceBatchOperatorITCase {
                 .containsExactly(n, n * (n - 1) / 2, sumOfSquares(n));
     }
 
+    @Test
+    @DisplayName("a stateful codec's state survives a device failure mid-batch: every key numbered 0..n_k-1, each number once")
+    void codecStateAcrossADeviceFailure() throws Exception {
+        String run = "stateful";
+        long n = 20_000;
+        int keys = 8;
+        StreamExecutionEnvironment env = env(2);
+        env.enableCheckpointing(50);
+        DataGeneratorSource<Long> source =
+                new DataGeneratorSource<>(i -> i, n, RateLimiterStrategy.perCheckpoint(1000), Types.LONG);
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "sequence")
+                .transform("numbered per key", Types.LONG, new DeviceBatchOperator<>(
+                        BatchSettings.of(64, 3, Duration.ofMillis(10)), new FailingOnceFactory(run, 60), new KeyCountCodec(keys)))
+                .setParallelism(1)
+                .transform("count", Types.VOID, new CountingSink(run))
+                .setParallelism(1)
+                .sinkTo(new DiscardingSink<>())
+                .setParallelism(1);
+        env.execute("codec state across a device failure");
+
+        assertThat(FailingOnceFactory.FAILED.get(run)).as("the injected failure happened").isTrue();
+        long count = 0;
+        long sum = 0;
+        long squares = 0;
+        for (int k = 0; k < keys; k++) {
+            long nk = n / keys; // n is a multiple of keys
+            count += nk;
+            sum += nk * (nk - 1) / 2;
+            squares += sumOfSquares(nk);
+        }
+        assertThat(CountingSink.TOTALS.get(run)).as("count, sum and sum of squares of 0..n_k-1 over the keys")
+                .containsExactly(count, sum, squares);
+    }
+
     private static long sumOfSquares(long n) {
         long s = 0;
         for (long i = 0; i < n; i++) {

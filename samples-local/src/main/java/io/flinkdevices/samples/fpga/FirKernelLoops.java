@@ -10,11 +10,20 @@ final class FirKernelLoops {
 
     private FirKernelLoops() {}
 
+    /** Samples per second of wall time and per second of this process's CPU time. */
+    record Rate(double perSecond, double perCpuSecond) {}
+
+    /** CPU time of this process so far (every thread: the JVM's and the OpenCL runtime's), ns. */
+    static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
+    }
+
     /**
      * The kernel alone: {@link OpenClFirBatchBackend} with {@code args}' slots, every slot started
-     * again as soon as it is finished, for {@code seconds}; samples per second.
+     * again as soon as it is finished, for {@code seconds}; samples per second of wall and of CPU time.
      */
-    static double backendLoop(FpgaInfo device, float[] taps, FirBatchArgs args, int sensors, double seconds) throws Exception {
+    static Rate backendLoop(FpgaInfo device, float[] taps, FirBatchArgs args, int sensors, double seconds) throws Exception {
         try (OpenClFirBatchBackend backend = OpenClFirBatchBackend.open(device, taps, args, null, null)) {
             int batch = args.batchSize();
             int[] ids = new int[batch];
@@ -31,6 +40,7 @@ final class FirKernelLoops {
             long warmUntil = System.nanoTime() + (long) (seconds * 0.25e9);
             long runs = 0;
             long start = 0;
+            long cpuStart = 0;
             long now;
             int slot = 0;
             for (int s = 0; s < slots; s++) {
@@ -44,6 +54,7 @@ final class FirKernelLoops {
                     if (now >= warmUntil) {
                         measuring = true;
                         start = now;
+                        cpuStart = processCpuNanos();
                     }
                 } else {
                     runs++;
@@ -54,10 +65,12 @@ final class FirKernelLoops {
                 backend.start(slot, batch);
                 slot = (slot + 1) % slots;
             }
+            long cpu = processCpuNanos() - cpuStart;
             for (int s = 0; s < slots; s++) {
                 backend.finish(s); // the others still in flight
             }
-            return runs * (double) batch / ((now - start) / 1e9);
+            double samples = runs * (double) batch;
+            return new Rate(samples / ((now - start) / 1e9), samples / (Math.max(1, cpu) / 1e9));
         }
     }
 

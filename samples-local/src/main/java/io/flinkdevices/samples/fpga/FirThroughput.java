@@ -20,7 +20,7 @@ import java.util.Locale;
  *   <li>the plain per-record job ({@link PerRecordFir}: one source subtask, keyBy, a keyed {@link
  *       CpuFirMap}), samples per second end to end;
  *   <li>the batched job ({@link FirJob}'s pipeline: parallel block source chained to {@link
- *       FirBatchOperator}) end to end, for each batch size, with the operator's marshalling share;
+ *       FirFilter}'s {@code DeviceBatchOperator}) end to end, for each batch size, with the operator's marshalling share;
  *   <li>the kernel alone: {@link OpenClFirBatchBackend} with the same slots in a loop over batches
  *       laid out once, no Flink;
  *   <li>a bare JOCL loop ({@link OpenClFir}: write, kernel, blocking read per batch).
@@ -50,7 +50,10 @@ public final class FirThroughput {
         final long nanosMarshal;
         final long nanosKernel;
         final long mismatches;
+        /** This process's CPU time during the job, ns. */
+        long cpuNanos;
         double kernelAlone;
+        double kernelAloneCpu;
         double bare;
 
         Row(String path, int batch, long samples, long jobMillis, long nanosMarshal, long nanosKernel, long mismatches) {
@@ -65,6 +68,10 @@ public final class FirThroughput {
 
         double jobSamplesPerSecond() {
             return samples / (Math.max(1, jobMillis) / 1e3);
+        }
+
+        double cpuSamplesPerSecond() {
+            return samples / (Math.max(1, cpuNanos) / 1e9);
         }
 
         double marshalShare() {
@@ -120,13 +127,17 @@ public final class FirThroughput {
                 FirJobOptions b = copy(o).batch(batch);
                 Row best = null;
                 double alone = 0;
+                double aloneCpu = 0;
                 double bare = 0;
                 for (int k = 0; k < repeat; k++) {
                     best = faster(best, batchedJob(cluster, b, device, taps));
-                    alone = Math.max(alone, FirKernelLoops.backendLoop(device, taps, b.batchArgs(), o.sensors, seconds));
+                    FirKernelLoops.Rate rate = FirKernelLoops.backendLoop(device, taps, b.batchArgs(), o.sensors, seconds);
+                    alone = Math.max(alone, rate.perSecond());
+                    aloneCpu = Math.max(aloneCpu, rate.perCpuSecond());
                     bare = Math.max(bare, FirKernelLoops.bareLoop(device, taps, batch, o.sensors, seconds));
                 }
                 best.kernelAlone = alone;
+                best.kernelAloneCpu = aloneCpu;
                 best.bare = bare;
                 rows.add(best);
             }
@@ -154,15 +165,21 @@ public final class FirThroughput {
         StreamExecutionEnvironment env = cluster.createEnvironment();
         env.setParallelism(o.parallelism);
         PerRecordFir.filtered(env, o.samples, o.sensors, taps).sinkTo(new DiscardingSink<>());
+        long cpu0 = FirKernelLoops.processCpuNanos();
         JobExecutionResult r = env.execute("FirThroughput per-record map");
-        return new Row("map", 1, o.samples, r.getNetRuntime(), 0, 0, counter(r, "mismatches"));
+        Row row = new Row("map", 1, o.samples, r.getNetRuntime(), 0, 0, counter(r, "mismatches"));
+        row.cpuNanos = FirKernelLoops.processCpuNanos() - cpu0;
+        return row;
     }
 
     private static Row batchedJob(LocalDeviceCluster cluster, FirJobOptions o, FpgaInfo device, float[] taps) throws Exception {
         StreamExecutionEnvironment env = cluster.createEnvironment();
         env.setParallelism(o.parallelism);
+        long cpu0 = FirKernelLoops.processCpuNanos();
         FirJobResult r = FirJob.execute(env, o);
-        return new Row("opencl", o.batch, r.records(), r.jobMillis, r.nanosMarshal, r.nanosKernel, r.mismatches);
+        Row row = new Row("opencl", o.batch, r.records(), r.jobMillis, r.nanosMarshal, r.nanosKernel, r.mismatches);
+        row.cpuNanos = FirKernelLoops.processCpuNanos() - cpu0;
+        return row;
     }
 
     /** Of two runs, the one with the shorter job time: the one other processes disturbed least. */
@@ -224,6 +241,22 @@ public final class FirThroughput {
                     vsKernel,
                     vsKernel >= 0.5 ? "met" : "NOT met",
                     r.jobSamplesPerSecond() / r.bare);
+        }
+        // per second of this process's CPU time (every thread, the OpenCL runtime's too): what the
+        // work costs, whatever else the machine runs at the same time
+        double mapCpu = rows.get(0).cpuSamplesPerSecond();
+        out.printf(Locale.ROOT, "per CPU-second: per-record map %.0f samples%n", mapCpu);
+        for (Row r : rows) {
+            if (r.path.equals("opencl")) {
+                out.printf(
+                        Locale.ROOT,
+                        "per CPU-second, batch %d: batched job %.0f samples (%.2fx the map), kernel alone %.0f (job/kernel %.2f)%n",
+                        r.batch,
+                        r.cpuSamplesPerSecond(),
+                        r.cpuSamplesPerSecond() / mapCpu,
+                        r.kernelAloneCpu,
+                        r.cpuSamplesPerSecond() / r.kernelAloneCpu);
+            }
         }
         long wrong = rows.stream().mapToLong(r -> r.mismatches).sum();
         out.println(wrong == 0 ? "every checked output within tolerance of the CPU reference" : wrong + " checked outputs WRONG");

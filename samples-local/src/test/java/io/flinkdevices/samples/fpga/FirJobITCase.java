@@ -37,7 +37,7 @@ class FirJobITCase {
         }
     }
 
-    private static List<SensorSample> run(FirBatchOperator operator, long samples, int sensors, int block) throws Exception {
+    private static List<SensorSample> run(io.flinkdevices.job.batch.DeviceBatchOperator<SampleBlock, SampleBlock> operator, long samples, int sensors, int block) throws Exception {
         try (LocalDeviceCluster cluster = LocalDeviceCluster.builder().taskManagers(1).slotsPerTaskManager(2).build().start()) {
             StreamExecutionEnvironment env = cluster.createEnvironment();
             env.setParallelism(2);
@@ -69,7 +69,7 @@ class FirJobITCase {
         // 7 sensors, blocks of 23, batches of 50, 3 in flight: batches cut every sensor's stream at
         // changing places; the last is partial
         long samples = 7 * 301;
-        List<SensorSample> out = run(FirBatchOperator.onDevice(device, taps, args(50, 3), null), samples, 7, 23);
+        List<SensorSample> out = run(FirFilter.onDevice(device, taps, args(50, 3), null), samples, 7, 23);
         assertEqualsReference(out, samples, 7, taps);
     }
 
@@ -90,7 +90,7 @@ class FirJobITCase {
                                     .transform(
                                             "FIR",
                                             org.apache.flink.api.common.typeinfo.TypeInformation.of(SampleBlock.class),
-                                            FirBatchOperator.onDevice(device, taps, args(37, 2), null))
+                                            FirFilter.onDevice(device, taps, args(37, 2), null))
                                     .executeAndCollect((int) samples + 1));
         }
         List<Integer> sparse = java.util.Arrays.stream(SPARSE_IDS).boxed().toList();
@@ -144,7 +144,7 @@ class FirJobITCase {
                                     .transform(
                                             "FIR",
                                             org.apache.flink.api.common.typeinfo.TypeInformation.of(SampleBlock.class),
-                                            FirBatchOperator.onDevice(device, taps, args(64, 3), null))
+                                            FirFilter.onDevice(device, taps, args(64, 3), null))
                                     .executeAndCollect((int) samples + 1));
             assertThat(FailOnce.armed).as("the job failed once").isFalse();
             assertEqualsReference(out, samples, 4, taps);
@@ -187,7 +187,7 @@ class FirJobITCase {
     void oclgrindEqualsReference() throws Exception {
         FpgaInfo device = OpenClAvailability.require(OpenClAvailability.OCLGRIND).info;
         float[] taps = Fir.lowPass(5);
-        List<SensorSample> out = run(FirBatchOperator.onDevice(device, taps, args(16, 2), null), 60, 3, 7);
+        List<SensorSample> out = run(FirFilter.onDevice(device, taps, args(16, 2), null), 60, 3, 7);
         assertEqualsReference(out, 60, 3, taps);
     }
 

@@ -1,5 +1,6 @@
 package io.flinkdevices.samples.fpga;
 
+import io.flinkdevices.job.batch.DeviceBatchOperator;
 import io.flinkdevices.sdk.info.FpgaInfo;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -22,9 +23,9 @@ import java.util.Arrays;
  *
  * The pipeline is built so that the device, not the pipeline, sets the pace: every source subtask
  * generates its own sensors' samples ({@link SensorBlocks}) in blocks of primitive arrays ({@link
- * SampleBlock}), chained to the filter ({@link FirBatchOperator}) and to the check ({@link
- * CheckBlocks}, every 97th output against the CPU reference): no shuffle, no serializer, no object
- * per sample, and object reuse on. Where the devices come from:
+ * SampleBlock}), chained to the filter (job-devices' {@link DeviceBatchOperator}, built by {@link
+ * FirFilter}) and to the check ({@link CheckBlocks}, every 97th output against the CPU reference): no
+ * shuffle, no serializer, no object per sample, and object reuse on. Where the devices come from:
  *
  * <ul>
  *   <li>{@code driver} (default): the TaskManager loads flink-devices' OpenCL driver
@@ -87,7 +88,8 @@ public final class FirJob {
                     + "  --slots N                   batches in flight per subtask, 1.." + FirBatchArgs.MAX_SLOTS + " (default 3)\n"
                     + "  --timeout-ms N              how long one batch may take on the device, 1.." + FirBatchArgs.MAX_TIMEOUT_MS
                     + " (default 60000)\n"
-                    + "  --block N                   samples per source block, 1.." + FirJobOptions.MAX_BLOCK + " (default 1024)\n"
+                    + "  --block N                   samples per source block, 1.." + FirJobOptions.MAX_BLOCK
+                    + " (default 1024; at most --batch)\n"
                     + "  --samples N, --sensors N, --taps N, --parallelism N\n"
                     + "  --bitstream PATH            a precompiled kernel instead of the OpenCL C source\n"
                     + "  --device-types T, --platform-pattern REGEX   for --devices local\n"
@@ -102,26 +104,28 @@ public final class FirJob {
      * parallelism is {@code env}'s; object reuse is turned on (nothing in the job keeps a record).
      */
     public static FirJobResult execute(StreamExecutionEnvironment env, FirJobOptions o) throws Exception {
-        FirBatchOperator operator = operator(o);
+        DeviceBatchOperator<SampleBlock, SampleBlock> operator = operator(o);
         env.getConfig().enableObjectReuse();
         filtered(env, o, operator).sinkTo(new DiscardingSink<>()).name("Discard");
         return new FirJobResult(env.execute("FirJob"), o);
     }
 
     /** The operator {@code o} asks for. */
-    static FirBatchOperator operator(FirJobOptions o) {
+    static DeviceBatchOperator<SampleBlock, SampleBlock> operator(FirJobOptions o) {
         float[] taps = Fir.lowPass(o.taps);
         return o.devices == FirJobOptions.Devices.LOCAL
-                ? FirBatchOperator.onDevice(localDevice(o), taps, o.batchArgs(), o.bitstream)
-                : FirBatchOperator.onResource(RESOURCE, taps, o.batchArgs(), o.bitstream);
+                ? FirFilter.onDevice(localDevice(o), taps, o.batchArgs(), o.bitstream)
+                : FirFilter.onResource(RESOURCE, taps, o.batchArgs(), o.bitstream);
     }
 
     /**
      * The job's pipeline up to the checked, filtered blocks: source, filter and check chained at
-     * the environment's parallelism, the sensors split into as many groups as subtasks.
+     * the environment's parallelism, the sensors split into as many groups as subtasks, in blocks
+     * of {@code --block} samples but at most a batch (a block is never split across batches).
      */
-    static DataStream<SampleBlock> filtered(StreamExecutionEnvironment env, FirJobOptions o, FirBatchOperator operator) {
-        return SensorBlocks.stream(env, o.samples, o.sensors, o.block, env.getParallelism())
+    static DataStream<SampleBlock> filtered(
+            StreamExecutionEnvironment env, FirJobOptions o, DeviceBatchOperator<SampleBlock, SampleBlock> operator) {
+        return SensorBlocks.stream(env, o.samples, o.sensors, Math.min(o.block, o.batch), env.getParallelism())
                 .transform("FIR filter (OpenCL, batched)", TypeInformation.of(SampleBlock.class), operator)
                 .map(new CheckBlocks(Fir.lowPass(o.taps)))
                 .name("Check against the CPU reference");

@@ -104,13 +104,12 @@ public final class SensorBlocks {
     }
 
     /**
-     * Block number to block. Returns the same object every time: the operator it is chained to
-     * copies the samples out before the next call (and with object reuse off, Flink copies it).
+     * Block number to block, a new one each time: the filter it is chained to holds a block until
+     * its batch is back from the device and then emits it, filtered in place.
      */
     static final class Generate implements MapFunction<Long, SampleBlock> {
         private static final long serialVersionUID = 1L;
         private final Plan plan;
-        private transient SampleBlock block;
 
         Generate(Plan plan) {
             this.plan = plan;
@@ -118,15 +117,13 @@ public final class SensorBlocks {
 
         @Override
         public SampleBlock map(Long number) {
-            if (block == null) {
-                block = new SampleBlock(plan.blockSize);
-            }
             long b = number;
             int g = plan.groupOf(b);
             int[] members = plan.groupSensors[g];
             int m = members.length;
             long first = (b - plan.firstBlock[g]) * plan.blockSize;
             int n = (int) Math.min(plan.blockSize, plan.groupSamples[g] - first);
+            SampleBlock block = new SampleBlock(n);
             int[] sensors = block.sensors;
             long[] seqs = block.seqs;
             float[] values = block.values;

@@ -1,0 +1,101 @@
+package io.flinkdevices.samples.fpga;
+
+import io.flinkdevices.job.batch.BatchBackend;
+import io.flinkdevices.job.batch.BatchBackendFactory;
+import io.flinkdevices.job.batch.BatchSettings;
+
+import org.apache.flink.api.common.functions.RuntimeContext;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The FIR job's own backends (OpenCL or CPU path, {@link FirBackends}), failing once in {@code
+ * finish} at the first batch after {@code failAfterBatches} batches of the run were started and a
+ * checkpoint of the run completed ({@link Trickle}): a device error mid-stream, with batches in
+ * flight and a partial batch filling, after a checkpoint to restore from.
+ */
+final class FailingFirBackends implements BatchBackendFactory {
+    private static final long serialVersionUID = 1L;
+
+    static final ConcurrentHashMap<String, AtomicBoolean> FAILED = new ConcurrentHashMap<>();
+    static final ConcurrentHashMap<String, AtomicInteger> STARTS = new ConcurrentHashMap<>();
+
+    private final String run;
+    private final int failAfterBatches;
+    private final FirBackends backends;
+
+    FailingFirBackends(String run, int failAfterBatches, FirBackends backends) {
+        this.run = run;
+        this.failAfterBatches = failAfterBatches;
+        this.backends = backends;
+    }
+
+    @Override
+    public BatchBackend open(BatchSettings settings, RuntimeContext context) throws Exception {
+        AtomicBoolean failed = FAILED.computeIfAbsent(run, k -> new AtomicBoolean());
+        AtomicInteger starts = STARTS.computeIfAbsent(run, k -> new AtomicInteger());
+        BatchBackend b = backends.open(settings, context);
+        return new BatchBackend() {
+            @Override
+            public void start(int slot, int records) throws Exception {
+                starts.incrementAndGet();
+                b.start(slot, records);
+            }
+
+            @Override
+            public void finish(int slot) throws Exception {
+                b.finish(slot);
+                if (failAfterBatches >= 0
+                        && starts.get() > failAfterBatches
+                        && Trickle.checkpointed(run)
+                        && failed.compareAndSet(false, true)) {
+                    throw new IllegalStateException(b.describe() + ": the batch in slot " + slot
+                            + " failed with CL_OUT_OF_RESOURCES (injected once by the test)");
+                }
+            }
+
+            @Override
+            public int slots() {
+                return b.slots();
+            }
+
+            @Override
+            public int batchSize() {
+                return b.batchSize();
+            }
+
+            @Override
+            public int inputRecordBytes() {
+                return b.inputRecordBytes();
+            }
+
+            @Override
+            public int outputRecordBytes() {
+                return b.outputRecordBytes();
+            }
+
+            @Override
+            public ByteBuffer input(int slot) {
+                return b.input(slot);
+            }
+
+            @Override
+            public ByteBuffer output(int slot) {
+                return b.output(slot);
+            }
+
+            @Override
+            public String describe() {
+                return b.describe();
+            }
+
+            @Override
+            public void close() {
+                b.close();
+            }
+        };
+    }
+}
