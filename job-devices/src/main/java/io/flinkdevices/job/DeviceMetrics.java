@@ -8,6 +8,10 @@ import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -31,9 +35,12 @@ import java.util.Optional;
  * device} as metric variables (Prometheus labels {@code resource="rdma"}, {@code
  * device="mlx5_0/1"}). Gauges: {@code health} (0 ok, 1 degraded, 2 failed), and one per {@code
  * metric.<name>} key the device has when the call is made ({@code port_rcv_data}, {@code
- * monitor_errors}, ...; dots become {@code _}). A gauge reads the info's latest sample, never
- * waits, and reads NaN while the value is absent. Devices without monitoring (the driver does not
- * monitor, or {@code monitor.interval} is 0) get no gauges.
+ * monitor_errors}, ...; dots become {@code _}). A device's metric keys come with its monitor's
+ * first sample: a call made before that sample (a slow first sample on a loaded TaskManager) waits
+ * for it, at most {@link #FIRST_SAMPLE_WAIT} in all, and registers only {@code health} and {@code
+ * monitor_errors} for a device still without one, with one WARN line. A gauge reads the info's
+ * latest sample, never waits, and reads NaN while the value is absent. Devices without monitoring
+ * (the driver does not monitor, or {@code monitor.interval} is 0) get no gauges.
  */
 @PublicEvolving
 public final class DeviceMetrics {
@@ -44,6 +51,10 @@ public final class DeviceMetrics {
     public static final String DEVICE_GROUP = "device";
     /** The gauge of the health: 0 ok, 1 degraded, 2 failed. */
     public static final String HEALTH_GAUGE = "health";
+    /** How long a registration waits, in all, for the first sample of devices that have none yet. */
+    public static final Duration FIRST_SAMPLE_WAIT = Duration.ofSeconds(10);
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeviceMetrics.class);
 
     private final Map<String, List<String>> gaugesByDevice;
 
@@ -64,6 +75,7 @@ public final class DeviceMetrics {
     /** {@link #register(RuntimeContext, String)} for infos a subtask picked itself (one device of several). */
     public static DeviceMetrics register(MetricGroup group, String resourceName, Collection<? extends ExternalResourceInfo> infos) {
         Map<String, List<String>> out = new LinkedHashMap<>();
+        awaitFirstSample(resourceName, infos);
         MetricGroup resource = group.addGroup(RESOURCE_GROUP, resourceName);
         for (ExternalResourceInfo info : infos) {
             Optional<String> id = property(info, LiveProperties.KEY_HEALTH_DEVICE);
@@ -84,6 +96,39 @@ public final class DeviceMetrics {
             out.put(id.get(), Collections.unmodifiableList(names));
         }
         return new DeviceMetrics(Collections.unmodifiableMap(out));
+    }
+
+    /**
+     * Waits until every monitored device has been sampled once (it then has a {@code health}), at
+     * most {@link #FIRST_SAMPLE_WAIT}; an interrupt ends the wait and is kept.
+     */
+    private static void awaitFirstSample(String resourceName, Collection<? extends ExternalResourceInfo> infos) {
+        long deadline = System.nanoTime() + FIRST_SAMPLE_WAIT.toNanos();
+        List<String> waiting = unsampled(infos);
+        while (!waiting.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            waiting = unsampled(infos);
+        }
+        if (!waiting.isEmpty()) {
+            LOG.warn("Devices {} of external resource '{}' had no sample of their monitor after {} s: they get the health and "
+                    + "monitor_errors gauges only, without the device's metrics", waiting, resourceName, FIRST_SAMPLE_WAIT.toSeconds());
+        }
+    }
+
+    private static List<String> unsampled(Collection<? extends ExternalResourceInfo> infos) {
+        List<String> out = new ArrayList<>();
+        for (ExternalResourceInfo info : infos) {
+            Optional<String> id = property(info, LiveProperties.KEY_HEALTH_DEVICE);
+            if (id.isPresent() && property(info, LiveProperties.KEY_HEALTH).isEmpty()) {
+                out.add(id.get());
+            }
+        }
+        return out;
     }
 
     /** The device ids that got gauges. */

@@ -6,9 +6,12 @@ import java.net.HttpURLConnection;
 import java.net.ServerSocket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Reads the per-device gauges of {@link DeviceMetrics} from the HTTP endpoints of Flink's
@@ -114,5 +117,23 @@ final class PrometheusScrape {
         throw new AssertionError("gauge " + name + " of " + resource + " " + device + " never read " + expected
                 + "; last scrape's device lines:\n"
                 + last.lines().filter(l -> l.contains("_device_")).reduce("", (a, b) -> a + b + "\n"));
+    }
+
+    /**
+     * Scrapes until every gauge in {@code names} of {@code device} is exported (60 s at most); returns
+     * that scrape. A subtask registers its gauges one after the other, so a scrape may come between.
+     */
+    String awaitAll(String resource, String device, String... names) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        List<String> missing = List.of(names);
+        while (System.nanoTime() < deadline) {
+            String last = scrape();
+            missing = Arrays.stream(names).filter(n -> gauge(last, resource, device, n) == null).collect(Collectors.toList());
+            if (missing.isEmpty()) {
+                return last;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("gauges " + missing + " of " + resource + " " + device + " were never exported");
     }
 }
