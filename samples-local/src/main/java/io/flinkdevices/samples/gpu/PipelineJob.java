@@ -16,6 +16,7 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 
 /**
@@ -41,10 +42,11 @@ final class PipelineJob {
     private PipelineJob() {}
 
     /**
-     * Runs the job once at {@code parallelism} and checks that the sink counted every record;
-     * returns Flink's net job time, the CPU time of the task threads from their operators' open
-     * to their close (summed over subtasks, every thread of the pipeline counted once), and the
-     * whole process's CPU time over the run (the mini cluster, JIT compilers and GC included).
+     * Runs the job once at {@code parallelism} and checks that the sink counted every record and
+     * that the results add up to {@link #expectedSum} (every vector's bytes went through). Returns
+     * Flink's net job time, the CPU time of the task threads from their operators' open to their
+     * close (summed over subtasks, every thread of the pipeline counted once), and the whole
+     * process's CPU time over the run (the mini cluster, JIT compilers and GC included).
      */
     static Run run(long records, int dims, BatchSettings settings, int parallelism, NoComputeBackend.Mode mode,
             Variant variant) throws Exception {
@@ -71,8 +73,39 @@ final class PipelineJob {
         if (counted == null || ((Number) counted).longValue() != records) {
             throw new IllegalStateException("the sink counted " + counted + " records, not " + records);
         }
+        Object sum = r.getAccumulatorResult(Count.SUM);
+        long expected = expectedSum(records, dims, mode);
+        if (sum == null || ((Number) sum).longValue() != expected) {
+            throw new IllegalStateException("the results at the sink add up to " + sum + ", not " + expected
+                    + ": a vector's bytes did not reach the backend intact");
+        }
         Object cpu = r.getAccumulatorResult(Count.TASK_CPU);
         return new Run(r.getNetRuntime(), cpu == null ? 0 : ((Number) cpu).longValue(), processCpu);
+    }
+
+    /**
+     * What the results of {@code records} vectors add up to: in checksum mode each is the sum of
+     * its vector read as native-order longs, in copy mode the sum of its first and last float's bits.
+     */
+    static long expectedSum(long records, int dims, NoComputeBackend.Mode mode) {
+        float[] template = Vectors.template(dims);
+        ByteBuffer b = ByteBuffer.allocate(dims * Float.BYTES).order(ByteOrder.nativeOrder());
+        b.asFloatBuffer().put(template);
+        long rest = 0;
+        for (int at = Long.BYTES; at + Long.BYTES <= b.capacity(); at += Long.BYTES) {
+            rest += b.getLong(at);
+        }
+        for (int at = b.capacity() & ~(Long.BYTES - 1); at < b.capacity(); at++) {
+            rest += b.get(at);
+        }
+        long sum = 0;
+        for (long id = 0; id < records; id++) {
+            b.putFloat(0, id);
+            sum += mode == NoComputeBackend.Mode.CHECKSUM
+                    ? (dims >= 2 ? b.getLong(0) + rest : b.get(0) + b.get(1) + b.get(2) + b.get(3))
+                    : (long) Float.floatToRawIntBits(id) + Float.floatToRawIntBits(dims == 1 ? id : template[dims - 1]);
+        }
+        return sum;
     }
 
     /** The CPU time of this JVM, all threads; {@code -1} where the JVM does not say. */
@@ -113,10 +146,14 @@ final class PipelineJob {
             }
         }
 
+        static float[] template(int dims) {
+            return IdVector.generate(0, dims, 7L).values;
+        }
+
         @Override
         public IdVector map(Long id) {
             if (template == null) {
-                template = IdVector.generate(0, dims, 7L).values;
+                template = template(dims);
             }
             float[] v = template.clone();
             v[0] = id;
@@ -165,11 +202,13 @@ final class PipelineJob {
         }
     }
 
-    /** Counts what reaches the sink; at the end, its thread's CPU time since open. */
+    /** Counts what reaches the sink and adds it up; at the end, its thread's CPU time since open. */
     static final class Count extends RichMapFunction<Long, Long> {
         static final String TASK_CPU = "task-cpu-nanos";
+        static final String SUM = "sum";
         private static final long serialVersionUID = 1L;
         private transient LongCounter records;
+        private transient LongCounter sum;
         private transient long cpuAtOpen;
 
         static long threadCpu() {
@@ -179,6 +218,7 @@ final class PipelineJob {
         @Override
         public void open(OpenContext ctx) {
             records = getRuntimeContext().getLongCounter("records");
+            sum = getRuntimeContext().getLongCounter(SUM);
             cpuAtOpen = threadCpu();
         }
 
@@ -190,6 +230,7 @@ final class PipelineJob {
         @Override
         public Long map(Long value) {
             records.add(1);
+            sum.add(value);
             return value;
         }
     }
