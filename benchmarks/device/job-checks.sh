@@ -40,7 +40,7 @@ nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.current,pcie.link.width.c
     >"$OUT/gpu.txt" 2>&1 && sed 's/^/GPU: /' "$OUT/gpu.txt"
 
 run pipeline 50 io.flinkdevices.samples.gpu.PipelineThroughput \
-    --records "$PIPE_RECORDS" --dims 256 --batch 4096 --slots 2 --parallelism 1 --matvec-records 0 --modes checksum
+    --records "$PIPE_RECORDS" --dims 256 --batch 4096 --slots 2 --parallelism 1 --repeat 2 --matvec-records 0 --modes checksum
 # MatrixVectorLocal batch records dims parallelism devices GPUs slots
 run matvec-p1 50 io.flinkdevices.samples.gpu.MatrixVectorLocal 4096 "$RECORDS" 256 1 nvidia 1 3
 run matvec-p2 50 io.flinkdevices.samples.gpu.MatrixVectorLocal 4096 "$RECORDS" 256 2 nvidia 1 3

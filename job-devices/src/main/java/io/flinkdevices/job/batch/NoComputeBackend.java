@@ -131,18 +131,25 @@ public final class NoComputeBackend implements BatchBackend {
             to.put(from);
             return;
         }
-        int longs = inBytes / Long.BYTES;
         for (int i = 0; i < records; i++) {
-            int base = i * inBytes;
-            long sum = 0;
-            for (int j = 0; j < longs; j++) {
-                sum += in.getLong(base + j * Long.BYTES);
-            }
-            for (int b = longs * Long.BYTES; b < inBytes; b++) {
-                sum += in.get(base + b);
-            }
-            out.putLong(i * Long.BYTES, sum);
+            out.putLong(i * Long.BYTES, checksum(in, i * inBytes, inBytes));
         }
+    }
+
+    // one call per record rather than one loop per batch: the JIT compiles a method called
+    // thousands of times per second at once, where a loop of a whole batch waits for on-stack
+    // replacement and runs interpreted until then
+    private static long checksum(ByteBuffer in, int base, int bytes) {
+        int end = base + bytes;
+        int longsEnd = base + (bytes & ~(Long.BYTES - 1));
+        long sum = 0;
+        for (int at = base; at < longsEnd; at += Long.BYTES) {
+            sum += in.getLong(at);
+        }
+        for (int at = longsEnd; at < end; at++) {
+            sum += in.get(at);
+        }
+        return sum;
     }
 
     @Override

@@ -1,25 +1,16 @@
 package io.flinkdevices.samples.gpu;
 
-import io.flinkdevices.job.batch.BatchCodec;
 import io.flinkdevices.job.batch.BatchListener;
 import io.flinkdevices.job.batch.BatchSettings;
 import io.flinkdevices.job.batch.Batcher;
 import io.flinkdevices.job.batch.DeviceBatchOperator;
 import io.flinkdevices.job.batch.NoComputeBackend;
 
-import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.api.common.accumulators.LongCounter;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
-
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.ByteBuffer;
-import java.nio.FloatBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -27,30 +18,26 @@ import java.util.Locale;
  * What the pipeline around a device can move, with no device: vectors of {@code dims} floats from
  * a parallel source, chained to a {@link DeviceBatchOperator} over a {@link NoComputeBackend}
  * (fill the batch buffers, read every byte, no kernel) and a sink, on a local Flink cluster in this
- * JVM; before it the {@link Batcher} alone on this thread; after it the matrix-vector job on its CPU
- * path ({@link MatrixVectorLocal}, simulated GPUs), whose end-to-end figure sits beside its
- * operator's own throughput inside the batch calls.
+ * JVM ({@link PipelineJob}); before it the {@link Batcher} alone on this thread; after it the
+ * matrix-vector job on its CPU path ({@link MatrixVectorLocal}, simulated GPUs), whose end-to-end
+ * figure sits beside its operator's own throughput inside the batch calls.
+ *
+ * <p>Each measurement runs {@code --repeat} times in this JVM: the first run of each includes the
+ * JIT compiler's warm-up of a fresh JVM, the later ones are what a long-running job sees. Every
+ * line gives wall time and CPU time (the task threads', and the whole process's), and the load
+ * average before and after, since wall-clock rates on a shared machine say more about the
+ * machine than about the code.
  *
  * <pre>
  * ./mvnw -q -pl samples-local -am package -DskipTests -Ppipeline-throughput
  * java -cp CLASSPATH io.flinkdevices.samples.gpu.PipelineThroughput [--records 20000000] [--dims 256]
- *     [--batch 4096] [--slots 2] [--parallelism 1] [--matvec-records 40000] [--modes checksum,copy]
- *     [--variants chained,no-reuse,network]
+ *     [--batch 4096] [--slots 2] [--parallelism 1] [--repeat 3] [--matvec-records 40000]
+ *     [--modes checksum,copy] [--variants chained,no-reuse,network] [--alone true]
  * </pre>
  */
 public final class PipelineThroughput {
 
     private PipelineThroughput() {}
-
-    /** How the source reaches the batching operator. */
-    enum Variant {
-        /** Chained, object reuse on: a vector passes as a reference (the sample job's way). */
-        CHAINED,
-        /** Chained, object reuse off: Flink copies every vector between chained operators. */
-        NO_REUSE,
-        /** A network hop between source and batching (rebalance): every vector serialized and read back. */
-        NETWORK
-    }
 
     public static void main(String[] args) throws Exception {
         long records = 20_000_000L;
@@ -58,10 +45,15 @@ public final class PipelineThroughput {
         int batch = 4096;
         int slots = 2;
         int parallelism = 1;
+        int repeat = 3;
         long matvecRecords = 40_000L;
         String modes = "checksum,copy";
         String variants = "chained";
-        for (int i = 0; i + 1 < args.length; i += 2) {
+        boolean alone = true;
+        for (int i = 0; i < args.length; i += 2) {
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("argument " + args[i] + " has no value");
+            }
             String v = args[i + 1];
             switch (args[i]) {
                 case "--records": records = Long.parseLong(v); break;
@@ -69,62 +61,120 @@ public final class PipelineThroughput {
                 case "--batch": batch = Integer.parseInt(v); break;
                 case "--slots": slots = Integer.parseInt(v); break;
                 case "--parallelism": parallelism = Integer.parseInt(v); break;
+                case "--repeat": repeat = Integer.parseInt(v); break;
                 case "--matvec-records": matvecRecords = Long.parseLong(v); break;
                 case "--modes": modes = v; break;
                 case "--variants": variants = v; break;
+                case "--alone": alone = Boolean.parseBoolean(v); break;
                 default:
                     throw new IllegalArgumentException("unknown argument " + args[i] + "; expected --records, --dims,"
-                            + " --batch, --slots, --parallelism, --matvec-records, --modes, --variants");
+                            + " --batch, --slots, --parallelism, --repeat, --matvec-records, --modes, --variants,"
+                            + " --alone");
             }
+        }
+        if (repeat < 1 || parallelism < 1 || records < 1) {
+            throw new IllegalArgumentException("--repeat, --parallelism and --records must be at least 1, but are "
+                    + repeat + ", " + parallelism + " and " + records);
         }
         BatchSettings settings = BatchSettings.of(batch, slots, Duration.ofMillis(100));
-        System.out.printf(Locale.ROOT, "pipeline: %d records of %d floats, %s, parallelism %d, %d cores%n",
-                records, dims, settings, parallelism, Runtime.getRuntime().availableProcessors());
-        long[] alone = batcherAlone(records, dims, settings);
-        System.out.printf(Locale.ROOT, "  the block alone (no Flink: new vector, Batcher.add, checksum, emit): %.2f M"
-                + " records/s; this thread's CPU %.2f s: %.2f M records per CPU second%n",
-                records / (alone[0] / 1e9) / 1e6, alone[1] / 1e9, records / (alone[1] / 1e9) / 1e6);
+        System.out.printf(Locale.ROOT, "pipeline: %d records of %d floats, %s, parallelism %d, %d cores, Java %s,"
+                + " load average %s%n", records, dims, settings, parallelism, Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"), loadAverage());
+        long bestWall = Long.MAX_VALUE;
+        long bestCpu = Long.MAX_VALUE;
+        for (int r = 1; alone && r <= repeat; r++) {
+            String load = loadAverage();
+            long[] t = batcherAlone(records, dims, settings);
+            System.out.printf(Locale.ROOT, "  run %d, the block alone (no Flink: new vector, Batcher.add, checksum,"
+                    + " emit): %.2f s, %.2f M records/s; this thread's CPU %.2f s: %.2f M records per CPU second;"
+                    + " load %s -> %s%n", r, t[0] / 1e9, records / (t[0] / 1e9) / 1e6, t[1] / 1e9,
+                    records / (t[1] / 1e9) / 1e6, load, loadAverage());
+            bestWall = Math.min(bestWall, t[0] / 1_000_000);
+            bestCpu = Math.min(bestCpu, t[1]);
+        }
+        if (alone) {
+            best("the block alone", records, bestWall, bestCpu, repeat);
+        }
         for (String variantName : variants.split(",")) {
-            Variant variant = Variant.valueOf(variantName.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+            if (variantName.isBlank()) {
+                continue;
+            }
+            PipelineJob.Variant variant =
+                    PipelineJob.Variant.valueOf(variantName.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
             for (String mode : modes.split(",")) {
-                if (!mode.isBlank()) {
-                    NoComputeBackend.Mode m = NoComputeBackend.Mode.valueOf(mode.trim().toUpperCase(Locale.ROOT));
-                    report(variant, m, records, dims, plumbing(records, dims, settings, parallelism, m, variant));
+                if (mode.isBlank()) {
+                    continue;
                 }
+                NoComputeBackend.Mode m = NoComputeBackend.Mode.valueOf(mode.trim().toUpperCase(Locale.ROOT));
+                bestWall = Long.MAX_VALUE;
+                bestCpu = Long.MAX_VALUE;
+                for (int r = 1; r <= repeat; r++) {
+                    String load = loadAverage();
+                    PipelineJob.Run run = PipelineJob.run(records, dims, settings, parallelism, m, variant);
+                    report(r, variant, m, records, dims, run, load);
+                    bestWall = Math.min(bestWall, run.netMillis());
+                    bestCpu = Math.min(bestCpu, run.taskCpuNanos());
+                }
+                best(variantName.trim() + " (" + mode.trim() + ")", records, bestWall, bestCpu, repeat);
             }
         }
-        if (matvecRecords > 0) {
-            MatrixVectorJob.Result r = MatrixVectorLocal.run(Math.min(batch, 4096), matvecRecords, dims, parallelism);
-            System.out.println(r.summary());
-            double inside = r.recordsCpu / Math.max(1e-9, r.nanosCpu / 1e9) * Math.max(1, r.subtasksCpu);
-            double job = r.recordsCpu / Math.max(1e-3, r.jobMillis / 1e3);
-            double stream = r.recordsCpu / Math.max(1e-3, r.streamMillis / 1e3);
-            System.out.printf(Locale.ROOT, "  CPU path: inside the batch calls %.0f records/s (all subtasks); first vector"
-                    + " to last product %.0f records/s = %.1f%% of it; whole job (deployment included) %.0f records/s"
-                    + " = %.1f%%%n", inside, stream, 100 * stream / inside, job, 100 * job / inside);
+        for (int r = 1; matvecRecords > 0 && r <= repeat; r++) {
+            String load = loadAverage();
+            MatrixVectorJob.Result res = MatrixVectorLocal.run(Math.min(batch, 4096), matvecRecords, dims, parallelism);
+            System.out.println(res.summary());
+            double inside = res.recordsCpu / Math.max(1e-9, res.nanosCpu / 1e9) * Math.max(1, res.subtasksCpu);
+            double job = res.recordsCpu / Math.max(1e-3, res.jobMillis / 1e3);
+            double stream = res.recordsCpu / Math.max(1e-3, res.streamMillis / 1e3);
+            System.out.printf(Locale.ROOT, "  run %d, CPU path: inside the batch calls %.0f records/s (all subtasks);"
+                    + " first vector to last product %.0f records/s = %.1f%% of it; whole job (deployment included)"
+                    + " %.0f records/s = %.1f%%; load %s -> %s%n", r, inside, stream, 100 * stream / inside, job,
+                    100 * job / inside, load, loadAverage());
         }
     }
 
-    private static void report(Variant variant, NoComputeBackend.Mode mode, long records, int dims, long[] msAndCpu) {
-        double s = msAndCpu[0] / 1e3;
-        double cpu = msAndCpu[1] / 1e9;
-        String cpuPart = cpu > 0
-                ? String.format(Locale.ROOT, "; task thread's CPU %.2f s: %.2f M records per CPU second", cpu,
-                        records / cpu / 1e6)
-                : "";
-        System.out.printf(Locale.ROOT, "  %s: source -> batching -> no-compute (%s) -> sink: %.2f s, %.2f M records/s"
-                        + " (%.2f GiB/s of vectors in)%s%n",
-                variant.name().toLowerCase(Locale.ROOT).replace('_', '-'), mode.name().toLowerCase(Locale.ROOT), s,
-                records / s / 1e6, records * (double) dims * Float.BYTES / s / (1L << 30), cpuPart);
+    private static void report(int run, PipelineJob.Variant variant, NoComputeBackend.Mode mode, long records,
+            int dims, PipelineJob.Run r, String loadBefore) {
+        double s = r.netMillis() / 1e3;
+        System.out.printf(Locale.ROOT, "  run %d, %s: source -> batching -> no-compute (%s) -> sink: %.2f s, %.2f M"
+                        + " records/s (%.2f GiB/s of vectors in); task threads' CPU %.2f s: %.2f M records per CPU"
+                        + " second; process CPU %.2f s: %.2f M records per CPU second; load %s -> %s%n",
+                run, variant.name().toLowerCase(Locale.ROOT).replace('_', '-'), mode.name().toLowerCase(Locale.ROOT),
+                s, records / s / 1e6, records * (double) dims * Float.BYTES / s / (1L << 30),
+                r.taskCpuNanos() / 1e9, perCpuSecond(records, r.taskCpuNanos()), r.processCpuNanos() / 1e9,
+                perCpuSecond(records, r.processCpuNanos()), loadBefore, loadAverage());
+    }
+
+    /**
+     * The fastest of the runs by wall time and by CPU time: on a shared machine other work only
+     * ever adds time, so the fastest run is the closest to what the code costs.
+     */
+    private static void best(String what, long records, long wallMillis, long cpuNanos, int runs) {
+        System.out.printf(Locale.ROOT, "  best of %d, %s: %.2f M records/s wall; %.2f M records per CPU second of the"
+                + " task threads%n", runs, what, records / (wallMillis / 1e3) / 1e6, perCpuSecond(records, cpuNanos));
+    }
+
+    private static double perCpuSecond(long records, long cpuNanos) {
+        return cpuNanos <= 0 ? Double.NaN : records / (cpuNanos / 1e9) / 1e6;
+    }
+
+    /** The first three fields of {@code /proc/loadavg}, or "n/a" where there is none. */
+    static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).trim().split("\\s+");
+            return f.length >= 3 ? f[0] + " " + f[1] + " " + f[2] : "n/a";
+        } catch (IOException | RuntimeException e) {
+            return "n/a";
+        }
     }
 
     /** The Batcher without Flink on this thread: returns wall and CPU nanoseconds. */
     static long[] batcherAlone(long records, int dims, BatchSettings settings) throws Exception {
         long[] sum = new long[1];
-        Vectors vectors = new Vectors(dims);
+        PipelineJob.Vectors vectors = new PipelineJob.Vectors(dims, false);
         NoComputeBackend backend = NoComputeBackend.open(NoComputeBackend.Mode.CHECKSUM, settings, dims * Float.BYTES);
-        try (Batcher<IdVector, Long> b = new Batcher<>(backend, new ChecksumCodec(dims, NoComputeBackend.Mode.CHECKSUM),
-                (r, ts) -> sum[0] += r, BatchListener.NONE)) {
+        try (Batcher<IdVector, Long> b = new Batcher<>(backend,
+                new PipelineJob.ChecksumCodec(dims, NoComputeBackend.Mode.CHECKSUM), (r, ts) -> sum[0] += r,
+                BatchListener.NONE)) {
             long cpu0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             for (long i = 0; i < records; i++) {
@@ -137,121 +187,6 @@ public final class PipelineThroughput {
                 System.out.println(); // keeps the sums alive
             }
             return new long[] {wall, cpu};
-        }
-    }
-
-    /**
-     * Runs the no-compute pipeline once; returns Flink's net job time in milliseconds and the CPU
-     * nanoseconds of the task thread (the whole chain runs on it at parallelism 1; 0 where there
-     * is more than one chain), which says what the pipeline costs where other work shares the cores.
-     */
-    static long[] plumbing(long records, int dims, BatchSettings settings, int parallelism, NoComputeBackend.Mode mode,
-            Variant variant) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism);
-        if (variant != Variant.NO_REUSE) {
-            env.getConfig().enableObjectReuse();
-        }
-        int recordBytes = dims * Float.BYTES;
-        DataStream<IdVector> vectors = env.fromSequence(0, records - 1).map(new Vectors(dims));
-        if (variant == Variant.NETWORK) {
-            // the same parallelism, but each vector serialized to the batching subtask and read back
-            vectors = vectors.rebalance();
-        }
-        vectors.transform("no-compute batches", Types.LONG,
-                        new DeviceBatchOperator<>(settings, NoComputeBackend.factory(mode, recordBytes),
-                                new ChecksumCodec(dims, mode)))
-                .map(new Count())
-                .sinkTo(new DiscardingSink<>());
-        JobExecutionResult r = env.execute("pipeline throughput (" + mode + ", " + variant + ")");
-        Object counted = r.getAccumulatorResult("records");
-        if (counted == null || ((Number) counted).longValue() != records) {
-            throw new IllegalStateException("the sink counted " + counted + " records, not " + records);
-        }
-        Object cpu = r.getAccumulatorResult("task-cpu-nanos");
-        boolean oneChain = parallelism == 1 && variant != Variant.NETWORK;
-        return new long[] {r.getNetRuntime(), oneChain && cpu != null ? ((Number) cpu).longValue() : 0};
-    }
-
-    /** A source-side vector per id: a new array per record, as a real source makes. */
-    static final class Vectors implements MapFunction<Long, IdVector> {
-        private static final long serialVersionUID = 1L;
-        private final int dims;
-        private transient float[] template;
-
-        Vectors(int dims) {
-            this.dims = dims;
-        }
-
-        @Override
-        public IdVector map(Long id) {
-            if (template == null) {
-                template = IdVector.generate(0, dims, 7L).values;
-            }
-            float[] v = template.clone();
-            v[0] = id;
-            return new IdVector(id, v);
-        }
-    }
-
-    /** Vectors in; out, a long per record: its checksum, or in copy mode a sum of its first and last float bits. */
-    static final class ChecksumCodec implements BatchCodec<IdVector, Long> {
-        private static final long serialVersionUID = 1L;
-        private final int dims;
-        private final NoComputeBackend.Mode mode;
-        private transient ByteBuffer lastIn;
-        private transient FloatBuffer inFloats;
-        private transient ByteBuffer lastOut;
-        private transient FloatBuffer outFloats;
-
-        ChecksumCodec(int dims, NoComputeBackend.Mode mode) {
-            this.dims = dims;
-            this.mode = mode;
-        }
-
-        @Override
-        public void encode(IdVector v, ByteBuffer input, int offset) {
-            if (input != lastIn) {
-                lastIn = input;
-                inFloats = input.asFloatBuffer();
-            }
-            inFloats.put(offset / Float.BYTES, v.values, 0, dims);
-        }
-
-        @Override
-        public Long decode(IdVector v, ByteBuffer output, int offset) {
-            if (mode == NoComputeBackend.Mode.CHECKSUM) {
-                return output.getLong(offset);
-            }
-            if (output != lastOut) {
-                lastOut = output;
-                outFloats = output.asFloatBuffer();
-            }
-            float[] copy = new float[dims];
-            outFloats.get(offset / Float.BYTES, copy, 0, dims);
-            return (long) Float.floatToRawIntBits(copy[0]) + Float.floatToRawIntBits(copy[dims - 1]);
-        }
-    }
-
-    /** Counts what reaches the sink; at the end, the CPU time of its task thread (the chain's). */
-    static final class Count extends RichMapFunction<Long, Long> {
-        private static final long serialVersionUID = 1L;
-        private transient LongCounter records;
-
-        @Override
-        public void open(OpenContext ctx) {
-            records = getRuntimeContext().getLongCounter("records");
-        }
-
-        @Override
-        public void close() {
-            getRuntimeContext().getLongCounter("task-cpu-nanos")
-                    .add(ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
-        }
-
-        @Override
-        public Long map(Long value) {
-            records.add(1);
-            return value;
         }
     }
 }
