@@ -21,8 +21,9 @@ import java.util.stream.Stream;
  * argument NUL-terminated). The script and the Java side agree through the folder {@code lock}
  * (made and removed with {@code mkdir}/{@code rmdir}), so calls are numbered without gaps or
  * repeats and only complete records are read. The holder puts an empty file named by its PID in
- * the lock: a program killed while it held the lock (a timeout, a monitor that was stopped) leaves
- * it behind, and the first waiter that removes that file of a dead process removes the lock. A
+ * the lock right after making it, and the script gives the lock back by renaming it away in one
+ * step: a program killed while it held the lock (a timeout, a monitor that was stopped) leaves it
+ * with that file, and the first waiter that removes that file of a dead process removes the lock. A
  * program killed while it wrote its record leaves a cut-off record, read as the arguments it holds.
  */
 public final class CallRecords {

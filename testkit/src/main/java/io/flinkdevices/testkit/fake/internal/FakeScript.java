@@ -114,6 +114,7 @@ public final class FakeScript {
         String mkdir = Shell.quote(Shell.systemProgram("mkdir"));
         String rmdir = Shell.quote(Shell.systemProgram("rmdir"));
         String rm = Shell.quote(Shell.systemProgram("rm"));
+        String mv = Shell.quote(Shell.systemProgram("mv"));
         String sleep = Shell.quote(Shell.systemProgram("sleep"));
         String lock = "$d/" + CallRecords.LOCK;
         String count = CallRecords.COUNT;
@@ -140,7 +141,9 @@ public final class FakeScript {
         sb.append("n=$((n + 1))\n");
         sb.append("echo \"$n\" > \"$d/" + count + "\"\n");
         sb.append("{ echo \"$#\"; printf '%s\\0' \"$@\"; } > \"$d/" + CallRecords.CALLS + "/$n\"\n");
-        sb.append(rm).append(" -f \"" + lock + "/$$\"; ").append(rmdir).append(" \"" + lock + "\"\n");
+        // given back in one step (a rename), so that a kill cannot leave the lock without its
+        // holder's file; what is renamed away is removed afterwards
+        sb.append(mv).append(" \"" + lock + "\" \"$d/released.$$\" && ").append(rm).append(" -rf \"$d/released.$$\"\n");
     }
 
     private void appendResponse(int id, Reply reply) {
