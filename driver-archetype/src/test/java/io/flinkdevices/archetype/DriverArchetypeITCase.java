@@ -53,10 +53,10 @@ class DriverArchetypeITCase {
         int[] cluster = counts(project.resolve("target/failsafe-reports"));
         System.out.printf("generated project: %d unit tests (%d skipped), %d cluster tests, no failure%n", unit[0], unit[2], cluster[0]);
         // docs/driver-authors.md says these numbers
-        assertThat(unit[0]).as("the contract kit's 63 cases, the architecture test and the parameter table").isEqualTo(65);
+        assertThat(unit[0]).as("the contract kit's 72 cases, the architecture test and the parameter table").isEqualTo(74);
         assertThat(unit[2])
-                .as("skipped: 'every file holds garbage' on a host with no file; 5 keys absent that the healthy"
-                        + " parameters do not set; the 3 monitoring cases of a driver that does not declare MONITORING")
+                .as("skipped: 'every file holds garbage' on a host with no file; 8 keys absent that the healthy"
+                        + " parameters do not set (3 of them monitor.interval, health.action, health.recover-after)")
                 .isEqualTo(9);
         assertThat(unit[1] + unit[3]).isZero();
         assertThat(cluster[0]).isEqualTo(1);
@@ -66,7 +66,9 @@ class DriverArchetypeITCase {
         String figure = lines[1] + " lines of code (" + lines[0] + " non-blank lines with comments and imports)";
         System.out.println("generated project, driver and tests: " + figure);
         Files.writeString(it.resolve("lines.txt"), figure + "\n");
-        assertThat(lines[1]).as("lines of code a driver author starts from and edits, goal under 250").isLessThan(250);
+        // 229 before the driver watched its devices while jobs run; monitoring (one DeviceMonitor,
+        // its sampler, the live keys, quarantine, the fake's faults) added about 50
+        assertThat(lines[1]).as("lines of code a driver author starts from and edits, goal under 300").isLessThan(300);
     }
 
     /** Tests, errors, skipped, failures over every report in {@code reports}. */

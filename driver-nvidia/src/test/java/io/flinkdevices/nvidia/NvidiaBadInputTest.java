@@ -5,6 +5,7 @@ import io.flinkdevices.testkit.fake.FakeExecutable;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
+import io.flinkdevices.testkit.fake.NvmlStandIn;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;

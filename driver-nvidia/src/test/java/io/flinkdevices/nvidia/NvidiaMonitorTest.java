@@ -6,6 +6,7 @@ import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
 import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
+import io.flinkdevices.testkit.fake.NvmlStandIn;
 import io.flinkdevices.testkit.logging.LogCapture;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
@@ -213,9 +214,10 @@ class NvidiaMonitorTest {
         ExternalResourceInfo g0 = infos(Map.of(), 1, "backend", "nvidia-smi", "nvidia-smi.path", host.smi().path().toString(),
                 "monitor.interval", "100 ms", "health.action", "report").get(0);
         await("the GPU is sampled", () -> g0.getProperty("health").equals(Optional.of("ok")));
-        // what nvidia-smi prints on a host whose driver finds no GPU any more
-        host.smi().respondWith(io.flinkdevices.testkit.fake.FakeExecutable.Response.failure(6, "No devices were found\n"));
+        // the fake nvidia-smi then answers as the real one: "No devices were found", exit code 6
+        host.removeGpu(0);
         await("the GPU reads failed", () -> g0.getProperty("health").equals(Optional.of("failed")));
         assertThat(g0.getProperty("health.reason")).hasValueSatisfying(r -> assertThat(r).contains("no longer listed by nvidia-smi"));
+        assertThat(g0.getProperty("metric.monitor.errors")).as("finding no GPU is what nvidia-smi saw, not a failed sample").hasValue("0");
     }
 }

@@ -9,6 +9,7 @@ import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
 import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
+import io.flinkdevices.testkit.fake.NvmlStandIn;
 
 import org.apache.flink.configuration.Configuration;
 

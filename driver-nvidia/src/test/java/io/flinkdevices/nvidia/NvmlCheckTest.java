@@ -7,6 +7,7 @@ import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
 import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
+import io.flinkdevices.testkit.fake.NvmlStandIn;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -63,8 +63,8 @@ class NvidiaHealthITCase {
 
     /**
      * Two H100s, of which the task gets GPU 0: with GPU 1 still listed, GPU 0 missing from
-     * nvidia-smi's answer is that GPU lost (with no GPU left, nvidia-smi answers nothing, a
-     * failed sample that reads {@code degraded}, not a lost GPU).
+     * nvidia-smi's answer is that GPU lost (with no GPU left, nvidia-smi says "No devices were
+     * found", which fails the GPU as well).
      */
     private InstalledNvidiaHost host() {
         return FakeNvidiaHost.builder().gpus(FakeNvidiaHost.Model.H100_SXM_80GB, 2).install(FakeHost.create(temp.resolve("host")));

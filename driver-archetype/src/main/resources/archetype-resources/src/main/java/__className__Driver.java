@@ -3,9 +3,13 @@ package ${package};
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
+import io.flinkdevices.sdk.health.DeviceMonitor;
+import io.flinkdevices.sdk.health.DeviceSample;
+import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.host.VisibleDevices;
 import io.flinkdevices.sdk.info.AcceleratorInfo;
 import io.flinkdevices.sdk.info.DeviceAttribute;
+import io.flinkdevices.sdk.info.LiveProperties;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -14,8 +18,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +34,9 @@ import java.util.regex.Pattern;
  * Hands a TaskManager {@code amount} of the healthy devices {@code ${deviceName}-smi --list} prints
  * (one {@code <index>,<uuid>,<name>,<memory MiB|N/A>,<NUMA node|N/A>,<ok|failed>} line each) and
  * {@value #VISIBLE_DEVICES} lets it use, through the coordination file when coordination is on, and
- * logs at INFO which it handed out (through SLF4J, which a plugin gets from Flink).
+ * logs at INFO which it handed out (through SLF4J, which a plugin gets from Flink). While jobs run,
+ * one {@link DeviceMonitor} runs the same listing every {@code monitor.interval} and its tasks read
+ * the devices' {@code health} and {@code metric.*} keys from their infos.
  */
 final class ${className}Driver implements ExternalResourceDriver, KubernetesResourceDecorator {
 
@@ -37,8 +46,9 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
     static final String VISIBLE_DEVICES = "${deviceName.toUpperCase()}_VISIBLE_DEVICES";
     /** The extended resource the vendor's Kubernetes device plugin advertises. */
     static final String KUBERNETES_RESOURCE = "example.com/${deviceName}";
-    /** Extra fields of the generic info; job code reads them with {@code AcceleratorInfo.from(info, KIND, NUMA_NODE, HEALTH)}. */
+    /** An extra field of the generic info; job code reads it with {@code AcceleratorInfo.from(info, KIND, NUMA_NODE)}. */
     static final DeviceAttribute<Long> NUMA_NODE = DeviceAttribute.number("numa.node", 0, 1023);
+    /** The health the tool lists; on a handed-out info the monitor's live {@code health} key takes its place. */
     static final DeviceAttribute<String> HEALTH = DeviceAttribute.oneOf("health", "ok", "failed");
     private static final Pattern LINE = Pattern.compile("([0-9]{1,6}),([^,\\s]+),([^,]+),([0-9]{1,12}|N/A),([0-9]{1,3}|N/A),(ok|failed)");
 
@@ -46,12 +56,17 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
     private final VisibleDevices visible;
     private final DeviceCoordinator coordinator;
     private final String amountKey;
+    private final MonitorSettings monitorSettings;
+    /** The monitor of the devices last handed out; null before or when monitoring is off. */
+    private DeviceMonitor monitor;
 
-    ${className}Driver(ExternalCommand list, VisibleDevices visible, DeviceCoordinator coordinator, String amountKey) {
+    ${className}Driver(ExternalCommand list, VisibleDevices visible, DeviceCoordinator coordinator, String amountKey,
+            MonitorSettings monitorSettings) {
         this.list = list;
         this.visible = visible;
         this.coordinator = coordinator;
         this.amountKey = amountKey;
+        this.monitorSettings = monitorSettings;
     }
 
     @Override
@@ -83,8 +98,55 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
                 }
             }
         }
+        chosen = monitored(chosen);
         LOG.info("${className} driver ({}) for {}: handing out {}", describe(), amountKey, chosen);
         return Collections.unmodifiableSet(new LinkedHashSet<>(chosen));
+    }
+
+    /**
+     * One monitor per driver instance, of the devices it hands out last (Flink asks once per
+     * TaskManager): {@code chosen} with its live keys. With coordination on, a device the monitor
+     * sees failed is quarantined for every TaskManager of the host.
+     */
+    private synchronized List<AcceleratorInfo> monitored(List<AcceleratorInfo> chosen) {
+        if (monitor != null) {
+            monitor.stop();
+        }
+        Map<String, AcceleratorInfo> byId = new LinkedHashMap<>();
+        chosen.forEach(d -> byId.put(d.getUuid().orElseThrow(), d));
+        monitor = DeviceMonitor.create(monitorSettings, List.copyOf(byId.keySet()), this::sample);
+        if (coordinator != null) {
+            monitor.addListener(coordinator.quarantine().listener(monitorSettings));
+        }
+        monitor.start(); // does nothing with monitor.interval 0: no live key then, not a stale one
+        List<AcceleratorInfo> live = new ArrayList<>();
+        byId.forEach((id, d) -> live.add(withLive(d, monitor.properties(id))));
+        return live;
+    }
+
+    /**
+     * The monitor's sampler: one listing per interval for all devices, never one per device or read.
+     * A device the tool stops listing reads failed ("not seen"); add {@code .metric(name, value)}
+     * for every number your tool prints per device.
+     */
+    private Map<String, DeviceSample> sample(Collection<String> ids) throws DeviceDriverException {
+        Map<String, DeviceSample> samples = new HashMap<>();
+        for (AcceleratorInfo d : list()) {
+            samples.put(d.getUuid().orElseThrow(), d.get(HEALTH).orElseThrow().equals("failed")
+                    ? DeviceSample.failed(describe() + " reports device " + d.getIndex() + " failed")
+                    : DeviceSample.builder().build());
+        }
+        return samples;
+    }
+
+    /** {@code d} with the monitor's live keys instead of the health the tool listed. */
+    private static AcceleratorInfo withLive(AcceleratorInfo d, LiveProperties live) {
+        AcceleratorInfo.Builder b = AcceleratorInfo.builder(KIND, d.getVendor(), d.getIndex()).live(live)
+                .uuid(d.getUuid().orElseThrow()).name(d.getName().orElseThrow())
+                .visibleDevices(VISIBLE_DEVICES, d.getVisibleDevicesValue().orElseThrow());
+        d.getMemoryBytes().ifPresent(b::memoryBytes);
+        d.get(NUMA_NODE).ifPresent(n -> b.set(NUMA_NODE, n));
+        return b.build();
     }
 
     /** Every device the tool lists, in its order. */

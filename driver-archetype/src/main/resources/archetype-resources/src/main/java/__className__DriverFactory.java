@@ -4,6 +4,7 @@ import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.config.DriverParams.PathCheck;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.host.VisibleDevices;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
@@ -26,6 +27,8 @@ import java.util.Map;
  * external-resource.${deviceName}.param.tool.path: /opt/bin/${deviceName}-smi   # default: ${deviceName}-smi on the PATH
  * external-resource.${deviceName}.param.timeout: 10 s
  * external-resource.${deviceName}.param.coordination.enabled: true
+ * external-resource.${deviceName}.param.monitor.interval: 10 s           # 0 turns monitoring off
+ * external-resource.${deviceName}.param.health.action: fail-tasks        # report | fail-tasks | stop-taskmanager
  * }</pre>
  *
  * <p>Its class name is configuration: keep it public, final and where it is.
@@ -53,11 +56,13 @@ public final class ${className}DriverFactory implements ExternalResourceDriverFa
                         : Path.of("${deviceName}-smi");
         Duration timeout = params.duration("timeout", Duration.ofSeconds(10));
         CoordinationParams coordination = CoordinationParams.read(params, "${deviceName}");
+        MonitorSettings monitor = MonitorSettings.read(params);
         params.validate();
         return new ${className}Driver(
                 ExternalCommand.of(tool, List.of("--list"), timeout, params.fullKey("tool.path")),
                 VisibleDevices.read(environment, ${className}Driver.VISIBLE_DEVICES, "${className} device"),
                 coordination.enabled() ? DeviceCoordinator.create(coordination) : null,
-                params.keyPrefix().replaceFirst("param\\.$", "amount"));
+                params.keyPrefix().replaceFirst("param\\.$", "amount"),
+                monitor);
     }
 }

@@ -1,16 +1,20 @@
 package ${package};
 
+import io.flinkdevices.testkit.fake.DeviceFaults;
 import io.flinkdevices.testkit.fake.FakeExecutable;
 import io.flinkdevices.testkit.fake.FakeExecutable.Response;
 import io.flinkdevices.testkit.fake.FakeHost;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A fake {@code ${deviceName}-smi}: {@code --list} prints one line per device, anything else exits 2.
  * It honours what the contract kit asks of a host: memory and NUMA node {@code N/A} when {@code
- * host.optionalFieldsLeftOut()}, {@code failed} for the devices in {@code host.failedDevices()}.
+ * host.optionalFieldsLeftOut()}, {@code failed} for the devices in {@code host.failedDevices()}, and
+ * the faults the kit injects while the driver's monitor watches ({@code host.faults()}): a faulty
+ * device lists as {@code failed} until it recovers.
  */
 final class Fake${className}Smi {
 
@@ -18,17 +22,24 @@ final class Fake${className}Smi {
 
     /** Installs the tool listing {@code devices} devices on {@code host}; returns its path. */
     static Path install(FakeHost host, int devices) {
+        FakeExecutable tool = host.install(FakeExecutable.named("${deviceName}-smi")
+                .whenArguments(List.of("--list"), Response.success(listing(host, devices, Set.of())))
+                .exitCode(2)
+                .stderr("usage: ${deviceName}-smi --list\n"));
+        host.faults(DeviceFaults.tracking("${deviceName}-smi --list reports the device failed",
+                faulty -> tool.changeResponse(List.of("--list"), r -> r.withStdout(listing(host, devices, faulty)))));
+        return tool.path();
+    }
+
+    private static String listing(FakeHost host, int devices, Set<Integer> faulty) {
         StringBuilder listing = new StringBuilder();
         for (int i = 0; i < devices; i++) {
             String optional = host.optionalFieldsLeftOut() ? "N/A,N/A" : "16384," + (i % 2);
+            boolean failed = host.failedDevices().contains(i) || faulty.contains(i);
             listing.append(i).append(',').append(uuid(i)).append(",Example ${className} 16G,").append(optional)
-                    .append(host.failedDevices().contains(i) ? ",failed\n" : ",ok\n");
+                    .append(failed ? ",failed\n" : ",ok\n");
         }
-        return host.install(FakeExecutable.named("${deviceName}-smi")
-                        .whenArguments(List.of("--list"), Response.success(listing.toString()))
-                        .exitCode(2)
-                        .stderr("usage: ${deviceName}-smi --list\n"))
-                .path();
+        return listing.toString();
     }
 
     static String uuid(int index) {

@@ -36,12 +36,13 @@ class ${className}DriverContractTest extends DriverContractKit {
 
     @Override
     protected Function<ExternalResourceInfo, AcceleratorInfo> typedView() {
-        return info -> AcceleratorInfo.from(info, ${className}Driver.KIND, ${className}Driver.NUMA_NODE, ${className}Driver.HEALTH);
+        return info -> AcceleratorInfo.from(info, ${className}Driver.KIND, ${className}Driver.NUMA_NODE);
     }
 
     @Override
     protected Set<DriverCapability> capabilities() {
-        return EnumSet.of(DriverCapability.KUBERNETES_DECORATOR, DriverCapability.VISIBLE_DEVICES, DriverCapability.COORDINATION);
+        return EnumSet.of(DriverCapability.KUBERNETES_DECORATOR, DriverCapability.VISIBLE_DEVICES, DriverCapability.COORDINATION,
+                DriverCapability.MONITORING);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.flinkdevices.job.batch;
 
+import io.flinkdevices.job.DeviceHealthGuard;
+
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -54,6 +56,10 @@ import java.util.concurrent.TimeUnit;
  * Flink's restart strategy takes over. The backend is closed once, when the operator closes.
  * Metrics: {@link BatchMetrics}, in the operator's metric group.
  *
+ * <p>{@link #guardedBy(String)} makes the operator check the health of the subtask's devices once
+ * per batch instead of a job author's check per record: a device that fails under {@code
+ * health.action: fail-tasks} fails the task with a {@code DeviceFailedException} naming it.
+ *
  * @param <IN> the records in
  * @param <OUT> the records out
  */
@@ -72,10 +78,15 @@ public class DeviceBatchOperator<IN, OUT> extends AbstractStreamOperator<OUT>
     private final BatchBackendFactory backends;
     private final BatchCodec<IN, OUT> codec;
 
+    private String guardedResource;
+
     private transient Batcher<IN, OUT> batcher;
     private transient StreamRecord<OUT> reuse;
     private transient boolean timerSet;
     private transient ListState<Object> codecState;
+    private transient DeviceHealthGuard guard;
+    private transient int recordsUntilCheck;
+    private transient int recordsPerCheck;
 
     /**
      * @param settings batch size, slots and flush timeout
@@ -86,6 +97,19 @@ public class DeviceBatchOperator<IN, OUT> extends AbstractStreamOperator<OUT>
         this.settings = Objects.requireNonNull(settings, "settings");
         this.backends = Objects.requireNonNull(backends, "backends");
         this.codec = Objects.requireNonNull(codec, "codec");
+    }
+
+    /**
+     * Checks the health of the subtask's devices of external resource {@code resourceName} (a
+     * {@link DeviceHealthGuard} made at open) at the first record and then once every batch size
+     * of records, before the record enters its batch: one check per batch, about 80 ns, where a
+     * per-record check would cost that per record. Call it before the operator is added to the job.
+     *
+     * @return this operator
+     */
+    public DeviceBatchOperator<IN, OUT> guardedBy(String resourceName) {
+        this.guardedResource = Objects.requireNonNull(resourceName, "resourceName");
+        return this;
     }
 
     /** The settings the operator was made with. */
@@ -121,6 +145,8 @@ public class DeviceBatchOperator<IN, OUT> extends AbstractStreamOperator<OUT>
         try {
             reuse = new StreamRecord<>(null);
             batcher = new Batcher<>(backend, codec, this::emit, BatchMetrics.register(getMetricGroup()));
+            guard = guardedResource == null ? null : DeviceHealthGuard.of(getRuntimeContext(), guardedResource);
+            recordsPerCheck = backend.batchSize();
         } catch (RuntimeException e) {
             backend.close();
             throw e;
@@ -137,6 +163,10 @@ public class DeviceBatchOperator<IN, OUT> extends AbstractStreamOperator<OUT>
 
     @Override
     public void processElement(StreamRecord<IN> element) throws Exception {
+        if (guard != null && --recordsUntilCheck <= 0) {
+            guard.check();
+            recordsUntilCheck = recordsPerCheck;
+        }
         batcher.add(element.getValue(), element.hasTimestamp() ? element.getTimestamp() : Batcher.NO_TIMESTAMP);
         if (!timerSet) {
             armTimer(settings.timeoutMillis());

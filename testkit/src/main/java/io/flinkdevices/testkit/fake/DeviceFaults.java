@@ -1,6 +1,11 @@
 package io.flinkdevices.testkit.fake;
 
+import io.flinkdevices.testkit.fake.internal.TrackedFaults;
+
 import org.apache.flink.annotation.PublicEvolving;
+
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Faults a fake host can inject into its devices while a driver watches them, and take back: what
@@ -30,4 +35,22 @@ public interface DeviceFaults {
 
     /** The fault injected, for messages: for example {@code "render node vanishes"}. */
     String describe();
+
+    /**
+     * Faults of a fake whose state is the set of faulty devices, such as a tool whose listing
+     * marks them failed: {@code apply} gets the devices faulty now (an unmodifiable copy) after
+     * every {@link #inject} and {@link #recover}, one call at a time, in order. For example, a fake
+     * {@code npu-smi} that rewrites its {@code --list} answer:
+     *
+     * <pre>{@code
+     * host.faults(DeviceFaults.tracking("npu-smi --list reports the device failed",
+     *         faulty -> tool.changeResponse(List.of("--list"), r -> r.withStdout(listing(faulty)))));
+     * }</pre>
+     *
+     * @param description what the fault is, for messages ({@link #describe()})
+     * @param apply makes the fake show exactly the given devices faulty
+     */
+    static DeviceFaults tracking(String description, Consumer<Set<Integer>> apply) {
+        return new TrackedFaults(description, apply);
+    }
 }

@@ -52,6 +52,13 @@ public final class InstalledNvidiaHost {
     /** {@code nvmlEventTypeXidCriticalError}. */
     public static final long EVENT_XID_CRITICAL = 0x8L;
     private static final long ALL_INSTANCES = 0xFFFFFFFFL;
+    /** What nvidia-smi prints on stdout when the driver finds no GPU. */
+    public static final String NO_DEVICES = "No devices were found";
+    /**
+     * nvidia-smi's exit code with {@link #NO_DEVICES}: 6, "a query to find an object was
+     * unsuccessful" in its manual's list of return codes.
+     */
+    public static final int NO_DEVICES_EXIT_CODE = 6;
 
     private final FakeHost host;
     private final FakeNvidiaHost.Builder gpus;
@@ -144,7 +151,9 @@ public final class InstalledNvidiaHost {
 
     /**
      * GPU {@code gpu} falls off the bus: nvidia-smi lists it no more, NVML answers {@code
-     * NVML_ERROR_GPU_IS_LOST} for it.
+     * NVML_ERROR_GPU_IS_LOST} for it. Once no GPU is left, every listing of the fake nvidia-smi
+     * answers as the real one on a host whose driver finds no GPU: {@value #NO_DEVICES} on stdout,
+     * exit code {@value #NO_DEVICES_EXIT_CODE}.
      */
     public synchronized InstalledNvidiaHost removeGpu(int gpu) {
         gpus.removed.add(check(gpu));
@@ -182,7 +191,8 @@ public final class InstalledNvidiaHost {
 
     private InstalledNvidiaHost changed() {
         snapshot();
-        // by arguments, keeping each rule's delay: the old driver's failing QUERY stays failing
+        // by arguments, keeping each rule's delay: the old driver's failing QUERY stays failing,
+        // and a host without GPUs fails every listing as nvidia-smi does
         answer(FakeNvidiaHost.QUERY, query);
         answer(FakeNvidiaHost.QUERY_WITHOUT_COMPUTE_CAP, query);
         answer(List.of("-L"), list);
@@ -193,7 +203,17 @@ public final class InstalledNvidiaHost {
     }
 
     private void answer(List<String> arguments, String stdout) {
-        smi.changeResponse(arguments, r -> r.exitCode() == 0 ? r.withStdout(stdout) : r);
+        boolean noGpuLeft = gpus.removed.size() == values.size();
+        smi.changeResponse(arguments, r -> {
+            if (r.exitCode() != 0 && !isNoDevices(r)) {
+                return r;
+            }
+            return noGpuLeft ? r.withExitCode(NO_DEVICES_EXIT_CODE).withStdout(NO_DEVICES + "\n") : r.withExitCode(0).withStdout(stdout);
+        });
+    }
+
+    private static boolean isNoDevices(Response r) {
+        return r.exitCode() == NO_DEVICES_EXIT_CODE && r.stdout().equals(NO_DEVICES + "\n");
     }
 
     private void snapshot() {

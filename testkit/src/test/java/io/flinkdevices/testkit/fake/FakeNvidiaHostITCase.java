@@ -47,7 +47,7 @@ class FakeNvidiaHostITCase {
     }
 
     @Test
-    @DisplayName("registers DeviceFaults: the GPU falls off the bus (every listing and the NVML state lose it) and comes back")
+    @DisplayName("registers DeviceFaults: the GPU falls off the bus (nvidia-smi finds no GPU as the real one says it, the NVML state loses it) and comes back")
     void lostGpuFaultComesBack() throws Exception {
         FakeHost host = FakeHost.create(temp);
         InstalledNvidiaHost gpus = FakeNvidiaHost.builder().gpus(Model.T4, 1).install(host);
@@ -56,14 +56,18 @@ class FakeNvidiaHostITCase {
         String line = "0, " + FakeNvidiaHost.gpuUuid(0) + ", Tesla T4, 15360, 00000000:07:00.0, 7.5, [N/A]\n";
 
         faults.inject(0);
-        assertThat(run(smi, FakeNvidiaHost.QUERY).stdout()).isEmpty();
-        assertThat(run(smi, FakeNvidiaHost.MONITOR_QUERY).stdout()).isEmpty();
-        assertThat(run(smi, List.of("-L")).stdout()).isEmpty();
+        // the host's last GPU is gone: the real nvidia-smi says so on stdout and exits 6
+        for (List<String> listing : List.of(FakeNvidiaHost.QUERY, FakeNvidiaHost.MONITOR_QUERY, List.of("-L"), FakeNvidiaHost.FLINK_SCRIPT_QUERY)) {
+            ExternalCommand.Result r = run(smi, listing);
+            assertThat(r.stdout()).as("stdout of nvidia-smi %s", listing).isEqualTo("No devices were found\n");
+            assertThat(r.exitCode()).as("exit code of nvidia-smi %s", listing).isEqualTo(6);
+        }
         assertThat(java.nio.file.Files.readString(gpus.nvmlState())).contains("\t1\n"); // lost
 
-        // with every listing empty, each query still gets its own answer back
+        // each query gets its own answer back, with exit code 0
         faults.recover(0);
         assertThat(run(smi, FakeNvidiaHost.QUERY).stdout()).isEqualTo(line);
+        assertThat(run(smi, FakeNvidiaHost.QUERY).exitCode()).isZero();
         assertThat(run(smi, FakeNvidiaHost.MONITOR_QUERY).stdout()).startsWith(FakeNvidiaHost.gpuUuid(0) + ", 0, 0, 1, 15360, 34, 70.50");
         assertThat(run(smi, List.of("-L")).stdout()).isEqualTo("GPU 0: Tesla T4 (UUID: " + FakeNvidiaHost.gpuUuid(0) + ")\n");
         assertThat(run(smi, FakeNvidiaHost.FLINK_SCRIPT_QUERY).stdout()).isEqualTo("0\n");

@@ -5,7 +5,7 @@
  * next to this library ("<this library's path>.state"; its format is documented there). The file
  * is read again on every call, so a test changes the GPUs while the driver runs.
  *
- * Built by the tests with the host's cc: cc -shared -fPIC -o libnvidia-ml.so.1 nvml-standin.c -lpthread
+ * Built by testkit's NvmlStandIn with the host's cc: cc -shared -fPIC -o libnvidia-ml.so.1 nvml-standin.c -lpthread
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
