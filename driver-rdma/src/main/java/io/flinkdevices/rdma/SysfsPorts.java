@@ -7,7 +7,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,6 +38,10 @@ final class SysfsPorts {
      * row is not seen (log: "no GID in use" or a less preferred GID is chosen).
      */
     static final int UNUSED_RUN_ENDS_TABLE = 8;
+    /** GID entries read ahead at a time: the used entries and the unused run after them, mostly. */
+    static final int GID_WINDOW = 2 * UNUSED_RUN_ENDS_TABLE;
+    /** What is read of every port at discovery. */
+    private static final List<String> PORT_ATTRIBUTES = List.of("state", "phys_state", "link_layer", "rate");
 
     private final Sysfs sys;
     private final GidChoice gids;
@@ -75,29 +81,48 @@ final class SysfsPorts {
         return out;
     }
 
+    /**
+     * The ports of one NIC. Under a root that is not the kernel's sysfs every attribute is read on
+     * an opener thread ({@link Sysfs}), so the NIC's attributes, each port's and the first window of
+     * each GID table are read ahead in one go, and the rest of a GID table a window at a time.
+     */
     private List<RdmaPort> device(String dev) throws DeviceDriverException {
         List<RdmaPort> out = new ArrayList<>();
         String d = CLASS + "/" + dev + "/";
-        String guid = sys.attribute(d + "node_guid").orElse(null);
-        String pci = sys.pciAddress(d + "device").orElse(null);
-        String vendor = sys.attribute(d + "device/vendor").orElse(null);
-        String device = sys.attribute(d + "device/device").orElse(null);
-        // -1 is "no NUMA node"; anything above an int would be truncated into another node
-        int numa = sys.longAttribute(d + "device/numa_node", -1, Integer.MAX_VALUE).map(Long::intValue).orElse(-1);
+        Map<Integer, String> portFolders = new LinkedHashMap<>();
         for (String portName : sys.list(d + "ports")) {
-            String p = d + "ports/" + portName + "/";
-            int port;
             try {
-                port = Integer.parseInt(portName);
+                portFolders.put(Integer.parseInt(portName), d + "ports/" + portName + "/");
             } catch (NumberFormatException e) {
-                continue;
+                // not a port
             }
-            String state = afterColon(sys.requireAttribute(p + "state"), p + "state", "4: ACTIVE");
-            String phys = afterColon(sys.requireAttribute(p + "phys_state"), p + "phys_state", "5: LinkUp");
-            String linkLayer = linkLayer(p + "link_layer");
-            long rate = rate(p + "rate");
-            GidChoice.Chosen gid = gids.choose(readGids(p));
-            out.add(new RdmaPort(dev, port, state, phys, linkLayer, rate, guid, pci, vendor, device, numa,
+        }
+        List<String> ahead = new ArrayList<>(List.of(d + "node_guid", d + "device/vendor", d + "device/device",
+                d + "device/numa_node"));
+        Map<String, List<String>> gidNames = new LinkedHashMap<>();
+        for (String p : portFolders.values()) {
+            for (String a : PORT_ATTRIBUTES) {
+                ahead.add(p + a);
+            }
+            List<String> names = gidNames(p);
+            gidNames.put(p, names);
+            ahead.addAll(gidPaths(p, names, 0));
+        }
+        Sysfs s = sys.readAhead(ahead);
+        String guid = s.attribute(d + "node_guid").orElse(null);
+        String pci = s.pciAddress(d + "device").orElse(null);
+        String vendor = s.attribute(d + "device/vendor").orElse(null);
+        String device = s.attribute(d + "device/device").orElse(null);
+        // -1 is "no NUMA node"; anything above an int would be truncated into another node
+        int numa = s.longAttribute(d + "device/numa_node", -1, Integer.MAX_VALUE).map(Long::intValue).orElse(-1);
+        for (Map.Entry<Integer, String> e : portFolders.entrySet()) {
+            String p = e.getValue();
+            String state = afterColon(s.requireAttribute(p + "state"), p + "state", "4: ACTIVE");
+            String phys = afterColon(s.requireAttribute(p + "phys_state"), p + "phys_state", "5: LinkUp");
+            String linkLayer = linkLayer(s, p + "link_layer");
+            long rate = rate(s, p + "rate");
+            GidChoice.Chosen gid = gids.choose(readGids(s, p, gidNames.get(p)));
+            out.add(new RdmaPort(dev, e.getKey(), state, phys, linkLayer, rate, guid, pci, vendor, device, numa,
                     gid == null ? null : gid.gid, gid == null ? -1 : gid.index, gid == null ? null : gid.type,
                     gid == null ? null : gid.netdev));
         }
@@ -105,8 +130,8 @@ final class SysfsPorts {
     }
 
     /** The kernel's words: {@code InfiniBand}, {@code Ethernet} or {@code Unknown}; anything else is a damaged file. */
-    private String linkLayer(String rel) throws DeviceDriverException {
-        String v = sys.requireAttribute(rel);
+    private String linkLayer(Sysfs s, String rel) throws DeviceDriverException {
+        String v = s.requireAttribute(rel);
         if (!LINK_LAYERS.contains(v)) {
             throw new DeviceDriverException(sys.resolve(rel) + " is '" + abbreviate(v) + "'; expected one of "
                     + String.join(", ", LINK_LAYERS) + " (what the kernel's ib_core prints; a damaged file?)");
@@ -119,8 +144,8 @@ final class SysfsPorts {
      * plain non-negative number (NaN, Infinity, {@code -5}, {@code fast}) is refused: read as
      * unknown it would pass {@code min-rate}.
      */
-    private long rate(String rel) throws DeviceDriverException {
-        Optional<String> v = sys.attribute(rel);
+    private long rate(Sysfs s, String rel) throws DeviceDriverException {
+        Optional<String> v = s.attribute(rel);
         if (v.isEmpty()) {
             return -1;
         }
@@ -132,38 +157,72 @@ final class SysfsPorts {
         return gbps;
     }
 
-    private List<GidChoice.Entry> readGids(String port) throws DeviceDriverException {
-        List<GidChoice.Entry> entries = new ArrayList<>();
+    /** The numeric entries of a port's GID table in table order; empty when it has none. */
+    private List<String> gidNames(String port) throws DeviceDriverException {
+        List<String> names = new ArrayList<>();
         if (!sys.exists(port + "gids")) {
-            return entries;
+            return names;
         }
-        int unusedInARow = 0;
         for (String i : sys.list(port + "gids")) {
-            int index;
-            try {
-                index = Integer.parseInt(i);
-            } catch (NumberFormatException e) {
-                continue;
+            if (isNumber(i, 9)) {
+                names.add(i);
             }
-            if (unusedInARow == UNUSED_RUN_ENDS_TABLE) {
-                break;
+        }
+        return names;
+    }
+
+    /** The files of the window of GIDs from {@code from}: {@link #GID_WINDOW} entries. */
+    private static List<String> gidPaths(String port, List<String> names, int from) {
+        List<String> paths = new ArrayList<>();
+        for (int i = from; i < Math.min(names.size(), from + GID_WINDOW); i++) {
+            paths.add(port + "gids/" + names.get(i));
+        }
+        return paths;
+    }
+
+    /**
+     * The GIDs in use, up to {@link #UNUSED_RUN_ENDS_TABLE} unused entries in a row, a window at a
+     * time: {@code s} has the first window; the attributes of a window's used GIDs are read ahead
+     * together with the next window.
+     */
+    private List<GidChoice.Entry> readGids(Sysfs s, String port, List<String> names) throws DeviceDriverException {
+        List<GidChoice.Entry> entries = new ArrayList<>();
+        int unusedInARow = 0;
+        int next = 0;
+        while (next < names.size() && unusedInARow < UNUSED_RUN_ENDS_TABLE) {
+            int end = Math.min(names.size(), next + GID_WINDOW);
+            Map<String, String> used = new LinkedHashMap<>();
+            for (; next < end && unusedInARow < UNUSED_RUN_ENDS_TABLE; next++) {
+                String i = names.get(next);
+                String gid = s.requireAttribute(port + "gids/" + i);
+                if (!isGid(gid)) {
+                    throw new DeviceDriverException(s.resolve(port + "gids/" + i) + " is '" + abbreviate(gid)
+                            + "'; expected a GID of eight groups of four hex digits such as"
+                            + " fe80:0000:0000:0000:0e42:a1ff:fe65:e4ec (a truncated or damaged file?)");
+                }
+                if (gid.equals(ZERO_GID)) {
+                    unusedInARow++;
+                } else {
+                    unusedInARow = 0;
+                    used.put(i, gid);
+                }
             }
-            String gid = sys.requireAttribute(port + "gids/" + i);
-            if (!isGid(gid)) {
-                throw new DeviceDriverException(sys.resolve(port + "gids/" + i) + " is '" + abbreviate(gid)
-                        + "'; expected a GID of eight groups of four hex digits such as"
-                        + " fe80:0000:0000:0000:0e42:a1ff:fe65:e4ec (a truncated or damaged file?)");
-            }
-            if (gid.equals(ZERO_GID)) {
-                unusedInARow++;
-                continue;
-            }
-            unusedInARow = 0;
             // the kernel answers EINVAL for the attributes of an unused entry, so only these are read
-            Optional<String> type = sys.attribute(port + "gid_attrs/types/" + i);
-            Optional<String> ndev = sys.attribute(port + "gid_attrs/ndevs/" + i);
-            entries.add(new GidChoice.Entry(index, gid.toLowerCase(java.util.Locale.ROOT), type.orElse(null),
-                    ndev.filter(n -> !n.isEmpty()).orElse(null)));
+            List<String> ahead = new ArrayList<>();
+            for (String i : used.keySet()) {
+                ahead.add(port + "gid_attrs/types/" + i);
+                ahead.add(port + "gid_attrs/ndevs/" + i);
+            }
+            if (next < names.size() && unusedInARow < UNUSED_RUN_ENDS_TABLE) {
+                ahead.addAll(gidPaths(port, names, next));
+            }
+            s = s.readAhead(ahead);
+            for (Map.Entry<String, String> u : used.entrySet()) {
+                Optional<String> type = s.attribute(port + "gid_attrs/types/" + u.getKey());
+                Optional<String> ndev = s.attribute(port + "gid_attrs/ndevs/" + u.getKey());
+                entries.add(new GidChoice.Entry(Integer.parseInt(u.getKey()), u.getValue().toLowerCase(java.util.Locale.ROOT),
+                        type.orElse(null), ndev.filter(n -> !n.isEmpty()).orElse(null)));
+            }
         }
         return entries;
     }
