@@ -53,6 +53,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * exist; while that many are blocked, reads are refused at once instead of starting more threads.
  * Only an attacker who may write to a folder on the path can cause any of this.
  *
+ * <p>{@link #readEach} reads many files this way in one opener task, one after the other, with the
+ * same steps and limits for each: the caller watches whichever file the task is at, gives its
+ * waiting open a writer and refuses it after the same timeout.
+ *
  * <pre>{@code
  * byte[] bytes = HostFiles.read(Path.of("/opt/fpga/vadd.aocx"), 512 << 20);
  * }</pre>
