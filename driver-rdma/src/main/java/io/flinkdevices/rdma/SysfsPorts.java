@@ -29,7 +29,6 @@ final class SysfsPorts {
     static final List<String> LINK_LAYERS = List.of("InfiniBand", "Ethernet", "Unknown");
     /** Whole Gb/s, an optional fraction, then the unit: what the kernel's rate_show prints. */
     private static final Pattern RATE = Pattern.compile("(\\d{1,7})(?:\\.\\d{1,3})?(?:\\s+Gb/sec.*)?");
-    private static final String ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000";
     /**
      * The GID table is read up to this many unused entries in a row. The kernel's GID cache fills
      * the table from index 0 and gives a new address the lowest free entry, so the used entries
@@ -38,8 +37,6 @@ final class SysfsPorts {
      * row is not seen (log: "no GID in use" or a less preferred GID is chosen).
      */
     static final int UNUSED_RUN_ENDS_TABLE = 8;
-    /** GID entries read ahead at a time: the used entries and the unused run after them, mostly. */
-    static final int GID_WINDOW = 2 * UNUSED_RUN_ENDS_TABLE;
     /** What is read of every port at discovery. */
     private static final List<String> PORT_ATTRIBUTES = List.of("state", "phys_state", "link_layer", "rate");
 
@@ -55,6 +52,12 @@ final class SysfsPorts {
         return "sysfs (" + sys.resolve(CLASS) + ")";
     }
 
+    /**
+     * Every port of every NIC. Under a root that is not the kernel's sysfs every attribute is read on
+     * an opener thread ({@link Sysfs}), so the attributes of all NICs and ports and the first window
+     * of every GID table are read ahead in one go, and what the GID tables need next in one go per
+     * round (mostly one more): a discovery pays two or three thread switches, not one an attribute.
+     */
     List<RdmaPort> ports() throws DeviceDriverException {
         Optional<String> folder = sys.folderProblem(CLASS);
         if (folder.isPresent()) {
@@ -62,69 +65,107 @@ final class SysfsPorts {
                     + " RDMA devices of the kernel's ib_core (is an RDMA driver such as mlx5_ib loaded, and is /sys"
                     + " mounted in the container?)");
         }
-        List<RdmaPort> out = new ArrayList<>();
+        Map<String, Map<Integer, String>> nics = new LinkedHashMap<>();
+        Map<String, GidScan> scans = new LinkedHashMap<>();
         for (String dev : sys.list(CLASS)) {
-            try {
-                out.addAll(device(dev));
-            } catch (DeviceDriverException e) {
-                // A NIC that goes away while it is read (a driver unbind, a VF removed, a reset)
-                // leaves a name in the listing and nothing behind it; the other NICs are fine.
-                Optional<String> gone = sys.folderProblem(CLASS + "/" + dev)
-                        .filter(why -> why.startsWith("does not exist") || why.endsWith("which does not exist"));
-                if (gone.isEmpty()) {
-                    throw e;
-                }
-                LOG.warn("RDMA device {} vanished while it was read ({} {}), skipped; the other devices are offered."
-                        + " What failed: {}", dev, sys.resolve(CLASS + "/" + dev), gone.get(), e.getMessage());
+            guard(nics, dev, () -> nics.put(dev, portFolders(dev, scans)));
+        }
+        List<String> ahead = new ArrayList<>();
+        nics.forEach((dev, ports) -> {
+            String d = CLASS + "/" + dev + "/";
+            ahead.addAll(List.of(d + "node_guid", d + "device/vendor", d + "device/device", d + "device/numa_node"));
+            for (String p : ports.values()) {
+                PORT_ATTRIBUTES.forEach(a -> ahead.add(p + a));
+                ahead.addAll(scans.get(p).wanted());
+            }
+        });
+        Sysfs s = sys.readAhead(ahead);
+        Map<String, List<RdmaPort.Builder>> found = new LinkedHashMap<>();
+        for (String dev : new ArrayList<>(nics.keySet())) {
+            Sysfs read = s;
+            guard(nics, dev, () -> found.put(dev, device(read, dev, nics.get(dev))));
+        }
+        // the GID tables, all ports of all NICs a round at a time
+        while (true) {
+            for (String dev : new ArrayList<>(nics.keySet())) {
+                Sysfs read = s;
+                guard(nics, dev, () -> {
+                    for (String p : nics.get(dev).values()) {
+                        scans.get(p).take(read);
+                    }
+                });
+            }
+            List<String> wanted = new ArrayList<>();
+            nics.values().forEach(ports -> ports.values().forEach(p -> wanted.addAll(scans.get(p).wanted())));
+            if (wanted.isEmpty()) {
+                break;
+            }
+            s = s.readAhead(wanted);
+        }
+        List<RdmaPort> out = new ArrayList<>();
+        for (String dev : nics.keySet()) {
+            for (RdmaPort.Builder b : found.get(dev)) {
+                out.add(b.gid(gids.choose(scans.get(b.folder).entries())));
             }
         }
         return out;
     }
 
+    /** A step of reading one NIC. */
+    private interface NicStep {
+        void run() throws DeviceDriverException;
+    }
+
     /**
-     * The ports of one NIC. Under a root that is not the kernel's sysfs every attribute is read on
-     * an opener thread ({@link Sysfs}), so the NIC's attributes, each port's and the first window of
-     * each GID table are read ahead in one go, and the rest of a GID table a window at a time.
+     * Runs {@code step} of NIC {@code dev}; a NIC that goes away while it is read (a driver unbind,
+     * a VF removed, a reset) leaves a name in the listing and nothing behind it: it is dropped from
+     * {@code nics} and the other NICs are offered.
      */
-    private List<RdmaPort> device(String dev) throws DeviceDriverException {
-        List<RdmaPort> out = new ArrayList<>();
+    private void guard(Map<String, ?> nics, String dev, NicStep step) throws DeviceDriverException {
+        try {
+            step.run();
+        } catch (DeviceDriverException e) {
+            Optional<String> gone = sys.folderProblem(CLASS + "/" + dev)
+                    .filter(why -> why.startsWith("does not exist") || why.endsWith("which does not exist"));
+            if (gone.isEmpty()) {
+                throw e;
+            }
+            nics.remove(dev);
+            LOG.warn("RDMA device {} vanished while it was read ({} {}), skipped; the other devices are offered."
+                    + " What failed: {}", dev, sys.resolve(CLASS + "/" + dev), gone.get(), e.getMessage());
+        }
+    }
+
+    /** The NIC's port folders by port number, and a GID scan for each. */
+    private Map<Integer, String> portFolders(String dev, Map<String, GidScan> scans) throws DeviceDriverException {
         String d = CLASS + "/" + dev + "/";
-        Map<Integer, String> portFolders = new LinkedHashMap<>();
+        Map<Integer, String> ports = new LinkedHashMap<>();
         for (String portName : sys.list(d + "ports")) {
-            try {
-                portFolders.put(Integer.parseInt(portName), d + "ports/" + portName + "/");
-            } catch (NumberFormatException e) {
-                // not a port
+            if (isNumber(portName, 9)) {
+                String p = d + "ports/" + portName + "/";
+                ports.put(Integer.parseInt(portName), p);
+                scans.put(p, new GidScan(p, gidNames(p)));
             }
         }
-        List<String> ahead = new ArrayList<>(List.of(d + "node_guid", d + "device/vendor", d + "device/device",
-                d + "device/numa_node"));
-        Map<String, List<String>> gidNames = new LinkedHashMap<>();
-        for (String p : portFolders.values()) {
-            for (String a : PORT_ATTRIBUTES) {
-                ahead.add(p + a);
-            }
-            List<String> names = gidNames(p);
-            gidNames.put(p, names);
-            ahead.addAll(gidPaths(p, names, 0));
-        }
-        Sysfs s = sys.readAhead(ahead);
+        return ports;
+    }
+
+    /** The NIC's ports from what was read ahead, all but their GID. */
+    private List<RdmaPort.Builder> device(Sysfs s, String dev, Map<Integer, String> ports) throws DeviceDriverException {
+        String d = CLASS + "/" + dev + "/";
         String guid = s.attribute(d + "node_guid").orElse(null);
         String pci = s.pciAddress(d + "device").orElse(null);
         String vendor = s.attribute(d + "device/vendor").orElse(null);
         String device = s.attribute(d + "device/device").orElse(null);
         // -1 is "no NUMA node"; anything above an int would be truncated into another node
         int numa = s.longAttribute(d + "device/numa_node", -1, Integer.MAX_VALUE).map(Long::intValue).orElse(-1);
-        for (Map.Entry<Integer, String> e : portFolders.entrySet()) {
+        List<RdmaPort.Builder> out = new ArrayList<>();
+        for (Map.Entry<Integer, String> e : ports.entrySet()) {
             String p = e.getValue();
             String state = afterColon(s.requireAttribute(p + "state"), p + "state", "4: ACTIVE");
             String phys = afterColon(s.requireAttribute(p + "phys_state"), p + "phys_state", "5: LinkUp");
-            String linkLayer = linkLayer(s, p + "link_layer");
-            long rate = rate(s, p + "rate");
-            GidChoice.Chosen gid = gids.choose(readGids(s, p, gidNames.get(p)));
-            out.add(new RdmaPort(dev, e.getKey(), state, phys, linkLayer, rate, guid, pci, vendor, device, numa,
-                    gid == null ? null : gid.gid, gid == null ? -1 : gid.index, gid == null ? null : gid.type,
-                    gid == null ? null : gid.netdev));
+            out.add(new RdmaPort.Builder(p, dev, e.getKey(), state, phys, linkLayer(s, p + "link_layer"), rate(s, p + "rate"),
+                    guid, pci, vendor, device, numa));
         }
         return out;
     }
@@ -169,62 +210,6 @@ final class SysfsPorts {
             }
         }
         return names;
-    }
-
-    /** The files of the window of GIDs from {@code from}: {@link #GID_WINDOW} entries. */
-    private static List<String> gidPaths(String port, List<String> names, int from) {
-        List<String> paths = new ArrayList<>();
-        for (int i = from; i < Math.min(names.size(), from + GID_WINDOW); i++) {
-            paths.add(port + "gids/" + names.get(i));
-        }
-        return paths;
-    }
-
-    /**
-     * The GIDs in use, up to {@link #UNUSED_RUN_ENDS_TABLE} unused entries in a row, a window at a
-     * time: {@code s} has the first window; the attributes of a window's used GIDs are read ahead
-     * together with the next window.
-     */
-    private List<GidChoice.Entry> readGids(Sysfs s, String port, List<String> names) throws DeviceDriverException {
-        List<GidChoice.Entry> entries = new ArrayList<>();
-        int unusedInARow = 0;
-        int next = 0;
-        while (next < names.size() && unusedInARow < UNUSED_RUN_ENDS_TABLE) {
-            int end = Math.min(names.size(), next + GID_WINDOW);
-            Map<String, String> used = new LinkedHashMap<>();
-            for (; next < end && unusedInARow < UNUSED_RUN_ENDS_TABLE; next++) {
-                String i = names.get(next);
-                String gid = s.requireAttribute(port + "gids/" + i);
-                if (!isGid(gid)) {
-                    throw new DeviceDriverException(s.resolve(port + "gids/" + i) + " is '" + abbreviate(gid)
-                            + "'; expected a GID of eight groups of four hex digits such as"
-                            + " fe80:0000:0000:0000:0e42:a1ff:fe65:e4ec (a truncated or damaged file?)");
-                }
-                if (gid.equals(ZERO_GID)) {
-                    unusedInARow++;
-                } else {
-                    unusedInARow = 0;
-                    used.put(i, gid);
-                }
-            }
-            // the kernel answers EINVAL for the attributes of an unused entry, so only these are read
-            List<String> ahead = new ArrayList<>();
-            for (String i : used.keySet()) {
-                ahead.add(port + "gid_attrs/types/" + i);
-                ahead.add(port + "gid_attrs/ndevs/" + i);
-            }
-            if (next < names.size() && unusedInARow < UNUSED_RUN_ENDS_TABLE) {
-                ahead.addAll(gidPaths(port, names, next));
-            }
-            s = s.readAhead(ahead);
-            for (Map.Entry<String, String> u : used.entrySet()) {
-                Optional<String> type = s.attribute(port + "gid_attrs/types/" + u.getKey());
-                Optional<String> ndev = s.attribute(port + "gid_attrs/ndevs/" + u.getKey());
-                entries.add(new GidChoice.Entry(Integer.parseInt(u.getKey()), u.getValue().toLowerCase(java.util.Locale.ROOT),
-                        type.orElse(null), ndev.filter(n -> !n.isEmpty()).orElse(null)));
-            }
-        }
-        return entries;
     }
 
     private String afterColon(String value, String rel, String example) throws DeviceDriverException {
@@ -275,7 +260,7 @@ final class SysfsPorts {
         return m.matches() ? Long.parseLong(m.group(1)) : -1;
     }
 
-    private static String abbreviate(String s) {
+    static String abbreviate(String s) {
         String clean = s.replaceAll("\\p{Cntrl}", "?");
         return clean.length() > 80 ? clean.substring(0, 80) + "..." : clean;
     }
