@@ -39,7 +39,11 @@ final class OpenClFloor {
      * no source, no {@code gcc} or the compile fails.
      */
     static Optional<OpenClFloor> compile(String source, Path work, StringBuilder why) throws Exception {
-        if (source == null || !Files.isRegularFile(Path.of(source))) {
+        if (source == null) {
+            why.append("no --opencl-floor source given");
+            return Optional.empty();
+        }
+        if (!Files.isRegularFile(Path.of(source))) {
             why.append("no OpenCL floor program at ").append(source);
             return Optional.empty();
         }
