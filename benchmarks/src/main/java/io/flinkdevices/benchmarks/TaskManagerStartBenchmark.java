@@ -43,7 +43,10 @@ import java.util.concurrent.TimeUnit;
  * <p>Rows: Flink 2.3.0's own GPU plugin (its {@code nvidia-gpu-discovery.sh} on a fake {@code
  * nvidia-smi} with 8 GPUs, amount 2), flink-devices' NVIDIA plugin ({@code nvidia-smi} backend,
  * the same fake), AMD ({@code sysfs} backend, 8 MI300X), RDMA (sysfs, 8 InfiniBand ports) and
- * OpenCL (PoCL's CPU device, where PoCL is installed).
+ * OpenCL (PoCL's CPU device, where PoCL is installed); and, where {@code gcc} can compile {@code
+ * benchmarks/opencl-floor.c}, the OpenCL runtime's own share without a JVM ({@link OpenClFloor}),
+ * in the same rounds, so that the OpenCL row can be split into the runtime's part and the
+ * driver's.
  *
  * <pre>
  * ./mvnw -q -pl benchmarks -am package -DskipTests -Ptaskmanager-start-benchmark [-Dbench.jvms=15]
@@ -59,7 +62,11 @@ public final class TaskManagerStartBenchmark {
         NVIDIA("flink-devices NVIDIA (nvidia-smi)", "nvidia", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory", 2),
         AMD("flink-devices AMD (sysfs)", "amd", "io.flinkdevices.amd.AmdGpuDriverFactory", 2),
         RDMA("flink-devices RDMA (sysfs)", "rdma", "io.flinkdevices.rdma.RdmaDriverFactory", 2),
-        OPENCL("flink-devices OpenCL (PoCL)", "fpga-opencl", "io.flinkdevices.fpga.OpenClFpgaDriverFactory", 1);
+        OPENCL("flink-devices OpenCL (PoCL)", "fpga-opencl", "io.flinkdevices.fpga.OpenClFpgaDriverFactory", 1),
+        /** {@link OpenClFloor}: the ICD loader, clGetPlatformIDs and clGetDeviceIDs in C, no JVM. */
+        OPENCL_RUNTIME("OpenCL runtime alone (C, no JVM)", "opencl-floor", null, 0),
+        /** Of {@link #OPENCL_RUNTIME}, clGetPlatformIDs alone (PoCL's start), from the same process. */
+        OPENCL_PLATFORMS("  of it clGetPlatformIDs", "opencl-floor", null, 0);
 
         final String label;
         final String plugin;
@@ -94,7 +101,8 @@ public final class TaskManagerStartBenchmark {
      * table; returns the start times in nanoseconds per row (empty for a row that was skipped).
      *
      * @param o {@code scripts}, {@code flink-jar}, {@code nvidia}, {@code amd}, {@code rdma},
-     *     {@code fpga-opencl} (the plugin jars), {@code jvms}
+     *     {@code fpga-opencl} (the plugin jars), {@code opencl-floor} (the C source, optional),
+     *     {@code jvms}
      */
     static Map<Row, List<Long>> run(Map<String, String> o, PrintStream out) throws Exception {
         int jvms = Integer.parseInt(o.getOrDefault("jvms", "15"));
@@ -117,9 +125,17 @@ public final class TaskManagerStartBenchmark {
             }
             FakeFileTree rdmaSys = rdma.installOn(FakeHost.create(work.resolve("rdma")));
             Files.writeString(work.resolve("rdma.root"), rdmaSys.root().toString());
+            StringBuilder noFloor = new StringBuilder();
+            OpenClFloor floor = HostLibraries.present("libOpenCL.so.1")
+                    ? OpenClFloor.compile(o.get("opencl-floor"), work, noFloor).orElse(null)
+                    : null;
             for (Row row : Row.values()) {
                 String jar = o.get(row == Row.FLINK_GPU ? "flink-jar" : row.plugin);
-                if (row == Row.OPENCL && !HostLibraries.present("libOpenCL.so.1")) {
+                if (row.factory == null) {
+                    if (floor == null) {
+                        skipped.put(row, noFloor.length() > 0 ? noFloor.toString() : "no OpenCL loader (libOpenCL.so.1) on this host");
+                    }
+                } else if (row == Row.OPENCL && !HostLibraries.present("libOpenCL.so.1")) {
                     skipped.put(row, "no OpenCL loader (libOpenCL.so.1) on this host");
                 } else if (jar == null || !Files.isRegularFile(Path.of(jar))) {
                     skipped.put(row, "no plugin jar at " + jar + " (build the module first)");
@@ -131,7 +147,14 @@ public final class TaskManagerStartBenchmark {
             Map<Row, List<Long>> times = new EnumMap<>(Row.class);
             for (int round = 0; round < jvms; round++) {
                 for (Row row : Row.values()) {
-                    if (!skipped.containsKey(row)) {
+                    if (skipped.containsKey(row) || row == Row.OPENCL_PLATFORMS) {
+                        continue;
+                    }
+                    if (row == Row.OPENCL_RUNTIME) {
+                        OpenClFloor.Sample s = floor.run();
+                        times.computeIfAbsent(row, r -> new ArrayList<>()).add(s.totalNanos);
+                        times.computeIfAbsent(Row.OPENCL_PLATFORMS, r -> new ArrayList<>()).add(s.platformsNanos);
+                    } else {
                         times.computeIfAbsent(row, r -> new ArrayList<>()).add(startChild(row, work, bin));
                     }
                 }
@@ -252,17 +275,26 @@ public final class TaskManagerStartBenchmark {
         out.printf(Locale.ROOT, "%nTaskManager start cost of one plugin: plugin manager to resource infos ready, one fresh JVM"
                 + " per sample, %d JVMs per row (%d cores, Java %s)%n", jvms, Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"));
-        String format = "| %-44s | %9s | %9s | %9s |%n";
-        out.printf(Locale.ROOT, format, "plugin", "p50", "p90", "max");
-        out.printf(Locale.ROOT, format, "---", "---", "---", "---");
+        String format = "| %-44s | %9s | %9s | %9s | %14s |%n";
+        out.printf(Locale.ROOT, format, "plugin", "p50", "p90", "max", "p50 / Flink's");
+        out.printf(Locale.ROOT, format, "---", "---", "---", "---", "---");
+        List<Long> flink = times.get(Row.FLINK_GPU);
+        long flinkP50 = flink == null ? 0 : pct(flink.stream().mapToLong(Long::longValue).sorted().toArray(), 0.5);
         for (Row row : Row.values()) {
             if (skipped.containsKey(row)) {
                 out.printf(Locale.ROOT, "| %-44s | skipped: %s |%n", row.label, skipped.get(row));
                 continue;
             }
             long[] t = times.get(row).stream().mapToLong(Long::longValue).sorted().toArray();
+            String ratio = flinkP50 > 0 ? String.format(Locale.ROOT, "%.2f", pct(t, 0.5) / (double) flinkP50) : "";
             out.printf(Locale.ROOT, format, row.label, DiscoveryBenchmark.ms(pct(t, 0.5)), DiscoveryBenchmark.ms(pct(t, 0.9)),
-                    DiscoveryBenchmark.ms(t[t.length - 1]));
+                    DiscoveryBenchmark.ms(t[t.length - 1]), ratio);
+        }
+        if (times.containsKey(Row.OPENCL) && times.containsKey(Row.OPENCL_RUNTIME)) {
+            long opencl = pct(times.get(Row.OPENCL).stream().mapToLong(Long::longValue).sorted().toArray(), 0.5);
+            long runtime = pct(times.get(Row.OPENCL_RUNTIME).stream().mapToLong(Long::longValue).sorted().toArray(), 0.5);
+            out.printf(Locale.ROOT, "OpenCL plugin beyond the runtime alone (difference of the p50s): %s%n",
+                    DiscoveryBenchmark.ms(opencl - runtime));
         }
     }
 

@@ -6,6 +6,7 @@ import io.flinkdevices.sdk.health.DeviceSampler;
 import io.flinkdevices.sdk.health.HealthState;
 import io.flinkdevices.sdk.host.Sysfs;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,17 +39,33 @@ final class PortSampler implements DeviceSampler {
 
     @Override
     public Map<String, DeviceSample> sample(Collection<String> ids) {
+        // every port's attributes in one go: under a root that is not the kernel's sysfs each
+        // attribute would otherwise cost a switch to HostFiles' opener thread and back
+        List<String> ahead = new ArrayList<>();
+        for (String id : ids) {
+            String port = folder(id);
+            ahead.add(port + "state");
+            ahead.add(port + "phys_state");
+            for (String c : COUNTERS) {
+                ahead.add(port + "counters/" + c);
+            }
+        }
+        Sysfs s = sys.readAhead(ahead);
         Map<String, DeviceSample> out = new LinkedHashMap<>();
         for (String id : ids) {
-            out.put(id, sample(id));
+            out.put(id, sample(s, id));
         }
         return out;
     }
 
-    private DeviceSample sample(String id) {
+    /** {@code class/infiniband/<dev>/ports/<n>/} of the port {@code <dev>/<n>}. */
+    private static String folder(String id) {
         int slash = id.lastIndexOf('/');
-        String dev = id.substring(0, slash);
-        String port = SysfsPorts.CLASS + "/" + dev + "/ports/" + id.substring(slash + 1) + "/";
+        return SysfsPorts.CLASS + "/" + id.substring(0, slash) + "/ports/" + id.substring(slash + 1) + "/";
+    }
+
+    private static DeviceSample sample(Sysfs sys, String id) {
+        String port = folder(id);
         try {
             Optional<String> gone = sys.folderProblem(port);
             if (gone.isPresent()) {

@@ -7,7 +7,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -27,7 +29,6 @@ final class SysfsPorts {
     static final List<String> LINK_LAYERS = List.of("InfiniBand", "Ethernet", "Unknown");
     /** Whole Gb/s, an optional fraction, then the unit: what the kernel's rate_show prints. */
     private static final Pattern RATE = Pattern.compile("(\\d{1,7})(?:\\.\\d{1,3})?(?:\\s+Gb/sec.*)?");
-    private static final String ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000";
     /**
      * The GID table is read up to this many unused entries in a row. The kernel's GID cache fills
      * the table from index 0 and gives a new address the lowest free entry, so the used entries
@@ -36,6 +37,8 @@ final class SysfsPorts {
      * row is not seen (log: "no GID in use" or a less preferred GID is chosen).
      */
     static final int UNUSED_RUN_ENDS_TABLE = 8;
+    /** What is read of every port at discovery. */
+    private static final List<String> PORT_ATTRIBUTES = List.of("state", "phys_state", "link_layer", "rate");
 
     private final Sysfs sys;
     private final GidChoice gids;
@@ -49,6 +52,12 @@ final class SysfsPorts {
         return "sysfs (" + sys.resolve(CLASS) + ")";
     }
 
+    /**
+     * Every port of every NIC. Under a root that is not the kernel's sysfs every attribute is read on
+     * an opener thread ({@link Sysfs}), so the attributes of all NICs and ports and the first window
+     * of every GID table are read ahead in one go, and what the GID tables need next in one go per
+     * round (mostly one more): a discovery pays two or three thread switches, not one an attribute.
+     */
     List<RdmaPort> ports() throws DeviceDriverException {
         Optional<String> folder = sys.folderProblem(CLASS);
         if (folder.isPresent()) {
@@ -56,57 +65,114 @@ final class SysfsPorts {
                     + " RDMA devices of the kernel's ib_core (is an RDMA driver such as mlx5_ib loaded, and is /sys"
                     + " mounted in the container?)");
         }
-        List<RdmaPort> out = new ArrayList<>();
+        Map<String, Map<Integer, String>> nics = new LinkedHashMap<>();
+        Map<String, GidScan> scans = new LinkedHashMap<>();
         for (String dev : sys.list(CLASS)) {
-            try {
-                out.addAll(device(dev));
-            } catch (DeviceDriverException e) {
-                // A NIC that goes away while it is read (a driver unbind, a VF removed, a reset)
-                // leaves a name in the listing and nothing behind it; the other NICs are fine.
-                Optional<String> gone = sys.folderProblem(CLASS + "/" + dev)
-                        .filter(why -> why.startsWith("does not exist") || why.endsWith("which does not exist"));
-                if (gone.isEmpty()) {
-                    throw e;
-                }
-                LOG.warn("RDMA device {} vanished while it was read ({} {}), skipped; the other devices are offered."
-                        + " What failed: {}", dev, sys.resolve(CLASS + "/" + dev), gone.get(), e.getMessage());
+            guard(nics, dev, () -> nics.put(dev, portFolders(dev, scans)));
+        }
+        List<String> ahead = new ArrayList<>();
+        nics.forEach((dev, ports) -> {
+            String d = CLASS + "/" + dev + "/";
+            ahead.addAll(List.of(d + "node_guid", d + "device/vendor", d + "device/device", d + "device/numa_node"));
+            for (String p : ports.values()) {
+                PORT_ATTRIBUTES.forEach(a -> ahead.add(p + a));
+                ahead.addAll(scans.get(p).wanted());
+            }
+        });
+        Sysfs s = sys.readAhead(ahead);
+        Map<String, List<RdmaPort.Builder>> found = new LinkedHashMap<>();
+        for (String dev : new ArrayList<>(nics.keySet())) {
+            Sysfs read = s;
+            guard(nics, dev, () -> found.put(dev, device(read, dev, nics.get(dev))));
+        }
+        // the GID tables, all ports of all NICs a round at a time
+        while (true) {
+            for (String dev : new ArrayList<>(nics.keySet())) {
+                Sysfs read = s;
+                guard(nics, dev, () -> {
+                    for (String p : nics.get(dev).values()) {
+                        scans.get(p).take(read);
+                    }
+                });
+            }
+            List<String> wanted = new ArrayList<>();
+            nics.values().forEach(ports -> ports.values().forEach(p -> wanted.addAll(scans.get(p).wanted())));
+            if (wanted.isEmpty()) {
+                break;
+            }
+            s = s.readAhead(wanted);
+        }
+        List<RdmaPort> out = new ArrayList<>();
+        for (String dev : nics.keySet()) {
+            for (RdmaPort.Builder b : found.get(dev)) {
+                out.add(b.gid(gids.choose(scans.get(b.folder).entries())));
             }
         }
         return out;
     }
 
-    private List<RdmaPort> device(String dev) throws DeviceDriverException {
-        List<RdmaPort> out = new ArrayList<>();
-        String d = CLASS + "/" + dev + "/";
-        String guid = sys.attribute(d + "node_guid").orElse(null);
-        String pci = sys.pciAddress(d + "device").orElse(null);
-        String vendor = sys.attribute(d + "device/vendor").orElse(null);
-        String device = sys.attribute(d + "device/device").orElse(null);
-        // -1 is "no NUMA node"; anything above an int would be truncated into another node
-        int numa = sys.longAttribute(d + "device/numa_node", -1, Integer.MAX_VALUE).map(Long::intValue).orElse(-1);
-        for (String portName : sys.list(d + "ports")) {
-            String p = d + "ports/" + portName + "/";
-            int port;
-            try {
-                port = Integer.parseInt(portName);
-            } catch (NumberFormatException e) {
-                continue;
+    /** A step of reading one NIC. */
+    private interface NicStep {
+        void run() throws DeviceDriverException;
+    }
+
+    /**
+     * Runs {@code step} of NIC {@code dev}; a NIC that goes away while it is read (a driver unbind,
+     * a VF removed, a reset) leaves a name in the listing and nothing behind it: it is dropped from
+     * {@code nics} and the other NICs are offered.
+     */
+    private void guard(Map<String, ?> nics, String dev, NicStep step) throws DeviceDriverException {
+        try {
+            step.run();
+        } catch (DeviceDriverException e) {
+            Optional<String> gone = sys.folderProblem(CLASS + "/" + dev)
+                    .filter(why -> why.startsWith("does not exist") || why.endsWith("which does not exist"));
+            if (gone.isEmpty()) {
+                throw e;
             }
-            String state = afterColon(sys.requireAttribute(p + "state"), p + "state", "4: ACTIVE");
-            String phys = afterColon(sys.requireAttribute(p + "phys_state"), p + "phys_state", "5: LinkUp");
-            String linkLayer = linkLayer(p + "link_layer");
-            long rate = rate(p + "rate");
-            GidChoice.Chosen gid = gids.choose(readGids(p));
-            out.add(new RdmaPort(dev, port, state, phys, linkLayer, rate, guid, pci, vendor, device, numa,
-                    gid == null ? null : gid.gid, gid == null ? -1 : gid.index, gid == null ? null : gid.type,
-                    gid == null ? null : gid.netdev));
+            nics.remove(dev);
+            LOG.warn("RDMA device {} vanished while it was read ({} {}), skipped; the other devices are offered."
+                    + " What failed: {}", dev, sys.resolve(CLASS + "/" + dev), gone.get(), e.getMessage());
+        }
+    }
+
+    /** The NIC's port folders by port number, and a GID scan for each. */
+    private Map<Integer, String> portFolders(String dev, Map<String, GidScan> scans) throws DeviceDriverException {
+        String d = CLASS + "/" + dev + "/";
+        Map<Integer, String> ports = new LinkedHashMap<>();
+        for (String portName : sys.list(d + "ports")) {
+            if (isNumber(portName, 9)) {
+                String p = d + "ports/" + portName + "/";
+                ports.put(Integer.parseInt(portName), p);
+                scans.put(p, new GidScan(p, gidNames(p)));
+            }
+        }
+        return ports;
+    }
+
+    /** The NIC's ports from what was read ahead, all but their GID. */
+    private List<RdmaPort.Builder> device(Sysfs s, String dev, Map<Integer, String> ports) throws DeviceDriverException {
+        String d = CLASS + "/" + dev + "/";
+        String guid = s.attribute(d + "node_guid").orElse(null);
+        String pci = s.pciAddress(d + "device").orElse(null);
+        String vendor = s.attribute(d + "device/vendor").orElse(null);
+        String device = s.attribute(d + "device/device").orElse(null);
+        // -1 is "no NUMA node"; anything above an int would be truncated into another node
+        int numa = s.longAttribute(d + "device/numa_node", -1, Integer.MAX_VALUE).map(Long::intValue).orElse(-1);
+        List<RdmaPort.Builder> out = new ArrayList<>();
+        for (Map.Entry<Integer, String> e : ports.entrySet()) {
+            String p = e.getValue();
+            String state = afterColon(s.requireAttribute(p + "state"), p + "state", "4: ACTIVE");
+            String phys = afterColon(s.requireAttribute(p + "phys_state"), p + "phys_state", "5: LinkUp");
+            out.add(new RdmaPort.Builder(p, dev, e.getKey(), state, phys, linkLayer(s, p + "link_layer"), rate(s, p + "rate"),
+                    guid, pci, vendor, device, numa));
         }
         return out;
     }
 
     /** The kernel's words: {@code InfiniBand}, {@code Ethernet} or {@code Unknown}; anything else is a damaged file. */
-    private String linkLayer(String rel) throws DeviceDriverException {
-        String v = sys.requireAttribute(rel);
+    private String linkLayer(Sysfs s, String rel) throws DeviceDriverException {
+        String v = s.requireAttribute(rel);
         if (!LINK_LAYERS.contains(v)) {
             throw new DeviceDriverException(sys.resolve(rel) + " is '" + abbreviate(v) + "'; expected one of "
                     + String.join(", ", LINK_LAYERS) + " (what the kernel's ib_core prints; a damaged file?)");
@@ -119,8 +185,8 @@ final class SysfsPorts {
      * plain non-negative number (NaN, Infinity, {@code -5}, {@code fast}) is refused: read as
      * unknown it would pass {@code min-rate}.
      */
-    private long rate(String rel) throws DeviceDriverException {
-        Optional<String> v = sys.attribute(rel);
+    private long rate(Sysfs s, String rel) throws DeviceDriverException {
+        Optional<String> v = s.attribute(rel);
         if (v.isEmpty()) {
             return -1;
         }
@@ -132,40 +198,18 @@ final class SysfsPorts {
         return gbps;
     }
 
-    private List<GidChoice.Entry> readGids(String port) throws DeviceDriverException {
-        List<GidChoice.Entry> entries = new ArrayList<>();
+    /** The numeric entries of a port's GID table in table order; empty when it has none. */
+    private List<String> gidNames(String port) throws DeviceDriverException {
+        List<String> names = new ArrayList<>();
         if (!sys.exists(port + "gids")) {
-            return entries;
+            return names;
         }
-        int unusedInARow = 0;
         for (String i : sys.list(port + "gids")) {
-            int index;
-            try {
-                index = Integer.parseInt(i);
-            } catch (NumberFormatException e) {
-                continue;
+            if (isNumber(i, 9)) {
+                names.add(i);
             }
-            if (unusedInARow == UNUSED_RUN_ENDS_TABLE) {
-                break;
-            }
-            String gid = sys.requireAttribute(port + "gids/" + i);
-            if (!isGid(gid)) {
-                throw new DeviceDriverException(sys.resolve(port + "gids/" + i) + " is '" + abbreviate(gid)
-                        + "'; expected a GID of eight groups of four hex digits such as"
-                        + " fe80:0000:0000:0000:0e42:a1ff:fe65:e4ec (a truncated or damaged file?)");
-            }
-            if (gid.equals(ZERO_GID)) {
-                unusedInARow++;
-                continue;
-            }
-            unusedInARow = 0;
-            // the kernel answers EINVAL for the attributes of an unused entry, so only these are read
-            Optional<String> type = sys.attribute(port + "gid_attrs/types/" + i);
-            Optional<String> ndev = sys.attribute(port + "gid_attrs/ndevs/" + i);
-            entries.add(new GidChoice.Entry(index, gid.toLowerCase(java.util.Locale.ROOT), type.orElse(null),
-                    ndev.filter(n -> !n.isEmpty()).orElse(null)));
         }
-        return entries;
+        return names;
     }
 
     private String afterColon(String value, String rel, String example) throws DeviceDriverException {
@@ -216,7 +260,7 @@ final class SysfsPorts {
         return m.matches() ? Long.parseLong(m.group(1)) : -1;
     }
 
-    private static String abbreviate(String s) {
+    static String abbreviate(String s) {
         String clean = s.replaceAll("\\p{Cntrl}", "?");
         return clean.length() > 80 ? clean.substring(0, 80) + "..." : clean;
     }

@@ -59,6 +59,17 @@ class RdmaBadInputTest {
         return sys;
     }
 
+    /** An InfiniBand host whose {@code rel} is a FIFO: reading it would wait for a writer. */
+    private FakeFileTree withFifo(String rel) throws Exception {
+        FakeFileTree sys = ib();
+        sys.remove(rel);
+        Process mkfifo = new ProcessBuilder("mkfifo", sys.path(rel).toString()).start();
+        if (mkfifo.waitFor() != 0) {
+            throw new IllegalStateException("mkfifo " + sys.path(rel) + " failed");
+        }
+        return sys;
+    }
+
     @Test
     @DisplayName("every bad input gives one clear error: N tried, N clear error, 0 other")
     void table() throws Exception {
@@ -78,6 +89,8 @@ class RdmaBadInputTest {
         hugeNuma.file("devices/pci0000:00/" + FakeRdmaHost.pciAddress(0) + "/numa_node", "99999999999");
         FakeFileTree badLinkLayer = ib();
         Files.write(badLinkLayer.path("class/infiniband/mlx5_0/ports/1/link_layer"), new byte[] {'I', 'n', (byte) 0xff, 'B', 'a', 'n', 'd', '\n'});
+        FakeFileTree fifoState = withFifo("class/infiniband/mlx5_0/ports/1/state");
+        FakeFileTree fifoGidType = withFifo("class/infiniband/mlx5_0/ports/1/gid_attrs/types/0");
         FakeFileTree classLoop = ib();
         classLoop.remove("class/infiniband");
         classLoop.symlink("class/infiniband", "infiniband");
@@ -138,6 +151,12 @@ class RdmaBadInputTest {
                         .row("class/infiniband a symbolic link loop", () -> attempt(params(classLoop), 1),
                                 "class/infiniband cannot be opened (Too many levels of symbolic links", "a symbolic link loop)",
                                 "expected the RDMA devices")
+                        .row("port state a FIFO", () -> attempt(params(fifoState), 1),
+                                P + "sysfs.root", "ports/1/state is not a regular file but a FIFO (named pipe)",
+                                "expected a sysfs attribute")
+                        .row("GID type a FIFO", () -> attempt(params(fifoGidType), 1),
+                                P + "sysfs.root", "ports/1/gid_attrs/types/0 is not a regular file but a FIFO (named pipe)",
+                                "expected a sysfs attribute")
                         .row("amount 0", () -> attempt(params(good), 0),
                                 AMOUNT, "must be at least 1 but is 0")
                         .row("bad monitor.interval", () -> attempt(params(good, "monitor.interval", "often"), 1),

@@ -102,6 +102,19 @@ class RdmaDriverTest {
         sys.file(port + "gids/9", zero).file(port + "gids/10", v4)
                 .file(port + "gid_attrs/types/10", "RoCE v2").file(port + "gid_attrs/ndevs/10", "bond0");
         assertThat(get(driver(sys), 1).get(0).getGidIndex()).hasValue(1);
+
+        // a table of 40 entries with used ones spread beyond the first read-ahead window: a chain of
+        // runs shorter than eight leads to the IPv4 RoCE v2 GID at 21
+        String linkLocal = sys.read(port + "gids/0");
+        for (int i = 2; i < 40; i++) {
+            sys.file(port + "gids/" + i, zero);
+        }
+        for (int i : new int[] {7, 14}) {
+            sys.file(port + "gids/" + i, linkLocal).file(port + "gid_attrs/types/" + i, "IB/RoCE v1")
+                    .file(port + "gid_attrs/ndevs/" + i, "bond0");
+        }
+        sys.file(port + "gids/21", v4).file(port + "gid_attrs/types/21", "RoCE v2").file(port + "gid_attrs/ndevs/21", "bond0");
+        assertThat(get(driver(sys), 1).get(0).getGidIndex()).hasValue(21);
     }
 
     @Test

@@ -66,7 +66,7 @@ public final class DeviceMonitor {
     private static final Logger LOG = LoggerFactory.getLogger(DeviceMonitor.class);
 
     /** Failed samples in a row, and intervals without a sample, before every device reads {@code degraded}. */
-    public static final int ERRORS_BEFORE_DEGRADED = 3;
+    public static final int ERRORS_BEFORE_DEGRADED = MonitorState.ERRORS_BEFORE_DEGRADED;
     /** How long {@link #start()} waits for the first sample. */
     static final Duration FIRST_SAMPLE_WAIT = Duration.ofSeconds(2);
     /**

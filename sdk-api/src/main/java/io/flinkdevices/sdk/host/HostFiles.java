@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -52,6 +53,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * exist; while that many are blocked, reads are refused at once instead of starting more threads.
  * Only an attacker who may write to a folder on the path can cause any of this.
  *
+ * <p>{@link #readEach} reads many files this way in one opener task, one after the other, with the
+ * same steps and limits for each: the caller watches whichever file the task is at, gives its
+ * waiting open a writer and refuses it after the same timeout.
+ *
  * <pre>{@code
  * byte[] bytes = HostFiles.read(Path.of("/opt/fpga/vadd.aocx"), 512 << 20);
  * }</pre>
@@ -66,14 +71,14 @@ public final class HostFiles {
     public static final int MAX_OPENERS = 32;
 
     /** An open still running after this long may be waiting on a FIFO: give it a writer. */
-    private static final long UNBLOCK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    static final long UNBLOCK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     /** Between two attempts to release an open that waits on a FIFO. */
-    private static final long UNBLOCK_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    static final long UNBLOCK_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private static final AtomicInteger THREADS = new AtomicInteger();
 
-    private static final ThreadPoolExecutor OPENERS =
+    static final ThreadPoolExecutor OPENERS =
             new ThreadPoolExecutor(
                     0,
                     MAX_OPENERS,
@@ -120,6 +125,28 @@ public final class HostFiles {
         open(file, NOTHING).close();
     }
 
+    /**
+     * Reads each of {@code files} as {@link #read} does (the same refusals, limits and open
+     * timeout for each file), all of them one after the other on a single opener thread: a reader
+     * of many small files (a driver reading the attributes of a fake sysfs tree) pays the switch
+     * to an opener and back once instead of once a file. A file whose open does not return within
+     * {@value #OPEN_TIMEOUT_SECONDS} s is refused and the files after it are read on another
+     * opener.
+     *
+     * @return one outcome per file, in the order of {@code files}; each holds the content or the
+     *     exception {@link #read} would have thrown for that file
+     */
+    public static List<HostFileRead> readEach(List<Path> files, int maxBytes) {
+        return readEach(files, maxBytes, NOTHING);
+    }
+
+    static List<HostFileRead> readEach(List<Path> files, int maxBytes, BeforeOpen beforeOpen) {
+        if (maxBytes < 0) {
+            throw new IllegalArgumentException("maxBytes < 0: " + maxBytes);
+        }
+        return FileBatch.readEach(List.copyOf(files), maxBytes, beforeOpen);
+    }
+
     static byte[] read(Path file, int maxBytes, BeforeOpen beforeOpen) throws IOException {
         if (maxBytes < 0) {
             throw new IllegalArgumentException("maxBytes < 0: " + maxBytes);
@@ -130,7 +157,7 @@ public final class HostFiles {
         }
     }
 
-    private static void requireRegular(Path file) throws IOException {
+    static void requireRegular(Path file) throws IOException {
         BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
         if (!a.isRegularFile()) {
             throw new RefusedFileException(file, "is not a regular file but " + describe(file, a));
@@ -162,11 +189,7 @@ public final class HostFiles {
                         }
                     });
         } catch (RejectedExecutionException e) {
-            throw new RefusedFileException(
-                    file,
-                    "was not opened: "
-                            + MAX_OPENERS
-                            + " earlier opens are still blocked, each on a FIFO put in place of a file");
+            throw noOpener(file);
         }
         long start = System.nanoTime();
         long nextUnblock = start + UNBLOCK_AFTER_NANOS;
@@ -179,12 +202,7 @@ public final class HostFiles {
                 now = System.nanoTime();
                 if (now - deadline >= 0) {
                     abandon(opened);
-                    throw new RefusedFileException(
-                            file,
-                            "did not open within "
-                                    + OPEN_TIMEOUT_SECONDS
-                                    + " s: it is not a regular file (a FIFO put there after it was looked at,"
-                                    + " which this process may not open for writing)");
+                    throw notOpenedInTime(file);
                 }
                 releaseFifoOpen(file);
                 nextUnblock = now + UNBLOCK_EVERY_NANOS;
@@ -208,8 +226,23 @@ public final class HostFiles {
         }
     }
 
+    static RefusedFileException noOpener(Path file) {
+        return new RefusedFileException(
+                file,
+                "was not opened: " + MAX_OPENERS + " earlier opens are still blocked, each on a FIFO put in place of a file");
+    }
+
+    static RefusedFileException notOpenedInTime(Path file) {
+        return new RefusedFileException(
+                file,
+                "did not open within "
+                        + OPEN_TIMEOUT_SECONDS
+                        + " s: it is not a regular file (a FIFO put there after it was looked at,"
+                        + " which this process may not open for writing)");
+    }
+
     /** On an opener thread: opens, then refuses what cannot seek (a FIFO or socket). */
-    private static FileChannel openHere(Path file, BeforeOpen beforeOpen) throws IOException {
+    static FileChannel openHere(Path file, BeforeOpen beforeOpen) throws IOException {
         beforeOpen.run(file);
         FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
         try {
@@ -244,7 +277,7 @@ public final class HostFiles {
      * never blocks on Linux and wakes every reader waiting in {@code open}. Done on an opener
      * thread, so that whatever {@code file} has become meanwhile cannot hold up the caller.
      */
-    private static void releaseFifoOpen(Path file) {
+    static void releaseFifoOpen(Path file) {
         try {
             OPENERS.execute(
                     () -> {
@@ -262,7 +295,7 @@ public final class HostFiles {
         }
     }
 
-    private static byte[] readAtMost(Path file, FileChannel ch, int maxBytes) throws IOException {
+    static byte[] readAtMost(Path file, FileChannel ch, int maxBytes) throws IOException {
         long limit = (long) maxBytes + 1;
         int initial = (int) Math.min(limit, Math.max(8192, Math.min(ch.size() + 1, 1 << 20)));
         ByteBuffer buf = ByteBuffer.allocate(initial);

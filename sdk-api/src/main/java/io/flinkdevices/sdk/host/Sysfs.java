@@ -1,10 +1,10 @@
 package io.flinkdevices.sdk.host;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.host.internal.FolderProblem;
 import io.flinkdevices.sdk.host.internal.KernelAttributes;
 import io.flinkdevices.sdk.host.internal.NaturalOrder;
 import io.flinkdevices.sdk.host.internal.SysfsErrors;
-import io.flinkdevices.sdk.internal.OsReason;
 
 import org.apache.flink.annotation.PublicEvolving;
 
@@ -14,9 +14,11 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,11 +68,22 @@ public final class Sysfs {
     private final HostFiles.BeforeOpen beforeOpen;
     /** Whether the root is on the kernel's sysfs; null until first asked. */
     private volatile Boolean kernelTree;
+    /** Attributes read ahead by {@link #readAhead}, by their relative path; empty for a plain reader. */
+    private final Map<String, HostFileRead> ahead;
 
     private Sysfs(Path root, String rootKey, HostFiles.BeforeOpen beforeOpen) {
         this.root = root.toAbsolutePath().normalize();
         this.errors = new SysfsErrors(Objects.requireNonNull(rootKey), this.root);
         this.beforeOpen = beforeOpen;
+        this.ahead = Map.of();
+    }
+
+    private Sysfs(Sysfs of, Map<String, HostFileRead> ahead) {
+        this.root = of.root;
+        this.errors = of.errors;
+        this.beforeOpen = of.beforeOpen;
+        this.kernelTree = of.kernelTree;
+        this.ahead = ahead;
     }
 
     /**
@@ -133,10 +146,11 @@ public final class Sysfs {
      */
     public Optional<String> attribute(String relative) throws DeviceDriverException {
         Path file = resolve(relative);
-        if (!kernelTree()) {
+        HostFileRead early = ahead.get(relative);
+        if (early != null || !kernelTree()) {
             byte[] bytes;
             try {
-                bytes = HostFiles.read(file, MAX_ATTRIBUTE_BYTES, beforeOpen);
+                bytes = early != null ? early.bytes() : HostFiles.read(file, MAX_ATTRIBUTE_BYTES, beforeOpen);
             } catch (NoSuchFileException e) {
                 return Optional.empty();
             } catch (HostFiles.RefusedFileException e) {
@@ -147,6 +161,35 @@ public final class Sysfs {
             return Optional.of(new String(bytes, StandardCharsets.UTF_8).strip());
         }
         return KernelAttributes.read(file, MAX_ATTRIBUTE_BYTES, BUFFER.get(), errors);
+    }
+
+    /**
+     * A reader of the same tree that has already read the attribute files at {@code relatives}, in
+     * one go, and answers {@link #attribute} (and the methods built on it) for exactly those paths
+     * from what it read then; every other path is read when asked. Its answers and errors are those
+     * {@link #attribute} gives, as of the moment of this call.
+     *
+     * <p>Under a root that is not the kernel's sysfs each attribute is read through {@link
+     * HostFiles}' opener thread; this reads all of {@code relatives} in one opener task ({@link
+     * HostFiles#readEach}), so a driver that reads a hundred attributes at discovery pays a handful
+     * of thread switches instead of two hundred. On the kernel's sysfs, read on the caller's thread
+     * anyway, it returns this reader.
+     */
+    public Sysfs readAhead(Collection<String> relatives) {
+        if (kernelTree() || relatives.isEmpty()) {
+            return this;
+        }
+        List<String> rels = new ArrayList<>(new LinkedHashSet<>(relatives));
+        List<Path> files = new ArrayList<>(rels.size());
+        for (String rel : rels) {
+            files.add(resolve(rel));
+        }
+        List<HostFileRead> read = HostFiles.readEach(files, MAX_ATTRIBUTE_BYTES, beforeOpen);
+        Map<String, HostFileRead> all = new HashMap<>(ahead);
+        for (int i = 0; i < rels.size(); i++) {
+            all.put(rels.get(i), read.get(i));
+        }
+        return new Sysfs(this, Map.copyOf(all));
     }
 
     /**
@@ -282,30 +325,7 @@ public final class Sysfs {
      * "does not exist".
      */
     public Optional<String> folderProblem(String relative) {
-        Path dir = resolve(relative);
-        BasicFileAttributes attrs;
-        try {
-            attrs = Files.readAttributes(dir, BasicFileAttributes.class);
-        } catch (NoSuchFileException e) {
-            if (Files.isSymbolicLink(dir)) {
-                String target;
-                try {
-                    target = String.valueOf(Files.readSymbolicLink(dir));
-                } catch (IOException ex) {
-                    target = "?";
-                }
-                return Optional.of("is a symbolic link to " + target + ", which does not exist");
-            }
-            return Optional.of("does not exist");
-        } catch (IOException e) {
-            String reason = OsReason.of(e);
-            boolean loop = reason.contains("symbolic links");
-            return Optional.of("cannot be opened (" + reason + (loop ? ": a symbolic link loop" : "") + ")");
-        }
-        if (!attrs.isDirectory()) {
-            return Optional.of("is not a folder but a " + (attrs.isRegularFile() ? "file" : "special file"));
-        }
-        return Optional.empty();
+        return FolderProblem.of(resolve(relative));
     }
 
     private long inRange(String where, String raw, long v, long min, long max) throws DeviceDriverException {

@@ -101,6 +101,33 @@ class SysfsTest {
     }
 
     @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    @DisplayName("attributes read ahead in one go answer as single reads do: values, missing files and errors naming the key and path")
+    void readAhead() throws Exception {
+        file("class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
+        file("class/infiniband/mlx5_0/ports/1/rate", "100 Gb/sec (4X EDR)\n");
+        file("class/infiniband/mlx5_0/ports/1/huge", "x".repeat(Sysfs.MAX_ATTRIBUTE_BYTES + 1));
+        Path fifo = root.resolve("class/infiniband/mlx5_0/ports/1/fifo");
+        HostFilesTest.mkfifo(fifo);
+        String p = "class/infiniband/mlx5_0/ports/1/";
+
+        Sysfs ahead = sys().readAhead(java.util.List.of(p + "state", p + "rate", p + "missing", p + "huge", p + "fifo"));
+        Files.writeString(root.resolve(p + "state"), "1: DOWN\n"); // what was read ahead is what it answers
+
+        assertThat(ahead.attribute(p + "state")).contains("4: ACTIVE");
+        assertThat(ahead.attribute(p + "rate")).contains("100 Gb/sec (4X EDR)");
+        assertThat(ahead.attribute(p + "missing")).isEmpty();
+        assertThatThrownBy(() -> ahead.requireAttribute(p + "missing"))
+                .hasMessageContaining(root.resolve(p + "missing") + " does not exist; expected a sysfs attribute");
+        assertThatThrownBy(() -> ahead.attribute(p + "huge")).hasMessageContaining("holds more than 65536 bytes");
+        assertThatThrownBy(() -> ahead.attribute(p + "fifo"))
+                .hasMessage("external-resource.x.param.sysfs.root (" + root + "): " + root.resolve(p + "fifo")
+                        + " is not a regular file but a FIFO (named pipe); expected a sysfs attribute (a regular file of at most a page)");
+        assertThat(ahead.attribute(p + "state2")).isEmpty(); // not read ahead: read when asked
+        assertThat(sys().attribute(p + "state")).contains("1: DOWN");
+    }
+
+    @Test
     @DisplayName("the kernel's own sysfs is read (on the caller's thread: it cannot hold a FIFO)")
     void kernelSysfs() throws Exception {
         Path sys = Path.of("/sys");

@@ -1,6 +1,5 @@
 package io.flinkdevices.sdk.health.internal;
 
-import io.flinkdevices.sdk.health.DeviceMonitor;
 import io.flinkdevices.sdk.health.DeviceSample;
 import io.flinkdevices.sdk.health.HealthAction;
 import io.flinkdevices.sdk.health.HealthState;
@@ -19,6 +18,13 @@ import java.util.Map;
  * reader sees one consistent sample and never waits. Written by the monitor thread only.
  */
 public final class MonitorState {
+
+    /**
+     * Failed samples in a row, and intervals without a sample, before every device reads {@code
+     * degraded}; published as {@code ERRORS_BEFORE_DEGRADED}. It lives here so that
+     * the monitor's internals need nothing of the public monitor class.
+     */
+    public static final int ERRORS_BEFORE_DEGRADED = 3;
 
     /** One device as the latest sample saw it. */
     static final class Device {
@@ -144,7 +150,7 @@ public final class MonitorState {
         Snapshot old = snapshot;
         int inARow = old.errorsInARow + 1;
         Instant degradedSince = old.degradedSince;
-        if (inARow >= DeviceMonitor.ERRORS_BEFORE_DEGRADED && degradedSince == null) {
+        if (inARow >= ERRORS_BEFORE_DEGRADED && degradedSince == null) {
             degradedSince = clock.instant();
         }
         snapshot = new Snapshot(old.devices, old.sampled, System.nanoTime(), old.errors + 1, inARow, error, degradedSince);

@@ -1,6 +1,5 @@
 package io.flinkdevices.sdk.health.internal;
 
-import io.flinkdevices.sdk.health.DeviceMonitor;
 import io.flinkdevices.sdk.health.HealthState;
 import io.flinkdevices.sdk.info.LiveProperties;
 
@@ -35,14 +34,14 @@ public final class MonitorView implements LiveProperties {
         long intervalNanos = state.interval().toNanos();
         long age = System.nanoTime() - s.sampledAtNanos;
         // the sample under way gets one interval on top
-        if (age > (DeviceMonitor.ERRORS_BEFORE_DEGRADED + 1) * intervalNanos) {
+        if (age > (MonitorState.ERRORS_BEFORE_DEGRADED + 1) * intervalNanos) {
             long seconds = age / 1_000_000_000L;
             Instant since = state.now().minusNanos(age).truncatedTo(ChronoUnit.SECONDS);
             return worse(d, new String[] {HealthState.DEGRADED.value(),
                     "no sample for " + seconds + " s (the sampler has not returned; interval " + state.interval().toMillis() + " ms)",
                     since.toString()});
         }
-        if (s.errorsInARow >= DeviceMonitor.ERRORS_BEFORE_DEGRADED) {
+        if (s.errorsInARow >= MonitorState.ERRORS_BEFORE_DEGRADED) {
             return worse(d, new String[] {HealthState.DEGRADED.value(),
                     s.errorsInARow + " samples in a row failed, the last with " + s.lastError,
                     s.degradedSince.truncatedTo(ChronoUnit.SECONDS).toString()});
@@ -56,8 +55,8 @@ public final class MonitorView implements LiveProperties {
     /** The value of {@code health} alone, as {@link #health} decides it. */
     private String healthValue(MonitorState.Snapshot s, MonitorState.Device d) {
         long age = System.nanoTime() - s.sampledAtNanos;
-        boolean degraded = age > (DeviceMonitor.ERRORS_BEFORE_DEGRADED + 1) * state.interval().toNanos()
-                || s.errorsInARow >= DeviceMonitor.ERRORS_BEFORE_DEGRADED;
+        boolean degraded = age > (MonitorState.ERRORS_BEFORE_DEGRADED + 1) * state.interval().toNanos()
+                || s.errorsInARow >= MonitorState.ERRORS_BEFORE_DEGRADED;
         if (degraded) {
             return d != null && d.health == HealthState.FAILED ? d.health.value() : HealthState.DEGRADED.value();
         }
