@@ -8,28 +8,15 @@ import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 @DisplayName("The device health guard")
 class DeviceHealthGuardTest {
 
-    /** An info as a plugin's object looks to job code: only the interface. */
     private static ExternalResourceInfo info(Map<String, String> props) {
-        return new ExternalResourceInfo() {
-            @Override
-            public Optional<String> getProperty(String key) {
-                return Optional.ofNullable(props.get(key));
-            }
-
-            @Override
-            public Collection<String> getKeys() {
-                return props.keySet();
-            }
-        };
+        return ForeignInfo.of(props);
     }
 
     private static Map<String, String> port(String health, String action) {

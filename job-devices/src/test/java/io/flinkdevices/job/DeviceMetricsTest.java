@@ -8,29 +8,15 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 @DisplayName("Device metrics")
 class DeviceMetricsTest {
 
-    /** An info as a plugin's object looks to job code, whose live keys a monitor fills later. */
     private static ExternalResourceInfo info(Map<String, String> props) {
-        return new ExternalResourceInfo() {
-            @Override
-            public Optional<String> getProperty(String key) {
-                return Optional.ofNullable(props.get(key));
-            }
-
-            @Override
-            public Collection<String> getKeys() {
-                return new ArrayList<>(props.keySet());
-            }
-        };
+        return ForeignInfo.of(props);
     }
 
     @Test

@@ -3,10 +3,10 @@ package io.flinkdevices.samples.fpga;
 import io.flinkdevices.job.batch.BatchBackend;
 import io.flinkdevices.job.batch.BatchBackendFactory;
 import io.flinkdevices.job.batch.BatchSettings;
+import io.flinkdevices.job.batch.ForwardingBatchBackend;
 
 import org.apache.flink.api.common.functions.RuntimeContext;
 
-import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,16 +38,16 @@ final class FailingFirBackends implements BatchBackendFactory {
         AtomicBoolean failed = FAILED.computeIfAbsent(run, k -> new AtomicBoolean());
         AtomicInteger starts = STARTS.computeIfAbsent(run, k -> new AtomicInteger());
         BatchBackend b = backends.open(settings, context);
-        return new BatchBackend() {
+        return new ForwardingBatchBackend(b) {
             @Override
             public void start(int slot, int records) throws Exception {
                 starts.incrementAndGet();
-                b.start(slot, records);
+                super.start(slot, records);
             }
 
             @Override
             public void finish(int slot) throws Exception {
-                b.finish(slot);
+                super.finish(slot);
                 if (failAfterBatches >= 0
                         && starts.get() > failAfterBatches
                         && Trickle.checkpointed(run)
@@ -55,46 +55,6 @@ final class FailingFirBackends implements BatchBackendFactory {
                     throw new IllegalStateException(b.describe() + ": the batch in slot " + slot
                             + " failed with CL_OUT_OF_RESOURCES (injected once by the test)");
                 }
-            }
-
-            @Override
-            public int slots() {
-                return b.slots();
-            }
-
-            @Override
-            public int batchSize() {
-                return b.batchSize();
-            }
-
-            @Override
-            public int inputRecordBytes() {
-                return b.inputRecordBytes();
-            }
-
-            @Override
-            public int outputRecordBytes() {
-                return b.outputRecordBytes();
-            }
-
-            @Override
-            public ByteBuffer input(int slot) {
-                return b.input(slot);
-            }
-
-            @Override
-            public ByteBuffer output(int slot) {
-                return b.output(slot);
-            }
-
-            @Override
-            public String describe() {
-                return b.describe();
-            }
-
-            @Override
-            public void close() {
-                b.close();
             }
         };
     }

@@ -1,6 +1,7 @@
 package io.flinkdevices.samples.fpga;
 
 import io.flinkdevices.job.batch.BatchBackend;
+import io.flinkdevices.job.batch.ForwardingBatchBackend;
 import io.flinkdevices.job.batch.BatchBackendFactory;
 import io.flinkdevices.job.batch.BatchSettings;
 import io.flinkdevices.sdk.info.FpgaInfo;
@@ -12,7 +13,6 @@ import org.apache.flink.api.common.functions.RuntimeContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.ByteBuffer;
 
 /**
  * Opens a FIR subtask's backend: {@link OpenClFirBatchBackend} on the device {@link FirDevice}
@@ -76,15 +76,14 @@ final class FirBackends implements BatchBackendFactory {
     }
 
     /** A backend whose batches, samples and time in {@code start} and {@code finish} are counted. */
-    private static final class Counted implements BatchBackend {
-        private final BatchBackend backend;
+    private static final class Counted extends ForwardingBatchBackend {
         private final LongCounter records;
         private final LongCounter batches;
         private final LongCounter nanos;
         private final int[] started;
 
         Counted(BatchBackend backend, LongCounter records, LongCounter batches, LongCounter nanos) {
-            this.backend = backend;
+            super(backend);
             this.records = records;
             this.batches = batches;
             this.nanos = nanos;
@@ -94,7 +93,7 @@ final class FirBackends implements BatchBackendFactory {
         @Override
         public void start(int slot, int n) throws Exception {
             long t0 = System.nanoTime();
-            backend.start(slot, n);
+            super.start(slot, n);
             nanos.add(System.nanoTime() - t0);
             started[slot] = n;
         }
@@ -102,50 +101,10 @@ final class FirBackends implements BatchBackendFactory {
         @Override
         public void finish(int slot) throws Exception {
             long t0 = System.nanoTime();
-            backend.finish(slot);
+            super.finish(slot);
             nanos.add(System.nanoTime() - t0);
             records.add(started[slot]);
             batches.add(1);
-        }
-
-        @Override
-        public int slots() {
-            return backend.slots();
-        }
-
-        @Override
-        public int batchSize() {
-            return backend.batchSize();
-        }
-
-        @Override
-        public int inputRecordBytes() {
-            return backend.inputRecordBytes();
-        }
-
-        @Override
-        public int outputRecordBytes() {
-            return backend.outputRecordBytes();
-        }
-
-        @Override
-        public ByteBuffer input(int slot) {
-            return backend.input(slot);
-        }
-
-        @Override
-        public ByteBuffer output(int slot) {
-            return backend.output(slot);
-        }
-
-        @Override
-        public String describe() {
-            return backend.describe();
-        }
-
-        @Override
-        public void close() {
-            backend.close();
         }
     }
 }
