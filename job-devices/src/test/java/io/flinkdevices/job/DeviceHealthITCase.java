@@ -21,7 +21,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -65,14 +64,6 @@ class DeviceHealthITCase {
         }
     }
 
-    private static Path pluginJar(String property) {
-        String p = System.getProperty(property);
-        assertThat(p).as("system property " + property + " (set by the build)").isNotNull();
-        Path jar = Path.of(p);
-        assertThat(jar).as("the plugin jar; build the driver's package phase first").exists();
-        return jar;
-    }
-
     private LocalDeviceCluster cluster(FakeFileTree sys, String action, PrometheusScrape prom) throws Exception {
         Map<String, String> params = new HashMap<>();
         params.put("sysfs.root", sys.root().toString());
@@ -81,23 +72,10 @@ class DeviceHealthITCase {
 
     private LocalDeviceCluster cluster(String resource, String jarProperty, String factory, Map<String, String> driverParams,
             String action, PrometheusScrape prom) throws Exception {
-        Path plugins = temp.resolve("plugins");
-        Path folder = Files.createDirectories(plugins.resolve(resource));
-        Path jar = pluginJar(jarProperty);
-        Files.copy(jar, folder.resolve(jar.getFileName()));
         Map<String, String> params = new HashMap<>(driverParams);
         params.put("monitor.interval", "200 ms");
         params.put("health.action", action);
-        return LocalDeviceCluster.builder()
-                .pluginsDir(plugins)
-                .resource(resource, factory, 1, params)
-                .taskManagers(1)
-                .slotsPerTaskManager(1)
-                .set("metrics.reporter.prom.factory.class", "org.apache.flink.metrics.prometheus.PrometheusReporterFactory")
-                .set("metrics.reporter.prom.port", prom.portRange())
-                .set("restart-strategy.type", "none")
-                .build()
-                .start();
+        return ScrapedCluster.start(temp, jarProperty, resource, factory, params, prom);
     }
 
     private static JobClient submit(LocalDeviceCluster cluster) throws Exception {

@@ -19,7 +19,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -73,27 +72,11 @@ class NvmlXidITCase {
     }
 
     private LocalDeviceCluster cluster(Path nvml, PrometheusScrape prom) throws Exception {
-        String property = "nvidia.plugin.jar";
-        String p = System.getProperty(property);
-        assertThat(p).as("system property " + property + " (set by the build)").isNotNull();
-        Path jar = Path.of(p);
-        assertThat(jar).as("the NVIDIA plugin jar; build driver-nvidia's package phase first").exists();
-        Path plugins = temp.resolve("plugins");
-        Files.copy(jar, Files.createDirectories(plugins.resolve("nvidia")).resolve(jar.getFileName()));
         Map<String, String> params = Map.of(
                 "backend", "nvml",
                 "nvml.library", nvml.toString(),
                 "monitor.interval", "200 ms",
                 "health.action", "fail-tasks");
-        return LocalDeviceCluster.builder()
-                .pluginsDir(plugins)
-                .resource(RESOURCE, FACTORY, 1, params)
-                .taskManagers(1)
-                .slotsPerTaskManager(1)
-                .set("metrics.reporter.prom.factory.class", "org.apache.flink.metrics.prometheus.PrometheusReporterFactory")
-                .set("metrics.reporter.prom.port", prom.portRange())
-                .set("restart-strategy.type", "none")
-                .build()
-                .start();
+        return ScrapedCluster.start(temp, "nvidia.plugin.jar", RESOURCE, FACTORY, params, prom);
     }
 }
