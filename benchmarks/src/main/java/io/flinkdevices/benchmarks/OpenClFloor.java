@@ -1,13 +1,10 @@
 package io.flinkdevices.benchmarks;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The OpenCL runtime's own share of the OpenCL plugin's start, measured in the rounds of {@link
@@ -48,17 +45,13 @@ final class OpenClFloor {
             return Optional.empty();
         }
         Path binary = work.resolve("opencl-floor");
-        Process gcc;
         try {
-            gcc = new ProcessBuilder("gcc", "-O1", "-o", binary.toString(), source, "-ldl").redirectErrorStream(true).start();
+            ChildProcess.output(new ProcessBuilder("gcc", "-O1", "-o", binary.toString(), source, "-ldl"), "gcc " + source);
         } catch (IOException e) {
             why.append("no gcc to compile ").append(source).append(" (").append(e.getMessage()).append(")");
             return Optional.empty();
-        }
-        String output = drain(gcc);
-        if (!gcc.waitFor(2, TimeUnit.MINUTES) || gcc.exitValue() != 0) {
-            gcc.destroyForcibly();
-            why.append("gcc could not compile ").append(source).append(": ").append(output.strip());
+        } catch (IllegalStateException e) {
+            why.append(e.getMessage());
             return Optional.empty();
         }
         return Optional.of(new OpenClFloor(binary));
@@ -66,12 +59,7 @@ final class OpenClFloor {
 
     /** One fresh process; its line is {@code load .. ms, clGetPlatformIDs .. ms (..), ..., total .. ms}. */
     Sample run() throws Exception {
-        Process p = new ProcessBuilder(binary.toString()).redirectErrorStream(true).start();
-        String output = drain(p);
-        if (!p.waitFor(2, TimeUnit.MINUTES) || p.exitValue() != 0) {
-            p.destroyForcibly();
-            throw new IllegalStateException("the OpenCL floor program failed; its output:\n" + output);
-        }
+        String output = ChildProcess.output(new ProcessBuilder(binary.toString()), "the OpenCL floor program");
         return new Sample(millisAfter(output, "total "), millisAfter(output, "clGetPlatformIDs "));
     }
 
@@ -83,11 +71,5 @@ final class OpenClFloor {
         String rest = line.substring(at + label.length());
         String number = List.of(rest.split(" ")).get(0);
         return Math.round(Double.parseDouble(number) * 1_000_000);
-    }
-
-    private static String drain(Process p) throws IOException {
-        try (InputStream in = p.getInputStream()) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
     }
 }

@@ -14,10 +14,8 @@ import org.apache.flink.core.plugin.DirectoryBasedPluginFinder;
 import org.apache.flink.core.plugin.PluginManager;
 import org.apache.flink.runtime.externalresource.ExternalResourceUtils;
 
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -29,7 +27,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What a driver plugin costs a TaskManager at start: the time from creating the plugin manager over
@@ -174,6 +171,12 @@ public final class TaskManagerStartBenchmark {
      */
     static final String CHILD_JVM_ARGS = "bench.child.jvm-args";
 
+    /**
+     * System properties of a measuring JVM with this prefix become driver params of the
+     * flink-devices rows ({@code -Dbench.param.monitor.interval=0} measures them without monitoring).
+     */
+    static final String PARAM_PREFIX = "bench.param.";
+
     /** Set in a measuring JVM started with {@link #CHILD_JVM_ARGS}: it prints its window. */
     private static final String PROFILING = "bench.child.profiling";
 
@@ -192,24 +195,16 @@ public final class TaskManagerStartBenchmark {
                 TaskManagerStartBenchmark.class.getName(),
                 "--child", row.name(),
                 "--work", work.toString()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().put("PATH", bin + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
         Path jsig = Path.of(System.getProperty("java.home"), "lib", "libjsig.so");
         if (row == Row.OPENCL && Files.exists(jsig)) {
             pb.environment().put("LD_PRELOAD", jsig.toString());
         }
-        Process p = pb.start();
-        String output;
-        try (InputStream in = p.getInputStream()) {
-            output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        if (!p.waitFor(2, TimeUnit.MINUTES) || p.exitValue() != 0) {
-            p.destroyForcibly();
-            throw new IllegalStateException(row.label + ": the measuring JVM failed; its output:\n" + output);
-        }
+        String output = ChildProcess.output(pb, row.label + ": the measuring JVM");
         for (String line : output.split("\n")) {
-            if (line.startsWith("WINDOW-UPTIME-MS ")) {
-                System.out.println(row.name() + " pid " + p.pid() + " " + line);
+            if (line.startsWith("pid ") && line.contains(" WINDOW-UPTIME-MS ")) {
+                System.out.println(row.name() + " " + line);
             }
             if (line.startsWith("START-NANOS ")) {
                 return Long.parseLong(line.substring("START-NANOS ".length()).strip());
@@ -249,6 +244,12 @@ public final class TaskManagerStartBenchmark {
             default:
                 throw new IllegalStateException(row.name());
         }
+        if (row != Row.FLINK_GPU) {
+            // -Dbench.child.jvm-args=-Dbench.param.monitor.interval=0: a driver param for our rows
+            System.getProperties().stringPropertyNames().stream()
+                    .filter(k -> k.startsWith(PARAM_PREFIX))
+                    .forEach(k -> config.setString(param + k.substring(PARAM_PREFIX.length()), System.getProperty(k)));
+        }
         Path plugins = work.resolve("plugins-" + row.name());
         boolean profiling = Boolean.getBoolean(PROFILING);
         long startUptime = profiling ? ManagementFactory.getRuntimeMXBean().getUptime() : 0;
@@ -262,7 +263,7 @@ public final class TaskManagerStartBenchmark {
                         .getExternalResourceInfos(name);
         long took = System.nanoTime() - start;
         if (profiling) {
-            System.out.println("WINDOW-UPTIME-MS " + startUptime + " " + ManagementFactory.getRuntimeMXBean().getUptime());
+            System.out.println("pid " + ProcessHandle.current().pid() + " WINDOW-UPTIME-MS " + startUptime + " " + ManagementFactory.getRuntimeMXBean().getUptime());
         }
         if (infos.size() != row.amount) {
             System.out.println(row.label + " handed out " + infos.size() + " devices, expected " + row.amount);

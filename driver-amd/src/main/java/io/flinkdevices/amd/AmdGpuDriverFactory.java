@@ -143,25 +143,26 @@ public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory 
         MonitorSettings monitor = MonitorSettings.read(params);
         params.validate();
 
-        Backend sysfs = new SysfsBackend(Sysfs.at(sysRoot, params.fullKey(SYSFS_ROOT)), devRoot, params.fullKey(DEV_ROOT));
-        Backend smi = new AmdSmiBackend(new SmiTool(amdSmi, environment, timeout, params.fullKey(AMD_SMI_PATH)));
-        Backend rocm = new RocmSmiBackend(new SmiTool(rocmSmi, environment, timeout, params.fullKey(ROCM_SMI_PATH)));
+        // only the backends that may run are built: the tools' classes stay unloaded on the sysfs path
         Backend backend;
         switch (kind) {
             case SYSFS:
-                backend = sysfs;
+                backend = new SysfsBackend(Sysfs.at(sysRoot, params.fullKey(SYSFS_ROOT)), devRoot, params.fullKey(DEV_ROOT));
                 break;
             case AMD_SMI:
-                backend = smi;
+                backend = new AmdSmiBackend(new SmiTool(amdSmi, environment, timeout, params.fullKey(AMD_SMI_PATH)));
                 break;
             case ROCM_SMI:
-                backend = rocm;
+                backend = new RocmSmiBackend(new SmiTool(rocmSmi, environment, timeout, params.fullKey(ROCM_SMI_PATH)));
                 break;
             default:
-                backend = new AutoBackend(unit == Unit.PARTITION ? List.of(sysfs, smi) : List.of(sysfs, smi, rocm));
+                Backend sysfs = new SysfsBackend(Sysfs.at(sysRoot, params.fullKey(SYSFS_ROOT)), devRoot, params.fullKey(DEV_ROOT));
+                Backend smi = new AmdSmiBackend(new SmiTool(amdSmi, environment, timeout, params.fullKey(AMD_SMI_PATH)));
+                backend = new AutoBackend(unit == Unit.PARTITION ? List.of(sysfs, smi) : List.of(sysfs, smi,
+                        new RocmSmiBackend(new SmiTool(rocmSmi, environment, timeout, params.fullKey(ROCM_SMI_PATH)))));
         }
         DeviceCoordinator coordinator = coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
-        String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
+        String amountKey = params.amountKey();
         AmdGpuDriver driver = new AmdGpuDriver(backend, unit, profile, environment, coordinator, amountKey, kubernetesName, selector, yarnName, dra);
         driver.monitorWith(monitor, Sysfs.at(sysRoot, params.fullKey(SYSFS_ROOT)), devRoot);
         return driver;

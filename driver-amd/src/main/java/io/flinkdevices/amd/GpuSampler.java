@@ -8,6 +8,7 @@ import io.flinkdevices.sdk.host.Sysfs;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -15,7 +16,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * Samples the handed-out GPUs and partitions from sysfs, no process. Per GPU, from its PCI
@@ -58,13 +58,23 @@ final class GpuSampler implements DeviceSampler {
      */
     static Map<String, Target> targets(List<String> chosen, Map<String, List<AmdGpu>> units, List<AmdGpu> agents) {
         Map<String, Target> targets = new LinkedHashMap<>();
+        // plain loops: this runs at TaskManager start, where every new lambda costs a class
         for (String id : chosen) {
             List<AmdGpu> unitAgents = units.get(id);
             AmdGpu first = unitAgents.get(0);
-            int gpuMinor = agents.stream()
-                    .filter(a -> a.pciAddress.equals(first.pciAddress) && a.partitionIndex == 0 && a.renderMinor >= 0)
-                    .map(a -> a.renderMinor).findFirst().orElse(first.renderMinor);
-            List<Integer> own = unitAgents.stream().map(a -> a.renderMinor).filter(m -> m >= 0).collect(Collectors.toList());
+            int gpuMinor = first.renderMinor;
+            for (AmdGpu a : agents) {
+                if (a.pciAddress.equals(first.pciAddress) && a.partitionIndex == 0 && a.renderMinor >= 0) {
+                    gpuMinor = a.renderMinor;
+                    break;
+                }
+            }
+            List<Integer> own = new ArrayList<>();
+            for (AmdGpu a : unitAgents) {
+                if (a.renderMinor >= 0) {
+                    own.add(a.renderMinor);
+                }
+            }
             targets.put(id, new Target(gpuMinor, own));
         }
         return targets;

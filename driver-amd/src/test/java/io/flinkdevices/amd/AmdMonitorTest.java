@@ -7,6 +7,7 @@ import io.flinkdevices.sdk.config.DriverConfigException;
 import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeAmdHost.Model;
 import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FirstSample;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
@@ -46,7 +47,7 @@ class AmdMonitorTest {
         }
         AmdGpuDriver d = (AmdGpuDriver) new AmdGpuDriverFactory(Map.of()).createExternalResourceDriver(c);
         drivers.add(d);
-        return new ArrayList<>(d.retrieveResourceInfo(amount));
+        return FirstSample.await(d.retrieveResourceInfo(amount));
     }
 
     private static void await(String what, Supplier<Boolean> condition) throws InterruptedException {

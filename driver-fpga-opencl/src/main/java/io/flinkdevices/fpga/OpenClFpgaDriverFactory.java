@@ -135,7 +135,7 @@ public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFact
         s.draDeviceClass = DraParams.deviceClass(params, "");
         params.validate();
 
-        s.amountKey = amountKey(params.keyPrefix());
+        s.amountKey = params.amountKey();
         s.patternKey = params.fullKey(PLATFORM_PATTERN);
         s.typesKey = params.fullKey(DEVICE_TYPES);
         DeviceCoordinator coordinator =
@@ -167,15 +167,5 @@ public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFact
             params.problem(BoardHealthCheck.CLASS_KEY, expected + ", but " + name + " cannot be created (" + cause + ")");
         }
         return null;
-    }
-
-    /**
-     * {@code external-resource.<name>.amount} from the parameters' prefix {@code
-     * external-resource.<name>.param.} (a string operation: no pattern compiled at TaskManager start).
-     */
-    static String amountKey(String keyPrefix) {
-        return keyPrefix.endsWith("param.")
-                ? keyPrefix.substring(0, keyPrefix.length() - "param.".length()) + "amount"
-                : keyPrefix;
     }
 }

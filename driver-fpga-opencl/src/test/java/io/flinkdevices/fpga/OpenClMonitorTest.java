@@ -8,6 +8,7 @@ import io.flinkdevices.sdk.coordination.DeviceQuarantine;
 import io.flinkdevices.sdk.info.FpgaInfo;
 import io.flinkdevices.testkit.fake.FakeExecutable;
 import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FirstSample;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
@@ -43,7 +44,7 @@ class OpenClMonitorTest {
         all.putIfAbsent("platform.pattern", "Intel");
         ExternalResourceDriver d = OpenClFpgaDriverTest.create(openCl, all);
         drivers.add((OpenClFpgaDriver) d);
-        return new ArrayList<>(d.retrieveResourceInfo(amount));
+        return FirstSample.await(d.retrieveResourceInfo(amount));
     }
 
     private static void await(String what, Supplier<Boolean> condition) throws InterruptedException {

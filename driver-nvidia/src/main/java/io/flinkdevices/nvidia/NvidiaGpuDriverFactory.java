@@ -193,7 +193,7 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
         }
         DeviceCoordinator coordinator =
                 coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
-        String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
+        String amountKey = params.amountKey();
         NvidiaGpuDriver driver = new NvidiaGpuDriver(backend, coordinator, amountKey, unitProfile, dra);
         driver.monitorWith(cannotMonitor ? MonitorSettings.of(Duration.ZERO, monitor.action(), monitor.name()) : monitor, xids);
         return driver;

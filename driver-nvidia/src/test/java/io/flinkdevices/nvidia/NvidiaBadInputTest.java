@@ -6,12 +6,14 @@ import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
 import io.flinkdevices.testkit.fake.NvmlStandIn;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -26,6 +28,7 @@ import java.util.Map;
  * expected and the OS reason.
  */
 @DisplayName("The NVIDIA driver's bad-input table")
+@ExtendWith(StopDeviceMonitors.class)
 class NvidiaBadInputTest {
 
     private static final String P = "external-resource.gpu.param.";

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
+import io.flinkdevices.testkit.fake.FirstSample;
 import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
 import io.flinkdevices.testkit.fake.NvmlStandIn;
 import io.flinkdevices.testkit.logging.LogCapture;
@@ -44,7 +45,7 @@ class NvidiaMonitorTest {
         }
         NvidiaGpuDriver d = (NvidiaGpuDriver) new NvidiaGpuDriverFactory(env).createExternalResourceDriver(c);
         drivers.add(d);
-        return new ArrayList<>(d.retrieveResourceInfo(amount));
+        return FirstSample.await(d.retrieveResourceInfo(amount));
     }
 
     private List<ExternalResourceInfo> viaNvml(InstalledNvidiaHost host, long amount, String... kv) throws Exception {

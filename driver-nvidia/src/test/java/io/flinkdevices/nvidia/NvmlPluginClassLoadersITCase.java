@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
+import io.flinkdevices.testkit.fake.FirstSample;
 import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
 import io.flinkdevices.testkit.fake.NvmlStandIn;
 
@@ -69,7 +70,7 @@ class NvmlPluginClassLoadersITCase {
             c.setString("nvml.library", lib.toString());
             c.setString("monitor.interval", "100 ms");
             ExternalResourceDriver d = f.createExternalResourceDriver(c);
-            infos.addAll(d.retrieveResourceInfo(1));
+            infos.addAll(FirstSample.await(d.retrieveResourceInfo(1)));
             jnaClasses.add(Class.forName("com.sun.jna.Native", false, f.getClass().getClassLoader()));
         }
         assertThat(jnaClasses.get(0)).as("each plugin has its own JNA").isNotSameAs(jnaClasses.get(1));

@@ -141,7 +141,7 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
         Sysfs sys = Sysfs.at(Path.of(rootRaw), params.fullKey(SYSFS_ROOT));
         Selection selection = new Selection(pattern, linkLayer, minRate, netdevs, vendorIds, deviceIds, gidType);
         DeviceCoordinator coordinator = coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
-        String amountKey = amountKey(params.keyPrefix());
+        String amountKey = params.amountKey();
         VerbsProbe verbs = probe ? new VerbsProbe(params.fullKey(VERBS_PROBE), probeTimeout) : null;
         return new RdmaDriver(new SysfsPorts(sys, new GidChoice(gidType, netdevs)), selection, coordinator,
                 sharing == Sharing.SHARED, amountKey, kubernetesName, yarnName, verbs, draClass, monitor, sys);
@@ -172,15 +172,5 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
             }
         }
         return ids;
-    }
-
-    /**
-     * {@code external-resource.<name>.amount} from the parameters' prefix {@code
-     * external-resource.<name>.param.} (a string operation: no pattern compiled at TaskManager start).
-     */
-    static String amountKey(String keyPrefix) {
-        return keyPrefix.endsWith("param.")
-                ? keyPrefix.substring(0, keyPrefix.length() - "param.".length()) + "amount"
-                : keyPrefix;
     }
 }

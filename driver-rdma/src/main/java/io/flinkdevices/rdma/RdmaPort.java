@@ -51,39 +51,20 @@ final class RdmaPort {
     static final class Builder {
         /** Its folder, {@code class/infiniband/<dev>/ports/<n>/}. */
         final String folder;
-        private final String device;
-        private final int port;
-        private final String state;
-        private final String physState;
-        private final String linkLayer;
-        private final long rateGbps;
-        private final String nodeGuid;
-        private final String pciAddress;
-        private final String pciVendor;
-        private final String pciDevice;
-        private final int numaNode;
+        private final RdmaPort withoutGid;
 
         Builder(String folder, String device, int port, String state, String physState, String linkLayer, long rateGbps,
                 String nodeGuid, String pciAddress, String pciVendor, String pciDevice, int numaNode) {
             this.folder = folder;
-            this.device = device;
-            this.port = port;
-            this.state = state;
-            this.physState = physState;
-            this.linkLayer = linkLayer;
-            this.rateGbps = rateGbps;
-            this.nodeGuid = nodeGuid;
-            this.pciAddress = pciAddress;
-            this.pciVendor = pciVendor;
-            this.pciDevice = pciDevice;
-            this.numaNode = numaNode;
+            this.withoutGid = new RdmaPort(device, port, state, physState, linkLayer, rateGbps, nodeGuid, pciAddress,
+                    pciVendor, pciDevice, numaNode, null, -1, null, null);
         }
 
         /** The port with {@code gid}, or with none when it is null. */
         RdmaPort gid(GidChoice.Chosen gid) {
-            return new RdmaPort(device, port, state, physState, linkLayer, rateGbps, nodeGuid, pciAddress, pciVendor,
-                    pciDevice, numaNode, gid == null ? null : gid.gid, gid == null ? -1 : gid.index,
-                    gid == null ? null : gid.type, gid == null ? null : gid.netdev);
+            RdmaPort p = withoutGid;
+            return gid == null ? p : new RdmaPort(p.device, p.port, p.state, p.physState, p.linkLayer, p.rateGbps,
+                    p.nodeGuid, p.pciAddress, p.pciVendor, p.pciDevice, p.numaNode, gid.gid, gid.index, gid.type, gid.netdev);
         }
     }
 

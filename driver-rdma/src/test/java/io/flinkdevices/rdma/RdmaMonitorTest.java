@@ -8,6 +8,7 @@ import io.flinkdevices.sdk.info.RdmaInfo;
 import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeRdmaHost;
+import io.flinkdevices.testkit.fake.FirstSample;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
@@ -61,7 +62,7 @@ class RdmaMonitorTest {
     @DisplayName("reads ok and the port counters, flips to failed when the port goes DOWN, and recovers when it comes back")
     void portDownAndBack() throws Exception {
         FakeFileTree sys = FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).installOn(FakeHost.create(temp));
-        ExternalResourceInfo info = driver(sys, "monitor.interval", "100 ms").retrieveResourceInfo(1).iterator().next();
+        ExternalResourceInfo info = FirstSample.await(driver(sys, "monitor.interval", "100 ms").retrieveResourceInfo(1)).get(0);
 
         assertThat(info.getProperty("health")).contains("ok");
         assertThat(info.getProperty("health.device")).contains("mlx5_0/1");
@@ -91,7 +92,7 @@ class RdmaMonitorTest {
     @DisplayName("reads a device that vanished as failed, naming the port")
     void deviceVanishes() throws Exception {
         FakeFileTree sys = FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).installOn(FakeHost.create(temp));
-        ExternalResourceInfo info = driver(sys, "monitor.interval", "100 ms").retrieveResourceInfo(1).iterator().next();
+        ExternalResourceInfo info = FirstSample.await(driver(sys, "monitor.interval", "100 ms").retrieveResourceInfo(1)).get(0);
         FakeRdmaHost.removeDevice(sys, "mlx5_0");
         await("failed", () -> info.getProperty("health").equals(Optional.of("failed")));
         assertThat(info.getProperty("health.reason").orElseThrow()).startsWith("port mlx5_0/1 vanished");

@@ -62,7 +62,7 @@ public final class ${className}DriverFactory implements ExternalResourceDriverFa
                 ExternalCommand.of(tool, List.of("--list"), timeout, params.fullKey("tool.path")),
                 VisibleDevices.read(environment, ${className}Driver.VISIBLE_DEVICES, "${className} device"),
                 coordination.enabled() ? DeviceCoordinator.create(coordination) : null,
-                params.keyPrefix().replaceFirst("param\\.$", "amount"),
+                params.amountKey(),
                 monitor);
     }
 }

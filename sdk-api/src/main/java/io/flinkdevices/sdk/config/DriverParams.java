@@ -93,6 +93,16 @@ public final class DriverParams {
         return keyPrefix;
     }
 
+    /**
+     * The full key of the resource's amount, {@code external-resource.<name>.amount}, for messages
+     * that tell the operator to lower it (the prefix itself when it is not Flink's usual one).
+     */
+    public String amountKey() {
+        return keyPrefix.endsWith("param.")
+                ? keyPrefix.substring(0, keyPrefix.length() - "param.".length()) + "amount"
+                : keyPrefix;
+    }
+
     /** Whether the operator set {@code key}. Declares {@code key} as known. */
     public boolean isSet(String key) {
         known.add(key);

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>{@code
  * DeviceMonitor monitor = DeviceMonitor.create(settings, ids, sampler);
- * monitor.start();                       // takes the first sample before handing out infos
+ * monitor.start();                       // returns at once; the first sample follows on the monitor's thread
  * RdmaInfo.builder(dev, port).live(monitor.properties(id))...
  * }</pre>
  *
@@ -67,8 +67,6 @@ public final class DeviceMonitor {
 
     /** Failed samples in a row, and intervals without a sample, before every device reads {@code degraded}. */
     public static final int ERRORS_BEFORE_DEGRADED = MonitorState.ERRORS_BEFORE_DEGRADED;
-    /** How long {@link #start()} waits for the first sample. */
-    static final Duration FIRST_SAMPLE_WAIT = Duration.ofSeconds(2);
     /**
      * The exit code of a TaskManager that {@link HealthAction#STOP_TASKMANAGER} stops: 75, {@code
      * EX_TEMPFAIL} of sysexits.h (a temporary failure: start again).
@@ -125,9 +123,11 @@ public final class DeviceMonitor {
     }
 
     /**
-     * Starts the thread and waits up to two seconds for the first sample, so that the infos a
-     * driver hands out next already read a health. Does nothing when monitoring is off, when it
-     * runs, or after {@link #stop()}.
+     * Starts the thread, which takes the first sample right away; returns without waiting for it,
+     * so that a slow tool never delays the TaskManager's start. Until that sample completes, an
+     * info's live keys hold {@code health.device}, {@code health.action} and {@code
+     * metric.monitor.errors} but no {@code health} and no metric (nothing was seen yet: absent,
+     * never guessed). Does nothing when monitoring is off, when it runs, or after {@link #stop()}.
      */
     public void start() {
         synchronized (this) {
@@ -138,12 +138,6 @@ public final class DeviceMonitor {
             thread = new Thread(this::run, "flink-devices-monitor-" + settings.name());
             thread.setDaemon(true);
             thread.start();
-        }
-        try {
-            // not bounded by a short interval: a cold first sample (class loading, JIT) may take longer
-            firstSample.await(FIRST_SAMPLE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
@@ -215,6 +209,11 @@ public final class DeviceMonitor {
         return new MonitorView(state, id, l == null ? new Object() : l);
     }
 
+    /** For tests: waits until the first sample completed (good or failed), at most {@code wait}. */
+    boolean awaitFirstSample(Duration wait) throws InterruptedException {
+        return firstSample.await(wait.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
     private void run() {
         long intervalNanos = settings.interval().toNanos();
         long next = System.nanoTime();
@@ -239,8 +238,6 @@ public final class DeviceMonitor {
             }
         } catch (InterruptedException e) {
             // stop()
-        } finally {
-            firstSample.countDown();
         }
     }
 

@@ -285,10 +285,6 @@ public final class AcceleratorInfo extends DeviceInfoBase {
         return Objects.hash(kind, vendor, index, uuid);
     }
 
-    private static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s.trim();
-    }
-
     /** Builds an {@link AcceleratorInfo}; every setter is optional. */
     @PublicEvolving
     public static final class Builder {

@@ -94,4 +94,9 @@ abstract class DeviceInfoBase implements ExternalResourceInfo, java.io.Serializa
     public final String toString() {
         return getClass().getSimpleName() + asMap();
     }
+
+    /** {@code s} trimmed, or null when it is null or blank: how the infos store optional text. */
+    static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.trim();
+    }
 }

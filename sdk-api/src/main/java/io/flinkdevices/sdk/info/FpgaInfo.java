@@ -190,10 +190,6 @@ public final class FpgaInfo extends DeviceInfoBase {
         return s.trim();
     }
 
-    private static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s.trim();
-    }
-
     /** Builds an {@link FpgaInfo}. */
     @PublicEvolving
     public static final class Builder {

@@ -247,10 +247,6 @@ public final class GpuInfo extends DeviceInfoBase {
         return s.trim();
     }
 
-    private static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s.trim();
-    }
-
     /** Builds a {@link GpuInfo}; every setter but the constructor's arguments is optional. */
     @PublicEvolving
     public static final class Builder {

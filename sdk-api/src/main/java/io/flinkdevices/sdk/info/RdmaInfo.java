@@ -214,10 +214,6 @@ public final class RdmaInfo extends DeviceInfoBase {
         return Objects.hash(device, port);
     }
 
-    private static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s.trim();
-    }
-
     /** Builds an {@link RdmaInfo}. */
     @PublicEvolving
     public static final class Builder {

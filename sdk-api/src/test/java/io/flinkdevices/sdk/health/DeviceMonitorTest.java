@@ -45,6 +45,12 @@ class DeviceMonitorTest {
                 .count();
     }
 
+    /** Starts {@code m} and waits for its first sample, which start() no longer waits for. */
+    private static void startAndSample(DeviceMonitor m) throws InterruptedException {
+        m.start();
+        assertThat(m.awaitFirstSample(Duration.ofSeconds(10))).as("the first sample within 10 s").isTrue();
+    }
+
     private static void await(String what, Supplier<Boolean> condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.get()) {
@@ -78,15 +84,30 @@ class DeviceMonitorTest {
         }
 
         @Test
-        @DisplayName("takes the first sample before start returns, so the infos handed out next read a health")
-        void firstSampleBeforeStartReturns() {
-            DeviceMonitor m = monitor(Duration.ofSeconds(10), ids -> Map.of("d0", DeviceSample.builder().metric("temp", 41).build()), "d0");
-            m.start();
-            LiveProperties p = m.properties("d0");
-            assertThat(p.get("health")).contains("ok");
-            assertThat(p.get("metric.temp")).contains("41");
-            assertThat(p.keys()).containsExactly("health", "health.since", "health.device", "health.action", "metric.temp",
-                    "metric.monitor.errors");
+        @DisplayName("returns from start before the first sample, which follows on the monitor's thread: health absent until then")
+        void startDoesNotWaitForTheFirstSample() throws Exception {
+            CountDownLatch release = new CountDownLatch(1);
+            DeviceMonitor m = monitor(Duration.ofSeconds(10), ids -> {
+                release.await();
+                return Map.of("d0", DeviceSample.builder().metric("temp", 41).build());
+            }, "d0");
+            try {
+                long t0 = System.nanoTime();
+                m.start();
+                assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("start() while the first sample hangs").isLessThan(Duration.ofSeconds(1));
+                LiveProperties p = m.properties("d0");
+                assertThat(p.get("health")).as("health before any sample").isEmpty();
+                assertThat(p.keys()).containsExactly("health.device", "health.action", "metric.monitor.errors");
+                release.countDown();
+                await("the first sample is read", () -> p.get("health").isPresent());
+                assertThat(p.get("health")).contains("ok");
+                assertThat(p.get("metric.temp")).contains("41");
+                assertThat(p.keys()).containsExactly("health", "health.since", "health.device", "health.action", "metric.temp",
+                        "metric.monitor.errors");
+            } finally {
+                release.countDown();
+                m.stop();
+            }
         }
 
         @Test
@@ -109,7 +130,7 @@ class DeviceMonitorTest {
         @DisplayName("ends on its own once no live property it handed out is reachable (Flink has no close hook)")
         void endsWhenInfosAreUnreachable() throws Exception {
             DeviceMonitor m = monitor(INTERVAL, ids -> Map.of("d0", DeviceSample.builder().build()), "d0");
-            m.start();
+            startAndSample(m);
             LiveProperties p = m.properties("d0");
             assertThat(p.get("health")).contains("ok");
             assertThat(m.isRunning()).isTrue();
@@ -160,7 +181,7 @@ class DeviceMonitorTest {
                 }
                 return Map.of("d0", DeviceSample.builder().metric("x", 1).build());
             }, "d0");
-            m.start();
+            startAndSample(m);
             LiveProperties p = m.properties("d0");
             assertThat(p.get("health")).contains("ok");
             await("the sampler hangs", () -> calls.get() > 1);
@@ -185,7 +206,7 @@ class DeviceMonitorTest {
         void flipsAndRecovers() throws Exception {
             AtomicReference<DeviceSample> next = new AtomicReference<>(DeviceSample.builder().build());
             DeviceMonitor m = monitor(INTERVAL, ids -> Map.of("mlx5_0/1", next.get()), "mlx5_0/1");
-            m.start();
+            startAndSample(m);
             LiveProperties p = m.properties("mlx5_0/1");
             assertThat(p.get("health")).contains("ok");
             assertThat(p.get("health.reason")).isEmpty();
@@ -201,9 +222,9 @@ class DeviceMonitorTest {
 
         @Test
         @DisplayName("read a device the sampler left out as failed")
-        void missingDeviceFails() {
+        void missingDeviceFails() throws Exception {
             DeviceMonitor m = monitor(INTERVAL, ids -> Map.of("a", DeviceSample.builder().build()), "a", "b");
-            m.start();
+            startAndSample(m);
             assertThat(m.properties("b").get("health")).contains("failed");
             assertThat(m.properties("b").get("health.reason")).contains("b not seen by the monitor's sample");
             assertThat(m.properties("a").get("health")).contains("ok");
@@ -228,7 +249,7 @@ class DeviceMonitorTest {
                 out.put("d0", DeviceSample.builder().build());
                 return out;
             }, "d0");
-            m.start();
+            startAndSample(m);
             LiveProperties p = m.properties("d0");
             fail.set(true);
             await("one error", () -> m.errors() >= 1);
@@ -251,10 +272,10 @@ class DeviceMonitorTest {
 
         @Test
         @DisplayName("adds live keys without changing equality, and a typed copy from another class loader's info reads them too")
-        void liveKeysOnInfo() {
+        void liveKeysOnInfo() throws Exception {
             DeviceMonitor m = monitor(Duration.ofSeconds(10), ids -> Map.of("mlx5_0/1", DeviceSample.builder().metric("port_rcv_data", 7).build()),
                     "mlx5_0/1");
-            m.start();
+            startAndSample(m);
             RdmaInfo live = RdmaInfo.builder("mlx5_0", 1).state("ACTIVE").live(m.properties("mlx5_0/1")).build();
             RdmaInfo plain = RdmaInfo.builder("mlx5_0", 1).state("ACTIVE").build();
             assertThat(live).isEqualTo(plain).hasSameHashCodeAs(plain);

@@ -25,6 +25,7 @@ public final class StopTaskManagerChild {
                     return Map.of("mlx5_0/1", s.equals("ok") ? DeviceSample.builder().build() : DeviceSample.failed(s));
                 });
         monitor.start();
+        monitor.awaitFirstSample(Duration.ofSeconds(30));
         System.out.println("health " + monitor.properties("mlx5_0/1").get("health").orElse("?"));
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);

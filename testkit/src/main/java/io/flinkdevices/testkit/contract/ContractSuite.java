@@ -5,6 +5,7 @@ import io.flinkdevices.testkit.contract.internal.FirstFailure;
 import io.flinkdevices.testkit.contract.internal.ForeignInfo;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.internal.FakeFiles;
+import io.flinkdevices.testkit.internal.MonitorThreads;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -53,7 +55,11 @@ abstract class ContractSuite {
 
     private Path tempRoot;
     private int hosts;
+    private Set<Thread> monitorsBefore = Set.of();
     private String caseName = "?";
+
+    /** How long the monitors a case's drivers started may take to end after an interrupt. */
+    private static final Duration MONITOR_STOP = Duration.ofSeconds(10);
 
     ContractSuite(DriverContractKit kit) {
         this.kit = kit;
@@ -66,10 +72,14 @@ abstract class ContractSuite {
                         + info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
         tempRoot = Files.createTempDirectory("driver-contract-");
         hosts = 0;
+        monitorsBefore = MonitorThreads.running();
     }
 
     @AfterEach
-    final void deleteTempRoot() {
+    final void deleteTempRoot() throws InterruptedException {
+        // Flink has no close hook: the monitors of this case's drivers would sample its hosts on
+        List<String> left = MonitorThreads.stop(MonitorThreads.startedSince(monitorsBefore), MONITOR_STOP);
+        assertThat(left).as("device monitor threads of this case's drivers still alive %s after an interrupt", MONITOR_STOP).isEmpty();
         if (tempRoot != null) {
             FakeFiles.deleteRecursively(tempRoot);
         }

@@ -50,7 +50,8 @@ public abstract class MonitoringContract extends ContractSuite {
      * Purpose: a task reads its device's health and metrics through the info it holds, across the
      * plugin class loader, without starting a process per read; an operator can turn it off.
      *
-     * <p>How: retrieves 2 devices; reads every key of both infos 1,000 times, counting the calls
+     * <p>How: retrieves 2 devices and waits for the monitor's first sample (taken after hand-out,
+     * on the monitor's thread); reads every key of both infos 1,000 times, counting the calls
      * of the host's fake programs; then retrieves 2 devices of a second host with {@code
      * monitor.interval: 0}.
      *
@@ -76,6 +77,10 @@ public abstract class MonitoringContract extends ContractSuite {
             }
             return;
         }
+        assertThat(Waiting.firstSamples(infos, PATIENCE))
+                .as("MONITORING is declared: every monitored info reads %s within %s of hand-out (the monitor's first sample); %s",
+                        LiveProperties.KEY_HEALTH, PATIENCE, infos)
+                .isTrue();
         for (ExternalResourceInfo info : infos) {
             assertThat(info.getProperty(LiveProperties.KEY_HEALTH))
                     .as("MONITORING is declared: %s of %s", LiveProperties.KEY_HEALTH, info)
@@ -143,6 +148,7 @@ public abstract class MonitoringContract extends ContractSuite {
         Map<String, String> params = new HashMap<>(host.params);
         params.putAll(kit.monitorParams(INTERVAL));
         List<ExternalResourceInfo> infos = new ArrayList<>(infos(driver(host, params), 2));
+        Waiting.firstSamples(infos, PATIENCE);
         assertThat(healths(infos)).as("health of a healthy host's devices").containsOnly("ok");
 
         faults.get().inject(0);

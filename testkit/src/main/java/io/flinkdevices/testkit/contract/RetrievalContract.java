@@ -3,6 +3,7 @@ package io.flinkdevices.testkit.contract;
 import io.flinkdevices.testkit.contract.internal.Attempt;
 import io.flinkdevices.testkit.contract.internal.DriverLog;
 import io.flinkdevices.testkit.contract.internal.ForeignInfo;
+import io.flinkdevices.testkit.contract.internal.Waiting;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -227,7 +228,8 @@ public abstract class RetrievalContract extends ContractSuite {
      * <p>How: when the infos of a healthy host have a {@code health} property (the driver reports
      * health), builds a host of {@code maxDevices()} devices whose device 0 its fakes describe as
      * failed ({@link io.flinkdevices.testkit.fake.FakeHost#failDevice(int)}, set before {@code
-     * paramsForHost}), then asks a fresh driver for every device, and for all but one.
+     * paramsForHost}), then asks a fresh driver for every device, and for all but one; a monitored
+     * info is read after its monitor's first sample.
      *
      * <p>Must hold: no info handed out has a {@code health} starting with {@code failed} or equal
      * to {@code unhealthy}; asking for every device fails with an {@link Exception}. Skipped, with
@@ -240,6 +242,7 @@ public abstract class RetrievalContract extends ContractSuite {
     public void neverHandsOutAFailedDevice() throws Exception {
         int n = kit.maxDevices();
         Set<? extends ExternalResourceInfo> healthy = infos(driver(host(n)), n);
+        Waiting.firstSamples(healthy, MonitoringContract.PATIENCE);
         Assumptions.assumeTrue(
                 healthy.stream().anyMatch(i -> i.getProperty(KEY_HEALTH).isPresent()),
                 "the driver reports no health: no info of a healthy host has a 'health' property");
@@ -247,6 +250,7 @@ public abstract class RetrievalContract extends ContractSuite {
         Attempt<Set<? extends ExternalResourceInfo>> every = retrieve(driver(host), n);
         if (every.succeeded()) {
             Set<? extends ExternalResourceInfo> infos = every.value("retrieve");
+            Waiting.firstSamples(infos, MonitoringContract.PATIENCE);
             assertThat(failedAmong(infos))
                     .as(
                             "devices handed out although their health is failed (host with device 0"
@@ -261,6 +265,7 @@ public abstract class RetrievalContract extends ContractSuite {
         Set<? extends ExternalResourceInfo> rest =
                 retrieve(driver(host), n - 1)
                         .value("retrieveResourceInfo(" + (n - 1) + ") on a host with device 0 of " + n + " failed");
+        Waiting.firstSamples(rest, MonitoringContract.PATIENCE);
         assertThat(failedAmong(rest))
                 .as("devices handed out although their health is failed: %s", rest)
                 .isEmpty();

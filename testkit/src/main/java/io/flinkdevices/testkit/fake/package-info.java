@@ -8,5 +8,7 @@
  * real tool prints for common NVIDIA GPUs, MIG on and off, and for drivers older than 510; its
  * {@link io.flinkdevices.testkit.fake.InstalledNvidiaHost} changes while a cluster runs (a GPU
  * removed, Xid and ECC events, load that moves) and writes the state a stand-in NVML reads.
+ * {@link io.flinkdevices.testkit.fake.FirstSample} waits for a driver's monitor to sample the
+ * infos it handed out.
  */
 package io.flinkdevices.testkit.fake;

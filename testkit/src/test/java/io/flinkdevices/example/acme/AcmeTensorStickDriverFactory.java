@@ -76,7 +76,7 @@ public final class AcmeTensorStickDriverFactory implements ExternalResourceDrive
         ExternalCommand list =
                 ExternalCommand.of(smi, List.of("--list"), timeout, params.fullKey(ACME_SMI_PATH));
         // external-resource.<name>.param. -> external-resource.<name>.amount, for error messages
-        String amountKey = params.keyPrefix().replaceFirst("param\\.$", "amount");
+        String amountKey = params.amountKey();
         return Mutant.driver( // mutation run
                 new AcmeTensorStickDriver(
                         new AcmeSmi(list),

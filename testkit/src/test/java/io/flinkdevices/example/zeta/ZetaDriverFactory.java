@@ -63,6 +63,6 @@ public final class ZetaDriverFactory implements ExternalResourceDriverFactory {
                 devices,
                 VisibleDevices.read(environment, ZetaDriver.VISIBLE_DEVICES, "Zeta NPU"),
                 coordination.enabled() ? DeviceCoordinator.create(coordination) : null,
-                params.keyPrefix().replaceFirst("param\\.$", "amount"));
+                params.amountKey());
     }
 }

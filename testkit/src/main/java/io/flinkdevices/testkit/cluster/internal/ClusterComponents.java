@@ -1,5 +1,7 @@
 package io.flinkdevices.testkit.cluster.internal;
 
+import io.flinkdevices.testkit.internal.MonitorThreads;
+
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint;
 import org.apache.flink.runtime.taskexecutor.TaskManagerRunner;

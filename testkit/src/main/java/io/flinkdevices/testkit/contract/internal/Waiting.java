@@ -1,6 +1,11 @@
 package io.flinkdevices.testkit.contract.internal;
 
+import io.flinkdevices.testkit.fake.FirstSample;
+
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -25,6 +30,15 @@ public final class Waiting {
             }
             pause(Duration.ofMillis(STEP_MILLIS));
         }
+    }
+
+    /**
+     * Waits until every info a monitor watches (it has {@code health.device}) reads {@code health}:
+     * a monitor takes its first sample on its own thread after hand-out. True when they all do
+     * within {@code bound}; infos without a monitor are not waited for.
+     */
+    public static boolean firstSamples(Collection<? extends ExternalResourceInfo> infos, Duration bound) {
+        return until(bound, () -> FirstSample.arrived(infos));
     }
 
     /** Sleeps {@code d}; an interrupt ends it early and stays set. */

@@ -1,4 +1,4 @@
-package io.flinkdevices.testkit.cluster.internal;
+package io.flinkdevices.testkit.internal;
 
 import java.time.Duration;
 import java.util.HashSet;
@@ -9,7 +9,7 @@ import java.util.stream.Collectors;
 
 /**
  * The device monitors (sdk-api's {@code DeviceMonitor} threads, named {@value #PREFIX}...) that
- * the drivers of one TaskManager started, and their stop.
+ * the drivers of one TaskManager (or of one contract-kit case) started, and their stop.
  *
  * <p>Flink has no close hook for external-resource drivers: in a TaskManager process a monitor
  * ends with the JVM, or once the infos it serves are collected. The TaskManagers of a local
@@ -17,7 +17,8 @@ import java.util.stream.Collectors;
  * host's tools, which record their calls in the host's folder) after its TaskManager stopped,
  * while the test deletes that folder. A TaskManager's drivers are created on the thread that
  * starts it, so the monitor threads that appear across its start are its own (clusters in one JVM
- * start their TaskManagers one after the other).
+ * start their TaskManagers one after the other). The contract kit stops the monitors of the
+ * drivers a case created in the same way before it deletes the case's hosts.
  */
 public final class MonitorThreads {
 
