@@ -5,12 +5,14 @@ import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeAmdHost.Model;
 import io.flinkdevices.testkit.fake.FakeExecutable;
 import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -25,6 +27,7 @@ import java.util.Map;
  * expected and the OS reason.
  */
 @DisplayName("The AMD driver's bad-input table")
+@ExtendWith(StopDeviceMonitors.class)
 class AmdBadInputTest {
 
     private static final String P = "external-resource.gpu.param.";

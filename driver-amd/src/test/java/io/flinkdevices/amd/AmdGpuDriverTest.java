@@ -8,12 +8,14 @@ import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeAmdHost.Model;
 import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.configuration.Configuration;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -24,6 +26,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /** What the AMD driver hands out on fake MI300X, MI210 and Radeon hosts, through each backend. */
+@ExtendWith(StopDeviceMonitors.class)
 class AmdGpuDriverTest {
 
     @TempDir Path temp;

@@ -2,6 +2,7 @@ package io.flinkdevices.fpga;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.info.FpgaInfo;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -14,6 +15,7 @@ import org.apache.flink.core.plugin.PluginLoader;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.InputStream;
@@ -45,6 +47,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * fresh TaskManager would have it.
  */
 @DisplayName("JOCL in the plugin and in a job of the same JVM")
+@ExtendWith(StopDeviceMonitors.class)
 class JoclClassLoaderITCase {
 
     @TempDir Path temp;

@@ -1,11 +1,13 @@
 package io.flinkdevices.fpga;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 import io.flinkdevices.testkit.host.HostLibraries;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -24,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * asserted: neither is skipped.
  */
 @DisplayName("The FPGA driver on a host whose OpenCL loader finds no platform, or that has no loader")
+@ExtendWith(StopDeviceMonitors.class)
 class NoOpenClPlatformITCase {
 
     private static final String LOADER = "libOpenCL.so.1";

@@ -2,6 +2,7 @@ package io.flinkdevices.fpga;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.info.FpgaInfo;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -36,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * for an FPGA board and PoCL for a CPU device. Programs are OpenCL C source, built for real.
  */
 @DisplayName("The FPGA driver on real OpenCL (PoCL and oclgrind)")
+@ExtendWith(StopDeviceMonitors.class)
 class OpenClDevicesITCase {
 
     static final String VADD =

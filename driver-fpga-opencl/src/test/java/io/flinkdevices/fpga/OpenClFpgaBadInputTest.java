@@ -3,9 +3,11 @@ package io.flinkdevices.fpga;
 import static io.flinkdevices.fpga.DeviceTypes.ACCELERATOR;
 
 import io.flinkdevices.testkit.contract.BadInputTable;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -19,6 +21,7 @@ import java.util.Map;
  * reason.
  */
 @DisplayName("The OpenCL FPGA driver's bad-input table")
+@ExtendWith(StopDeviceMonitors.class)
 class OpenClFpgaBadInputTest {
 
     private static final String P = OpenClFpgaDriverTest.PREFIX;

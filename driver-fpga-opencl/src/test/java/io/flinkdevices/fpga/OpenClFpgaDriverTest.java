@@ -5,6 +5,7 @@ import io.flinkdevices.sdk.config.DriverConfigException;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
 import io.flinkdevices.sdk.info.FpgaInfo;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 import io.flinkdevices.testkit.logging.LogCapture;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -15,6 +16,7 @@ import org.apache.flink.configuration.DelegatingConfiguration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -32,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The driver's parameters and choices, on a fake OpenCL. */
+@ExtendWith(StopDeviceMonitors.class)
 class OpenClFpgaDriverTest {
 
     static final String PREFIX = "external-resource.fpga.param.";

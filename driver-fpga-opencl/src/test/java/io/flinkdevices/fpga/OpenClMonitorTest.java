@@ -9,6 +9,7 @@ import io.flinkdevices.sdk.info.FpgaInfo;
 import io.flinkdevices.testkit.fake.FakeExecutable;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FirstSample;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
@@ -16,6 +17,7 @@ import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -29,6 +31,7 @@ import java.util.function.Supplier;
 
 /** The OpenCL driver's monitor: CL_DEVICE_AVAILABLE per interval, and a vendor's board check. */
 @DisplayName("The OpenCL driver's monitor")
+@ExtendWith(StopDeviceMonitors.class)
 class OpenClMonitorTest {
 
     @TempDir Path temp;

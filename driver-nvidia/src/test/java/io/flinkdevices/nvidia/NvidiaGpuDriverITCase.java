@@ -10,6 +10,7 @@ import io.flinkdevices.testkit.fake.FakeExecutable.Response;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.InputStream;
@@ -41,6 +43,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 /** The NVIDIA driver against fake nvidia-smi hosts and Flink's own discovery script. */
 @DisplayName("The NVIDIA GPU driver")
+@ExtendWith(StopDeviceMonitors.class)
 class NvidiaGpuDriverITCase {
 
     @TempDir Path temp;

@@ -8,6 +8,7 @@ import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
 import io.flinkdevices.testkit.fake.FirstSample;
 import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
 import io.flinkdevices.testkit.fake.NvmlStandIn;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 import io.flinkdevices.testkit.logging.LogCapture;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
@@ -16,6 +17,7 @@ import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -28,6 +30,7 @@ import java.util.function.Supplier;
 
 /** The NVIDIA driver's monitor, through the stand-in NVML and the fake nvidia-smi, on hosts that change while infos are in use. */
 @DisplayName("The NVIDIA driver's monitor")
+@ExtendWith(StopDeviceMonitors.class)
 class NvidiaMonitorTest {
 
     @TempDir Path temp;

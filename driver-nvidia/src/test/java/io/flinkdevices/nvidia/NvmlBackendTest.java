@@ -10,11 +10,13 @@ import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
 import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
 import io.flinkdevices.testkit.fake.NvmlStandIn;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.configuration.Configuration;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -25,6 +27,7 @@ import java.util.Map;
 
 /** Discovery through NVML (the stand-in library): the same infos as nvidia-smi on the same host. */
 @DisplayName("The nvml backend")
+@ExtendWith(StopDeviceMonitors.class)
 class NvmlBackendTest {
 
     @TempDir Path temp;

@@ -8,6 +8,7 @@ import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
 import io.flinkdevices.testkit.fake.FirstSample;
 import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
 import io.flinkdevices.testkit.fake.NvmlStandIn;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -19,6 +20,7 @@ import org.apache.flink.core.plugin.PluginLoader;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URL;
@@ -35,6 +37,7 @@ import java.util.concurrent.TimeUnit;
  * plain strings, without a class of the plugin.
  */
 @DisplayName("NVML in two plugin class loaders of one JVM")
+@ExtendWith(StopDeviceMonitors.class)
 class NvmlPluginClassLoadersITCase {
 
     @TempDir Path temp;

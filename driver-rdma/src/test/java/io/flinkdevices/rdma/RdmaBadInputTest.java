@@ -7,12 +7,14 @@ import io.flinkdevices.testkit.contract.BadInputTable;
 import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeRdmaHost;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -25,6 +27,7 @@ import java.util.Map;
  * error naming the key or path and what was expected.
  */
 @DisplayName("The RDMA driver's bad-input table")
+@ExtendWith(StopDeviceMonitors.class)
 class RdmaBadInputTest {
 
     private static final String P = "external-resource.rdma.param.";

@@ -7,6 +7,7 @@ import io.flinkdevices.sdk.info.RdmaInfo;
 import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeRdmaHost;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 import io.flinkdevices.testkit.logging.LogCapture;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -14,6 +15,7 @@ import org.apache.flink.configuration.Configuration;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /** What the RDMA driver hands out on fake InfiniBand and RoCE hosts. */
+@ExtendWith(StopDeviceMonitors.class)
 class RdmaDriverTest {
 
     @TempDir Path temp;

@@ -9,6 +9,7 @@ import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeRdmaHost;
 import io.flinkdevices.testkit.fake.FirstSample;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
@@ -16,6 +17,7 @@ import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -27,6 +29,7 @@ import java.util.function.Supplier;
 
 /** The RDMA driver's monitor on a fake host that changes while the infos are in use. */
 @DisplayName("The RDMA driver's monitor")
+@ExtendWith(StopDeviceMonitors.class)
 class RdmaMonitorTest {
 
     @TempDir Path temp;

@@ -7,6 +7,7 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeRdmaHost;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.configuration.Configuration;
@@ -14,6 +15,7 @@ import org.apache.flink.configuration.DelegatingConfiguration;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 
 /** The optional verbs probe: its own JVM, its answers, and what happens where libdisni is missing. */
+@ExtendWith(StopDeviceMonitors.class)
 class VerbsProbeITCase {
 
     private static final String KEY = "external-resource.rdma.param.verbs-probe";

@@ -8,6 +8,7 @@ import io.flinkdevices.cli.flink.PluginFactories;
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -17,6 +18,7 @@ import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -34,6 +36,7 @@ import java.util.Set;
  * the devices (in use by pid N), not "no usable device", and never writes the live coordination
  * file.
  */
+@ExtendWith(StopDeviceMonitors.class)
 class ReadOnlyCoordinationTest {
 
     private static final String FACTORY = CoordinatedFactory.class.getName();

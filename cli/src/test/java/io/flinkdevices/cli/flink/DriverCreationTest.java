@@ -10,6 +10,7 @@ import io.flinkdevices.cli.flink.DriverCreation.NullDriver;
 import io.flinkdevices.cli.flink.DriverCreation.TimedOut;
 import io.flinkdevices.cli.flink.DriverCreation.Use;
 import io.flinkdevices.sdk.config.DriverConfigException;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -17,6 +18,7 @@ import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.OutputStream;
@@ -31,6 +33,7 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 
 /** The one path on which discover, doctor and render create drivers, and how it sorts failures. */
+@ExtendWith(StopDeviceMonitors.class)
 class DriverCreationTest {
 
     private static final String FACTORY = "com.acme.AcmeDriverFactory";

@@ -5,16 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flinkdevices.cli.TestPlugins;
 import io.flinkdevices.cli.flink.DriverDecorators.KubernetesNeeds;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.Map;
 
+@ExtendWith(StopDeviceMonitors.class)
 class DriverDecoratorsTest {
 
     @TempDir Path plugins;
