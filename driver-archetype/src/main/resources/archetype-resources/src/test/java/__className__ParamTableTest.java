@@ -2,8 +2,10 @@ package ${package};
 
 import io.flinkdevices.testkit.contract.ParamTable;
 import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -12,7 +14,9 @@ import java.util.Map;
 /**
  * Every parameter the factory declares, absent, empty and garbage: the table of what an operator's
  * mistakes produce, printed, and none of them a NullPointerException, an unnamed key or a hang.
+ * The monitors of the drivers it creates are stopped before the folder of the fake host is deleted.
  */
+@ExtendWith(StopDeviceMonitors.class)
 class ${className}ParamTableTest {
 
     @TempDir Path temp;
