@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU sample job end to end on a GPU host, for the device run (run.sh gives a check 240 s; the
-# steps here are bounded to 200 s together, typically about 60 s): the pipeline's own ceiling with no device (PipelineThroughput), then
+# steps here are bounded to 220 s together, typically about 80 s): the pipeline's own ceiling with no device (PipelineThroughput), then
 # MatrixVectorLocal on the nvidia path (flink-devices' NVIDIA driver hands out the GPU) at batch
-# 4096 with 1, 2 and 4 subtasks sharing GPU 0. Prints, per run, records/s end to end and inside
+# 4096 with 1, 2, 4 and 8 subtasks sharing GPU 0. Prints, per run, records/s end to end and inside
 # the batch calls, and keeps every log under $OUT.
 #
 #   JAVA  the java to run (default: java)
@@ -10,13 +10,13 @@
 #         job-devices, sdk-api, testkit, driver-nvidia and their dependencies), for example
 #         CP="$(./mvnw -q -pl samples-local dependency:build-classpath -Dmdep.outputFile=/dev/stdout):samples-local/target/classes"
 #   OUT   where the logs go (default: ./job-checks-out)
-#   RECORDS       vectors per GPU run (default 2000000)
+#   RECORDS       vectors per GPU run (default 8000000)
 #   PIPE_RECORDS  vectors through the no-device pipeline (default 20000000)
 set -u
 JAVA=${JAVA:-java}
 : "${CP:?set CP to the class path (see the header of $0)}"
 OUT=${OUT:-./job-checks-out}
-RECORDS=${RECORDS:-2000000}
+RECORDS=${RECORDS:-8000000}
 PIPE_RECORDS=${PIPE_RECORDS:-20000000}
 mkdir -p "$OUT"
 status=0
@@ -39,10 +39,11 @@ run() { # name limit-seconds main-class args...
 nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader \
     >"$OUT/gpu.txt" 2>&1 && sed 's/^/GPU: /' "$OUT/gpu.txt"
 
-run pipeline 50 io.flinkdevices.samples.gpu.PipelineThroughput \
+run pipeline 40 io.flinkdevices.samples.gpu.PipelineThroughput \
     --records "$PIPE_RECORDS" --dims 256 --batch 4096 --slots 2 --parallelism 1 --repeat 2 --matvec-records 0 --modes checksum
 # MatrixVectorLocal batch records dims parallelism devices GPUs slots
-run matvec-p1 50 io.flinkdevices.samples.gpu.MatrixVectorLocal 4096 "$RECORDS" 256 1 nvidia 1 3
-run matvec-p2 50 io.flinkdevices.samples.gpu.MatrixVectorLocal 4096 "$RECORDS" 256 2 nvidia 1 3
-run matvec-p4 50 io.flinkdevices.samples.gpu.MatrixVectorLocal 4096 "$RECORDS" 256 4 nvidia 1 3
+run matvec-p1 45 io.flinkdevices.samples.gpu.MatrixVectorLocal 4096 "$RECORDS" 256 1 nvidia 1 3
+run matvec-p2 45 io.flinkdevices.samples.gpu.MatrixVectorLocal 4096 "$RECORDS" 256 2 nvidia 1 3
+run matvec-p4 45 io.flinkdevices.samples.gpu.MatrixVectorLocal 4096 "$RECORDS" 256 4 nvidia 1 3
+run matvec-p8 45 io.flinkdevices.samples.gpu.MatrixVectorLocal 4096 "$RECORDS" 256 8 nvidia 1 3
 exit $status

@@ -21,6 +21,13 @@ timeout 35 "$JAVA" -Xmx512m -cp "$CP" io.flinkdevices.nvidia.NvmlCheck --samples
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || { echo "(a) exit $rc; stderr tail:"; tail -5 "$OUT/nvml-check.err"; status=1; }
 
+echo "-- (a2) where a fresh JVM's first NVML discovery spends its time (3 fresh JVMs)"
+for i in 1 2 3; do
+  timeout 20 "$JAVA" -Xmx512m -cp "$CP" io.flinkdevices.nvidia.NvmlCheck --phases ${NVML_LIBRARY:+--library "$NVML_LIBRARY"} 2>>"$OUT/nvml-phases.err" | tee -a "$OUT/nvml-phases.txt"
+  rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 0 ] || { echo "(a2) exit $rc; stderr tail:"; tail -5 "$OUT/nvml-phases.err"; status=1; break; }
+done
+
 echo "-- (b) pynvml: nvmlInit -> all properties -> nvmlShutdown in a fresh process (the floor)"
 timeout 20 python3 - <<'PY' 2>&1 | tee "$OUT/pynvml.txt"
 import subprocess, sys, statistics
@@ -52,6 +59,31 @@ for _ in range(5):
     runs.append([float(x) for x in r.stdout.split()])
 init = statistics.median(r[0] for r in runs); whole = statistics.median(r[1] for r in runs); props = statistics.median(r[2] for r in runs)
 print("pynvml in a fresh process (median of 5): nvmlInit %.2f ms, init->all properties->shutdown %.2f ms (properties %.3f ms)" % (init, whole, props))
+# what each call costs once NVML is up, as NvmlCheck's "NVML calls through the binding" line
+import time
+import pynvml as n
+n.nvmlInit()
+h = n.nvmlDeviceGetHandleByIndex(0)
+calls = [("count", n.nvmlDeviceGetCount), ("handle", lambda: n.nvmlDeviceGetHandleByIndex(0)),
+         ("uuid", lambda: n.nvmlDeviceGetUUID(h)), ("name", lambda: n.nvmlDeviceGetName(h)),
+         ("memory", lambda: n.nvmlDeviceGetMemoryInfo(h)), ("pci", lambda: n.nvmlDeviceGetPciInfo(h)),
+         ("compute capability", lambda: n.nvmlDeviceGetCudaComputeCapability(h)),
+         ("MIG mode", lambda: n.nvmlDeviceGetMigMode(h)), ("utilization", lambda: n.nvmlDeviceGetUtilizationRates(h)),
+         ("temperature", lambda: n.nvmlDeviceGetTemperature(h, 0)), ("power", lambda: n.nvmlDeviceGetPowerUsage(h)),
+         ("ECC", lambda: n.nvmlDeviceGetTotalEccErrors(h, 1, 0))]
+parts = []
+for name, f in calls:
+    t = []
+    for _ in range(200):
+        s0 = time.perf_counter()
+        try:
+            f()
+        except n.NVMLError:
+            pass
+        t.append(time.perf_counter() - s0)
+    parts.append("%s %.1f us" % (name, statistics.median(t) * 1e6))
+n.nvmlShutdown()
+print("NVML calls through pynvml (median of 200, GPU 0): " + ", ".join(parts))
 PY
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || { echo "(b) exit $rc"; status=1; }

@@ -13,6 +13,7 @@ import com.sun.jna.ptr.PointerByReference;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
 /**
@@ -39,6 +40,7 @@ final class Nvml {
 
     private final NvmlLibrary lib;
     private final String library;
+    private final Map<Integer, GpuFacts> facts = new ConcurrentHashMap<>();
 
     private Nvml(NvmlLibrary lib, String library) {
         this.lib = lib;
@@ -122,6 +124,20 @@ final class Nvml {
             default:
                 return "";
         }
+    }
+
+    /**
+     * What NVML said of the GPU at {@code index} that stays the same while it is in the machine:
+     * read at the first discovery, and again when the index reports another UUID (a GPU replaced,
+     * or the order changed). Shared by every driver of this class loader that uses this library.
+     */
+    GpuFacts facts(int index, Pointer device, String uuid) throws DeviceDriverException {
+        GpuFacts f = facts.get(index);
+        if (f == null || !f.uuid.equals(uuid)) {
+            f = GpuFacts.read(this, device, uuid);
+            facts.put(index, f);
+        }
+        return f;
     }
 
     /** The library this was loaded from, as configured. */

@@ -19,6 +19,12 @@ import java.util.regex.Pattern;
  * publishes), PCI address, compute capability and MIG mode, and with a MIG profile the MIG devices
  * under each GPU. Gives the infos the {@code nvidia-smi} backend gives, from the same facts (both
  * read NVML), and applies the TaskManager's {@code CUDA_VISIBLE_DEVICES} the same way.
+ *
+ * <p>A later discovery in the same TaskManager (a second driver, for MIG units beside whole GPUs)
+ * asks NVML for the GPU count and each GPU's handle and UUID, and takes the rest from {@link
+ * GpuFacts}: what cannot change while the GPU is in the machine, and its MIG mode when read less
+ * than {@link GpuFacts#MIG_MODE_TTL_NANOS} ago. The MIG devices of a GPU in MIG mode are listed anew
+ * every time.
  */
 final class NvmlBackend implements Backend {
 
@@ -30,7 +36,6 @@ final class NvmlBackend implements Backend {
     private final String library;
     private final String libraryKey;
     private final UnitSelector units;
-
     /**
      * @param library {@code libnvidia-ml.so.1} or the absolute path the operator set
      * @param libraryKey the parameter that names it, for messages
@@ -70,19 +75,15 @@ final class NvmlBackend implements Backend {
                 throw new DeviceDriverException(describe() + " reports UUID " + uuid + " for two GPUs; expected every GPU"
                         + " to have its own UUID (tasks would share one GPU through " + VisibleDevices.ENV + ")");
             }
-            GpuInfo.Builder b = GpuInfo.builder("nvidia", i).uuid(uuid).name(nvml.name(h));
-            b.memoryBytes(nvml.memory(h)[0]);
-            b.pciAddress(pciAddress(nvml.pciBusId(h)));
-            try {
-                int[] cc = nvml.computeCapability(h);
-                b.architecture("sm_" + cc[0] + cc[1]);
-            } catch (NvmlException e) {
-                if (!e.unsupported()) {
-                    throw e;
-                }
+            GpuFacts f = nvml.facts(i, h, uuid);
+            GpuInfo.Builder b = GpuInfo.builder("nvidia", i).uuid(uuid).name(f.name);
+            b.memoryBytes(f.memoryBytes);
+            b.pciAddress(f.pciAddress);
+            if (f.architecture != null) {
+                b.architecture(f.architecture);
             }
             b.visibleDevices(VisibleDevices.ENV, uuid);
-            boolean mig = nvml.migEnabled(h);
+            boolean mig = f.migEnabled(nvml, h);
             gpus.add(new NvidiaSmiBackend.Gpu(b.build(), mig));
             if (mig && units.migUnits()) {
                 migs.addAll(migDevices(nvml, h, i));

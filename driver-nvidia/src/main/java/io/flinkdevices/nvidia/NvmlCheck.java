@@ -10,10 +10,13 @@ import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.configuration.Configuration;
 
+import com.sun.jna.Pointer;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -46,6 +49,7 @@ final class NvmlCheck {
         String library = null;
         String smi = "nvidia-smi";
         String backend = "nvml";
+        boolean phases = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--samples":
@@ -60,13 +64,16 @@ final class NvmlCheck {
                 case "--backend":
                     backend = args[++i];
                     break;
+                case "--phases":
+                    phases = true;
+                    break;
                 default:
                     System.err.println("unknown argument " + args[i] + "; expected --samples N, --library PATH, --nvidia-smi PATH,"
-                            + " --backend nvml|nvidia-smi");
+                            + " --backend nvml|nvidia-smi, --phases");
                     System.exit(2);
             }
         }
-        System.exit(run(samples, library, smi, backend));
+        System.exit(phases ? phases(library == null ? Nvml.DEFAULT_LIBRARY : library) : run(samples, library, smi, backend));
     }
 
     static int run(int samples, String library, String smi) throws Exception {
@@ -113,6 +120,9 @@ final class NvmlCheck {
         System.out.printf(Locale.ROOT, "later discovery of all %d GPUs (median of %d): %.1f us, %.1f us per device%n", n, d.length,
                 median(d) / 1e3, median(d) / 1e3 / n);
 
+        if (viaNvml) {
+            callCosts(((NvmlBackend) driver.backend()).nvml(), Math.max(10, samples / 5));
+        }
         DeviceSampler sampler = NvidiaMonitors.sampler(driver.backend(), infos, XidPolicy.defaults());
         List<String> ids = new ArrayList<>();
         infos.forEach(i -> ids.add(driver.backend().coordinationId(i)));
@@ -179,6 +189,78 @@ final class NvmlCheck {
         boolean pass = Math.abs(ours - smi) <= Math.max(abs, rel * Math.abs(smi));
         System.out.printf(Locale.ROOT, "GPU %d %-17s nvml %-10.2f nvidia-smi %-10.2f %s%n", gpu, what, ours, smi, pass ? "PASS" : "FAIL");
         return pass;
+    }
+
+    /** One NVML call through this driver's binding, for {@link #callCosts}. */
+    private interface NvmlCall {
+        void run() throws NvmlException;
+    }
+
+    /** The median cost of each NVML call discovery and a sample make, on GPU 0, in one line. */
+    static void callCosts(Nvml nvml, int reps) throws NvmlException {
+        Pointer h = nvml.handle(0);
+        Map<String, NvmlCall> calls = new LinkedHashMap<>();
+        calls.put("count", nvml::deviceCount);
+        calls.put("handle", () -> nvml.handle(0));
+        calls.put("uuid", () -> nvml.uuid(h));
+        calls.put("name", () -> nvml.name(h));
+        calls.put("memory", () -> nvml.memory(h));
+        calls.put("pci", () -> nvml.pciBusId(h));
+        calls.put("compute capability", () -> nvml.computeCapability(h));
+        calls.put("MIG mode", () -> nvml.migEnabled(h));
+        calls.put("utilization", () -> nvml.utilization(h));
+        calls.put("temperature", () -> nvml.temperature(h));
+        calls.put("power", () -> nvml.powerMilliwatts(h));
+        calls.put("ECC", () -> nvml.eccVolatile(h, NvmlLibrary.ECC_UNCORRECTED));
+        StringBuilder line = new StringBuilder("NVML calls through the binding (median of " + reps + ", GPU 0):");
+        String sep = " ";
+        for (Map.Entry<String, NvmlCall> c : calls.entrySet()) {
+            long[] t = new long[reps];
+            for (int i = 0; i < reps; i++) {
+                long st = System.nanoTime();
+                try {
+                    c.getValue().run();
+                } catch (NvmlException e) {
+                    if (!e.unsupported()) {
+                        throw e;
+                    }
+                }
+                t[i] = System.nanoTime() - st;
+            }
+            line.append(sep).append(c.getKey()).append(String.format(Locale.ROOT, " %.1f us", median(t) / 1e3));
+            sep = ", ";
+        }
+        System.out.println(line);
+    }
+
+    /**
+     * Where a fresh JVM's first NVML discovery spends its time, one phase after the other: JNA's
+     * own start (its native dispatch library), loading {@code library} through JNA, {@code
+     * nvmlInit_v2}, the factory and the driver, and the first discovery of every GPU.
+     */
+    static int phases(String library) throws Exception {
+        long t0 = System.nanoTime();
+        Class.forName("com.sun.jna.Native");
+        long t1 = System.nanoTime();
+        NvmlLibrary lib = com.sun.jna.Native.load(library, NvmlLibrary.class);
+        long t2 = System.nanoTime();
+        int rc = lib.nvmlInit_v2();
+        long t3 = System.nanoTime();
+        Configuration c = new Configuration();
+        c.setString("backend", "nvml");
+        c.setString("monitor.interval", "0");
+        if (!library.equals(Nvml.DEFAULT_LIBRARY)) {
+            c.setString("nvml.library", library);
+        }
+        NvidiaGpuDriver driver = (NvidiaGpuDriver) new NvidiaGpuDriverFactory().createExternalResourceDriver(c);
+        long t4 = System.nanoTime();
+        List<GpuInfo> infos = discover(driver, 1);
+        long t5 = System.nanoTime();
+        System.out.printf(Locale.ROOT, "first NVML discovery in a fresh JVM, by phase: JNA start %.2f ms, load %s %.2f ms,"
+                        + " nvmlInit_v2 %.2f ms (rc %d), factory and driver %.2f ms, first discovery %.2f ms; %.2f ms in all (%s)%n",
+                ms(t1 - t0), library, ms(t2 - t1), ms(t3 - t2), rc, ms(t4 - t3), ms(t5 - t4), ms(t5 - t0),
+                describe(infos.get(0)));
+        return rc == NvmlLibrary.SUCCESS ? 0 : 2;
     }
 
     private static List<GpuInfo> discover(ExternalResourceDriver driver, long amount) throws Exception {

@@ -84,6 +84,19 @@ class NvmlBackendTest {
     }
 
     @Test
+    @DisplayName("a later discovery gives the same infos from the facts kept of each GPU, and still finds a GPU that fell off the bus")
+    void laterDiscoveryKeepsFactsButSeesLostGpus() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).install(FakeHost.create(temp));
+        String lib = NvmlStandIn.installOn(host).toString();
+        List<Map<String, String>> first = retrieve(host, Map.of(), 2, "backend", "nvml", "nvml.library", lib);
+        assertThat(retrieve(host, Map.of(), 2, "backend", "nvml", "nvml.library", lib)).isEqualTo(first);
+        host.removeGpu(1);
+        assertThatThrownBy(() -> retrieve(host, Map.of(), 1, "backend", "nvml", "nvml.library", lib))
+                .isInstanceOf(DeviceDriverException.class)
+                .hasMessageContaining("GPU is lost");
+    }
+
+    @Test
     @DisplayName("NVML refusing to start says so with NVML's own reason and what to do")
     void initRefused() throws Exception {
         InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));

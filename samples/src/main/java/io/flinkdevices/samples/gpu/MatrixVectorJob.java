@@ -30,7 +30,7 @@ import java.util.Locale;
  * DeviceBatchOperator} that multiplies each with one {@code dims x dims} matrix, {@code batch}
  * vectors per device call and up to {@code slots} batches in flight, on the subtask's GPU (cuBLAS,
  * or the sample's own CUDA kernel) or on the CPU where the subtask has none ({@link
- * MatVecBatchFactory}); every 97th product is checked against {@link Matrix#multiplyExact}. Every
+ * MatVecBatchFactory}); every 1009th product is checked against {@link Matrix#multiplyExact}. Every
  * operator runs at the same parallelism and is chained: a vector goes from the source to the
  * device buffer as a Java reference, never serialized. Object reuse is on: every operator makes a
  * new record and none holds one it passed on. {@code MatrixVectorLocal} (module {@code samples-local}) runs the same
@@ -43,7 +43,7 @@ public final class MatrixVectorJob {
 
     static final long MATRIX_SEED = 42L;
     static final long VECTOR_SEED = 7L;
-    static final int CHECK_EVERY = 97;
+    static final int CHECK_EVERY = 1009;
 
     private MatrixVectorJob() {}
 
