@@ -111,15 +111,20 @@ final class NvmlCheck {
         System.out.printf(Locale.ROOT, "first discovery via %s backend (fresh JVM, 1 GPU asked): %.2f ms%n", backend, first);
         System.out.printf(Locale.ROOT, "GPUs: %d, first: %s%n", n, describe(infos.get(0)));
 
-        long[] d = new long[Math.max(1, samples / 10)];
+        // a spawn per discovery through nvidia-smi: fewer of them
+        long[] d = new long[Math.max(2, viaNvml ? samples : samples / 10)];
         for (int i = 0; i < d.length; i++) {
             long s = System.nanoTime();
             discover(driver, n);
             d[i] = System.nanoTime() - s;
         }
-        System.out.printf(Locale.ROOT, "later discovery of all %d GPUs (median of %d): %.1f us, %.1f us per device%n", n, d.length,
-                median(d) / 1e3, median(d) / 1e3 / n);
-
+        // the first discoveries run the driver's code before the JIT compiler has (a TaskManager
+        // discovers a few times in its life), the last ones after
+        long[] cold = Arrays.copyOf(d, Math.max(1, d.length / 10));
+        long[] warm = Arrays.copyOfRange(d, d.length / 2, d.length);
+        System.out.printf(Locale.ROOT, "later discovery of all %d GPUs: %.1f us, %.1f us per device (median of discoveries 2 to %d);"
+                        + " %.1f us, %.1f us per device (median of the last %d of %d)%n", n, median(cold) / 1e3,
+                median(cold) / 1e3 / n, cold.length + 1, median(warm) / 1e3, median(warm) / 1e3 / n, warm.length, d.length);
         if (viaNvml) {
             callCosts(((NvmlBackend) driver.backend()).nvml(), Math.max(10, samples / 5));
         }
@@ -133,8 +138,12 @@ final class NvmlCheck {
             sampler.sample(ids);
             s[i] = System.nanoTime() - st;
         }
-        System.out.printf(Locale.ROOT, "%s sample of all %d GPUs (median of %d): %.1f us, %.1f us per device%n",
-                viaNvml ? "NVML" : "nvidia-smi", n, samples, median(s) / 1e3, median(s) / 1e3 / n);
+        long[] coldS = Arrays.copyOf(s, Math.max(1, s.length / 10));
+        long[] warmS = Arrays.copyOfRange(s, s.length / 2, s.length);
+        System.out.printf(Locale.ROOT, "%s sample of all %d GPUs: %.1f us, %.1f us per device (median of the first %d);"
+                        + " %.1f us, %.1f us per device (median of the last %d of %d)%n",
+                viaNvml ? "NVML" : "nvidia-smi", n, median(coldS) / 1e3, median(coldS) / 1e3 / n, coldS.length,
+                median(warmS) / 1e3, median(warmS) / 1e3 / n, warmS.length, samples);
         if (sampler instanceof NvmlSampler) {
             ((NvmlSampler) sampler).close();
         }
