@@ -28,17 +28,21 @@ import java.util.Map;
  *
  * <pre>
  * java -cp ... io.flinkdevices.nvidia.NvmlCheck [--samples 1000] [--library /path/libnvidia-ml.so.1]
- *     [--nvidia-smi /usr/bin/nvidia-smi]
+ *     [--nvidia-smi /usr/bin/nvidia-smi] [--backend nvml|nvidia-smi] [--phases]
  * </pre>
  *
  * Prints, one figure a line: the first discovery through the {@code nvml} backend in this JVM
  * (factory, driver, NVML load and init, every property), later discoveries and NVML samples per
- * device (median over {@code --samples}), one {@code nvidia-smi} metrics spawn (median of 5: the
+ * device ({@code --samples} of each: the median of the first tenth, before the JIT compiler has
+ * compiled the driver's code, and of the last half), what each NVML call costs, one {@code
+ * nvidia-smi} metrics spawn (median of 5: the
  * monitor's query, {@link SmiSampler#QUERY}), and per GPU (matched by UUID) both tools'
  * utilisation, memory used and total, temperature, power and volatile ECC counts with PASS or FAIL
  * (agreement within the tools' rounding: MiB and degrees to 1, power to 5 W or 5 %, utilisation,
  * an instantaneous figure, to 10 points, ECC counts exactly). Exits 1 when a comparison fails, 2 when NVML or
- * nvidia-smi cannot run. Not part of the driver's work: a tool for the operator and the checks.
+ * nvidia-smi cannot run. With {@code --phases} it prints instead where a fresh JVM's first NVML
+ * discovery spends its time ({@link #phases}). Not part of the driver's work: a tool for the
+ * operator and the checks.
  */
 final class NvmlCheck {
 
