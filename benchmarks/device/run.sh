@@ -12,6 +12,12 @@ if [ ! -x "$bundle/jre/bin/java" ]; then
     || { echo "run.sh: cannot unpack $root/.devbundle/bundle.tar.xz (run benchmarks/device/bundle.sh)" >&2; exit 2; }
 fi
 export JAVA="$bundle/jre/bin/java"
+# jlink leaves out the class data sharing archive every JDK ships (lib/server/classes.jsa); without it
+# each fresh JVM loads and verifies the JDK's classes from the image, which no TaskManager does.
+# Made here, once per unpacked bundle (a few seconds), rather than carried (13 MB).
+if [ ! -f "$bundle/jre/lib/server/classes.jsa" ]; then
+  "$JAVA" -Xshare:dump >/dev/null 2>&1 || echo "run.sh: $JAVA -Xshare:dump failed: fresh JVMs run without the JDK's class data sharing archive" >&2
+fi
 CP="$(ls "$bundle"/lib/*.jar | tr '\n' ':')$bundle/junit-console.jar"
 export CP
 export OUT="${OUT:-$(mktemp -d)}"
