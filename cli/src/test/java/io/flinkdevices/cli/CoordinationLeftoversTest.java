@@ -7,10 +7,12 @@ import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -24,6 +26,7 @@ import java.util.stream.Stream;
  * doctor}, {@code doctor --no-devices} and {@code render} it still does not (nor its lock file),
  * though {@code discover} and {@code doctor} asked the driver for the GPUs.
  */
+@ExtendWith(StopDeviceMonitors.class)
 class CoordinationLeftoversTest {
 
     @TempDir Path home;

@@ -12,10 +12,12 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -32,6 +34,7 @@ import java.util.stream.Stream;
  * module builds it (shaded, with its own sdk-api), against a fake {@code nvidia-smi}. Skipped when
  * that jar has not been built.
  */
+@ExtendWith(StopDeviceMonitors.class)
 class NvidiaPluginITCase {
 
     private static final String FACTORY = "io.flinkdevices.nvidia.NvidiaGpuDriverFactory";

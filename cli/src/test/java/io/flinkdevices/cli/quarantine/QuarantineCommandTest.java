@@ -10,10 +10,12 @@ import io.flinkdevices.sdk.coordination.DeviceQuarantine;
 import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeRdmaHost;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -25,6 +27,7 @@ import java.util.List;
  * host (fake RDMA sysfs, the real RDMA plugin) whose coordination file holds a quarantined port.
  */
 @DisplayName("flink-devices quarantine")
+@ExtendWith(StopDeviceMonitors.class)
 class QuarantineCommandTest {
 
     @TempDir Path home;
