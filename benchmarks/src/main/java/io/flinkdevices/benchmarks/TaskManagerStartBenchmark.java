@@ -12,15 +12,18 @@ import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.core.plugin.DefaultPluginManager;
 import org.apache.flink.core.plugin.DirectoryBasedPluginFinder;
 import org.apache.flink.core.plugin.PluginManager;
+import org.apache.flink.runtime.externalresource.ExternalResourceInfoProvider;
 import org.apache.flink.runtime.externalresource.ExternalResourceUtils;
 
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,7 +38,10 @@ import java.util.Set;
  * ExternalResourceUtils.createStaticExternalResourceInfoProviderFromConfig}). Each sample is one
  * fresh JVM holding one plugin folder with one shipped plugin jar, as a TaskManager starts once per
  * process: class loading of the plugin, the driver's discovery on a fake host and its parsing are
- * all in. JVMs of the rows are interleaved, so load from other processes hits every row alike.
+ * all in. JVMs of the rows are interleaved, so load from other processes hits every row alike. The
+ * window is also split in two: up to the drivers being created (Flink's plugin loading, the
+ * factory, the driver's configuration) and the drivers' {@code retrieveResourceInfo} (their
+ * discovery), by calling the three steps of that method one by one.
  *
  * <p>Rows: Flink 2.3.0's own GPU plugin (its {@code nvidia-gpu-discovery.sh} on a fake {@code
  * nvidia-smi} with 8 GPUs, amount 2), flink-devices' NVIDIA plugin ({@code nvidia-smi} backend,
@@ -142,6 +148,7 @@ public final class TaskManagerStartBenchmark {
                 }
             }
             Map<Row, List<Long>> times = new EnumMap<>(Row.class);
+            Map<Row, List<Long>> retrievals = new EnumMap<>(Row.class);
             for (int round = 0; round < jvms; round++) {
                 for (Row row : Row.values()) {
                     if (skipped.containsKey(row) || row == Row.OPENCL_PLATFORMS) {
@@ -152,11 +159,13 @@ public final class TaskManagerStartBenchmark {
                         times.computeIfAbsent(row, r -> new ArrayList<>()).add(s.totalNanos);
                         times.computeIfAbsent(Row.OPENCL_PLATFORMS, r -> new ArrayList<>()).add(s.platformsNanos);
                     } else {
-                        times.computeIfAbsent(row, r -> new ArrayList<>()).add(startChild(row, work, bin));
+                        long[] t = startChild(row, work, bin);
+                        times.computeIfAbsent(row, r -> new ArrayList<>()).add(t[0]);
+                        retrievals.computeIfAbsent(row, r -> new ArrayList<>()).add(t[1]);
                     }
                 }
             }
-            print(times, skipped, jvms, out);
+            print(times, retrievals, skipped, jvms, out);
             return times;
         } finally {
             DiscoveryBenchmark.deleteTree(work);
@@ -180,7 +189,8 @@ public final class TaskManagerStartBenchmark {
     /** Set in a measuring JVM started with {@link #CHILD_JVM_ARGS}: it prints its window. */
     private static final String PROFILING = "bench.child.profiling";
 
-    private static long startChild(Row row, Path work, Path bin) throws Exception {
+    /** One measuring JVM: its whole window and, of it, the drivers' {@code retrieveResourceInfo}. */
+    private static long[] startChild(Row row, Path work, Path bin) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m"));
@@ -207,7 +217,8 @@ public final class TaskManagerStartBenchmark {
                 System.out.println(row.name() + " " + line);
             }
             if (line.startsWith("START-NANOS ")) {
-                return Long.parseLong(line.substring("START-NANOS ".length()).strip());
+                String[] f = line.substring("START-NANOS ".length()).strip().split(" ");
+                return new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])};
             }
         }
         throw new IllegalStateException(row.label + ": no START-NANOS line in\n" + output);
@@ -251,6 +262,12 @@ public final class TaskManagerStartBenchmark {
                     .forEach(k -> config.setString(param + k.substring(PARAM_PREFIX.length()), System.getProperty(k)));
         }
         Path plugins = work.resolve("plugins-" + row.name());
+        // the three steps of ExternalResourceUtils.createStaticExternalResourceInfoProviderFromConfig,
+        // in its order, so that the window splits into Flink's plugin loading with the drivers'
+        // creation, and the drivers' retrieveResourceInfo (their discovery)
+        Method amounts = flinkStep("getExternalResourceAmountMap", Configuration.class);
+        Method drivers = flinkStep("externalResourceDriversFromConfig", Configuration.class, PluginManager.class);
+        Method provider = flinkStep("createStaticExternalResourceInfoProvider", Map.class, Map.class);
         boolean profiling = Boolean.getBoolean(PROFILING);
         long startUptime = profiling ? ManagementFactory.getRuntimeMXBean().getUptime() : 0;
         long start = System.nanoTime();
@@ -258,10 +275,13 @@ public final class TaskManagerStartBenchmark {
                 new DefaultPluginManager(
                         new DirectoryBasedPluginFinder(plugins).findPlugins(),
                         CoreOptions.getPluginParentFirstLoaderPatterns(config));
+        Object amountMap = amounts.invoke(null, config);
+        Object driverMap = drivers.invoke(null, config, pm);
+        long created = System.nanoTime();
         Set<ExternalResourceInfo> infos =
-                ExternalResourceUtils.createStaticExternalResourceInfoProviderFromConfig(config, pm)
-                        .getExternalResourceInfos(name);
-        long took = System.nanoTime() - start;
+                ((ExternalResourceInfoProvider) provider.invoke(null, amountMap, driverMap)).getExternalResourceInfos(name);
+        long end = System.nanoTime();
+        long took = end - start;
         if (profiling) {
             System.out.println("pid " + ProcessHandle.current().pid() + " WINDOW-UPTIME-MS " + startUptime + " " + ManagementFactory.getRuntimeMXBean().getUptime());
         }
@@ -269,34 +289,75 @@ public final class TaskManagerStartBenchmark {
             System.out.println(row.label + " handed out " + infos.size() + " devices, expected " + row.amount);
             System.exit(1);
         }
-        System.out.println("START-NANOS " + took);
+        System.out.println("START-NANOS " + took + " " + (end - created));
     }
 
-    static void print(Map<Row, List<Long>> times, Map<Row, String> skipped, int jvms, PrintStream out) {
+    /** A package-private step of Flink's {@code ExternalResourceUtils}, made callable. */
+    private static Method flinkStep(String name, Class<?>... parameters) throws NoSuchMethodException {
+        Method m = ExternalResourceUtils.class.getDeclaredMethod(name, parameters);
+        m.setAccessible(true);
+        return m;
+    }
+
+    /**
+     * The table: per row the whole window's p50, p90 and max and its ratio to Flink's row, and the
+     * p50s of the window's two parts: up to the drivers being created (Flink's plugin loading, the
+     * factory, the driver's configuration) and the drivers' {@code retrieveResourceInfo} (their
+     * discovery).
+     */
+    static void print(Map<Row, List<Long>> times, Map<Row, List<Long>> retrievals, Map<Row, String> skipped, int jvms,
+            PrintStream out) {
         out.printf(Locale.ROOT, "%nTaskManager start cost of one plugin: plugin manager to resource infos ready, one fresh JVM"
                 + " per sample, %d JVMs per row (%d cores, Java %s)%n", jvms, Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"));
-        String format = "| %-44s | %9s | %9s | %9s | %14s |%n";
-        out.printf(Locale.ROOT, format, "plugin", "p50", "p90", "max", "p50 / Flink's");
-        out.printf(Locale.ROOT, format, "---", "---", "---", "---", "---");
-        List<Long> flink = times.get(Row.FLINK_GPU);
-        long flinkP50 = flink == null ? 0 : pct(flink.stream().mapToLong(Long::longValue).sorted().toArray(), 0.5);
+        String format = "| %-44s | %9s | %9s | %9s | %14s | %20s | %14s |%n";
+        out.printf(Locale.ROOT, format, "plugin", "p50", "p90", "max", "p50 / Flink's", "to drivers created", "retrieval");
+        out.printf(Locale.ROOT, format, "---", "---", "---", "---", "---", "---", "---");
+        long flinkP50 = p50(times.get(Row.FLINK_GPU));
         for (Row row : Row.values()) {
             if (skipped.containsKey(row)) {
                 out.printf(Locale.ROOT, "| %-44s | skipped: %s |%n", row.label, skipped.get(row));
                 continue;
             }
-            long[] t = times.get(row).stream().mapToLong(Long::longValue).sorted().toArray();
+            long[] t = sorted(times.get(row));
             String ratio = flinkP50 > 0 ? String.format(Locale.ROOT, "%.2f", pct(t, 0.5) / (double) flinkP50) : "";
+            List<Long> retrieval = retrievals.get(row);
+            String before = "-";
+            String during = "-";
+            if (retrieval != null) {
+                List<Long> creation = new ArrayList<>();
+                for (int i = 0; i < retrieval.size(); i++) {
+                    creation.add(times.get(row).get(i) - retrieval.get(i));
+                }
+                before = DiscoveryBenchmark.ms(p50(creation));
+                during = DiscoveryBenchmark.ms(p50(retrieval));
+            }
             out.printf(Locale.ROOT, format, row.label, DiscoveryBenchmark.ms(pct(t, 0.5)), DiscoveryBenchmark.ms(pct(t, 0.9)),
-                    DiscoveryBenchmark.ms(t[t.length - 1]), ratio);
+                    DiscoveryBenchmark.ms(t[t.length - 1]), ratio, before, during);
         }
         if (times.containsKey(Row.OPENCL) && times.containsKey(Row.OPENCL_RUNTIME)) {
-            long opencl = pct(times.get(Row.OPENCL).stream().mapToLong(Long::longValue).sorted().toArray(), 0.5);
-            long runtime = pct(times.get(Row.OPENCL_RUNTIME).stream().mapToLong(Long::longValue).sorted().toArray(), 0.5);
+            long runtime = p50(times.get(Row.OPENCL_RUNTIME));
             out.printf(Locale.ROOT, "OpenCL plugin beyond the runtime alone (difference of the p50s): %s%n",
-                    DiscoveryBenchmark.ms(opencl - runtime));
+                    DiscoveryBenchmark.ms(p50(times.get(Row.OPENCL)) - runtime));
+            if (retrievals.containsKey(Row.FLINK_GPU)) {
+                long flinkRetrieval = p50(retrievals.get(Row.FLINK_GPU));
+                out.printf(Locale.ROOT, "OpenCL runtime alone against Flink's plugin's whole retrieval (p50s): %s / %s = %.2f%n",
+                        DiscoveryBenchmark.ms(runtime), DiscoveryBenchmark.ms(flinkRetrieval), runtime / (double) flinkRetrieval);
+            }
         }
+    }
+
+    private static long[] sorted(List<Long> nanos) {
+        long[] t = new long[nanos.size()];
+        for (int i = 0; i < t.length; i++) {
+            t[i] = nanos.get(i);
+        }
+        Arrays.sort(t);
+        return t;
+    }
+
+    private static long p50(List<Long> nanos) {
+        return nanos == null || nanos.isEmpty() ? 0 : pct(sorted(nanos), 0.5);
     }
 
     private static long pct(long[] sorted, double p) {

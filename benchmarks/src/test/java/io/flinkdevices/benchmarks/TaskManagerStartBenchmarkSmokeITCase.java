@@ -50,6 +50,7 @@ class TaskManagerStartBenchmarkSmokeITCase {
             assertThat(table).contains("skipped: no OpenCL loader");
         }
         assertThat(times.values()).allSatisfy(t -> assertThat(t).hasSize(1).allSatisfy(n -> assertThat(n).isPositive()));
-        assertThat(table).contains("| Flink 2.3.0 GPU plugin (discovery script)").contains("| flink-devices NVIDIA (nvidia-smi)");
+        assertThat(table).contains("| Flink 2.3.0 GPU plugin (discovery script)").contains("| flink-devices NVIDIA (nvidia-smi)")
+                .contains("to drivers created").contains("retrieval");
     }
 }

@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * Hands a TaskManager {@code amount} AMD GPUs or compute partitions found by its backend, in the
@@ -110,13 +109,19 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
             return failed; // a host (or a test's fake tool) without DRM devices: nothing to judge by
         }
         Map<String, GpuSampler.Target> targets = GpuSampler.targets(new ArrayList<>(units.keySet()), units, agents);
-        targets.values().removeIf(t -> t.gpuMinor < 0);
-        List<String> ids = new ArrayList<>(targets.keySet());
-        new GpuSampler(monitorSysfs, monitorDevRoot, targets).sample(ids).forEach((id, s) -> {
-            if (s.health() == io.flinkdevices.sdk.health.HealthState.FAILED) {
-                failed.put(id, s.reason());
+        // plain loops, no lambdas: this runs at TaskManager start, where every new lambda costs a class
+        for (java.util.Iterator<GpuSampler.Target> it = targets.values().iterator(); it.hasNext(); ) {
+            if (it.next().gpuMinor < 0) {
+                it.remove();
             }
-        });
+        }
+        List<String> ids = new ArrayList<>(targets.keySet());
+        for (Map.Entry<String, io.flinkdevices.sdk.health.DeviceSample> e :
+                new GpuSampler(monitorSysfs, monitorDevRoot, targets).sample(ids).entrySet()) {
+            if (e.getValue().health() == io.flinkdevices.sdk.health.HealthState.FAILED) {
+                failed.put(e.getKey(), e.getValue().reason());
+            }
+        }
         return failed;
     }
 
@@ -284,10 +289,24 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
                 }
                 units.put(g.partitioned() ? DeviceCoordinator.partId(g.pciAddress, Integer.toString(g.partitionIndex)) : g.pciAddress, List.of(g));
             } else {
-                units.computeIfAbsent(g.pciAddress, k -> new ArrayList<>()).add(g);
+                List<AmdGpu> same = units.get(g.pciAddress);
+                if (same == null) {
+                    same = new ArrayList<>();
+                    units.put(g.pciAddress, same);
+                }
+                same.add(g);
             }
         }
         return units;
+    }
+
+    /** The agents' indexes, comma-separated, as ROCR_VISIBLE_DEVICES lists them. */
+    private static String indexes(List<AmdGpu> agents) {
+        StringBuilder out = new StringBuilder();
+        for (AmdGpu a : agents) {
+            out.append(out.length() == 0 ? "" : ",").append(a.index);
+        }
+        return out.toString();
     }
 
     private static GpuInfo info(List<AmdGpu> agents, LiveProperties live) {
@@ -300,7 +319,7 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
                         .pciAddress(first.pciAddress)
                         .architecture(first.gfxTarget)
                         .renderNode(agents.size() == 1 ? first.renderNode() : null)
-                        .visibleDevices(ROCR, agents.stream().map(a -> Integer.toString(a.index)).collect(Collectors.joining(",")));
+                        .visibleDevices(ROCR, indexes(agents));
         if (part) {
             b.partition(first.partitionProfile())
                     .uuid(first.uuid().map(u -> u + "/" + first.partitionIndex).orElse(null));

@@ -11,11 +11,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Samples the handed-out GPUs and partitions from sysfs, no process. Per GPU, from its PCI
@@ -82,11 +84,16 @@ final class GpuSampler implements DeviceSampler {
 
     @Override
     public Map<String, DeviceSample> sample(Collection<String> ids) {
+        Sysfs s = readAhead(ids);
         Map<Integer, DeviceSample> byGpu = new HashMap<>();
         Map<String, DeviceSample> out = new LinkedHashMap<>();
         for (String id : ids) {
             Target t = targets.get(id);
-            DeviceSample gpu = byGpu.computeIfAbsent(t.gpuMinor, m -> gpu(id, m));
+            DeviceSample gpu = byGpu.get(t.gpuMinor);
+            if (gpu == null) {
+                gpu = gpu(s, id, t.gpuMinor);
+                byGpu.put(t.gpuMinor, gpu);
+            }
             String gone = null;
             for (int minor : t.ownMinors) {
                 Path node = devRoot.resolve("dri/renderD" + minor);
@@ -106,7 +113,47 @@ final class GpuSampler implements DeviceSampler {
         return out;
     }
 
-    private DeviceSample gpu(String id, int minor) {
+    /**
+     * A reader that has read every attribute a sample of {@code ids} reads, in one go: under a root
+     * that is not the kernel's sysfs each attribute would otherwise cost a switch to HostFiles'
+     * opener thread and back. The folders are listed here, on the caller's thread; a folder that
+     * cannot be listed is left to the sample, which reports it.
+     */
+    private Sysfs readAhead(Collection<String> ids) {
+        List<String> ahead = new ArrayList<>();
+        Set<Integer> minors = new HashSet<>();
+        for (String id : ids) {
+            Target t = targets.get(id);
+            if (t == null || !minors.add(t.gpuMinor)) {
+                continue;
+            }
+            String dev = "class/drm/renderD" + t.gpuMinor + "/device/";
+            ahead.add(dev + "gpu_busy_percent");
+            ahead.add(dev + "mem_info_vram_used");
+            ahead.add(dev + "mem_info_vram_total");
+            try {
+                if (sys.exists(dev + "hwmon")) {
+                    for (String h : sys.list(dev + "hwmon")) {
+                        ahead.add(dev + "hwmon/" + h + "/temp1_input");
+                        ahead.add(dev + "hwmon/" + h + "/power1_average");
+                        break;
+                    }
+                }
+                if (sys.exists(dev + "ras")) {
+                    for (String f : sys.list(dev + "ras")) {
+                        if (f.endsWith("_err_count")) {
+                            ahead.add(dev + "ras/" + f);
+                        }
+                    }
+                }
+            } catch (DeviceDriverException e) {
+                // the sample lists the folder again and reports it
+            }
+        }
+        return sys.readAhead(ahead);
+    }
+
+    private DeviceSample gpu(Sysfs sys, String id, int minor) {
         String dev = "class/drm/renderD" + minor + "/device/";
         DeviceSample.Builder b = DeviceSample.builder();
         Optional<String> folder = sys.folderProblem(dev);
@@ -114,14 +161,15 @@ final class GpuSampler implements DeviceSampler {
             return DeviceSample.failed("GPU of " + id + " vanished: " + sys.resolve(dev) + " " + folder.get());
         }
         try {
-            sys.longAttribute(dev + "gpu_busy_percent").ifPresent(v -> b.metric("gpu_busy_percent", v));
-            sys.longAttribute(dev + "mem_info_vram_used").ifPresent(v -> b.metric("mem_info_vram_used", v));
-            sys.longAttribute(dev + "mem_info_vram_total").ifPresent(v -> b.metric("mem_info_vram_total", v));
+            // plain calls, no lambdas: this runs at TaskManager start, where every new lambda costs a class
+            metric(b, "gpu_busy_percent", sys.longAttribute(dev + "gpu_busy_percent"), 1);
+            metric(b, "mem_info_vram_used", sys.longAttribute(dev + "mem_info_vram_used"), 1);
+            metric(b, "mem_info_vram_total", sys.longAttribute(dev + "mem_info_vram_total"), 1);
             if (sys.exists(dev + "hwmon")) {
                 for (String h : sys.list(dev + "hwmon")) {
                     String hw = dev + "hwmon/" + h + "/";
-                    sys.longAttribute(hw + "temp1_input").ifPresent(v -> b.metric("temperature_celsius", v / 1000.0));
-                    sys.longAttribute(hw + "power1_average").ifPresent(v -> b.metric("power_watts", v / 1_000_000.0));
+                    metric(b, "temperature_celsius", sys.longAttribute(hw + "temp1_input"), 1000.0);
+                    metric(b, "power_watts", sys.longAttribute(hw + "power1_average"), 1_000_000.0);
                     break;
                 }
             }
@@ -130,7 +178,7 @@ final class GpuSampler implements DeviceSampler {
                     if (!f.endsWith("_err_count")) {
                         continue;
                     }
-                    String block = f.substring(0, f.length() - "_err_count".length()).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+                    String block = metricName(f.substring(0, f.length() - "_err_count".length()));
                     Map<String, Long> counts = ras(sys.requireAttribute(dev + "ras/" + f));
                     Long ue = counts.get("ue");
                     Long ce = counts.get("ce");
@@ -154,6 +202,24 @@ final class GpuSampler implements DeviceSampler {
             return DeviceSample.failed("GPU of " + id + " cannot be read: " + e.getMessage());
         }
         return b.build();
+    }
+
+    /** A whole-number value, in {@code unitsPerValue} units of the attribute, as a metric when present. */
+    private static void metric(DeviceSample.Builder b, String name, Optional<Long> value, double unitsPerValue) {
+        if (value.isPresent()) {
+            b.metric(name, value.get() / unitsPerValue);
+        }
+    }
+
+    /** A RAS block's name in lower case, every character but {@code a-z0-9_} as {@code _}. */
+    static String metricName(String block) {
+        char[] c = block.toLowerCase(Locale.ROOT).toCharArray();
+        for (int i = 0; i < c.length; i++) {
+            if (!(c[i] >= 'a' && c[i] <= 'z' || c[i] >= '0' && c[i] <= '9' || c[i] == '_')) {
+                c[i] = '_';
+            }
+        }
+        return new String(c);
     }
 
     /** {@code "ue: 0\nce: 3"} -> {ue=0, ce=3}; lines of another shape are skipped. */

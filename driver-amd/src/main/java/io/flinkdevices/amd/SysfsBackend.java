@@ -41,6 +41,9 @@ final class SysfsBackend implements Backend {
     static final long MAX_MINOR = (1L << 20) - 1;
     static final List<String> COMPUTE_MODES = List.of("SPX", "DPX", "TPX", "QPX", "CPX");
     static final List<String> MEMORY_MODES = List.of("NPS1", "NPS2", "NPS4", "NPS8");
+    /** What discovery reads from a GPU's {@code class/drm/renderD<minor>/device/}. */
+    private static final List<String> DEVICE_ATTRIBUTES =
+            List.of("current_compute_partition", "current_memory_partition", "device", "product_name", "mem_info_vram_total");
 
     private final Sysfs sys;
     private final Path devRoot;
@@ -68,10 +71,19 @@ final class SysfsBackend implements Backend {
                             + " of the amdgpu kernel driver (is amdgpu loaded, and is /sys mounted in the"
                             + " container?)");
         }
+        List<String> names = sys.list(NODES);
+        List<String> propertyFiles = new ArrayList<>(names.size());
+        for (String name : names) {
+            propertyFiles.add(NODES + "/" + name + "/properties");
+        }
+        // every node's properties in one go: under a root that is not the kernel's sysfs each file
+        // would otherwise cost a switch to HostFiles' opener thread and back
+        Sysfs sys = this.sys.readAhead(propertyFiles);
         List<Node> nodes = new ArrayList<>();
         List<String> otherVendors = new ArrayList<>();
-        for (String name : sys.list(NODES)) {
-            String rel = NODES + "/" + name + "/properties";
+        for (int i = 0; i < names.size(); i++) {
+            String name = names.get(i);
+            String rel = propertyFiles.get(i);
             Map<String, String> p = sys.properties(rel);
             if (sys.longProperty(p, rel, "simd_count") <= 0) {
                 continue; // a CPU node
@@ -90,6 +102,7 @@ final class SysfsBackend implements Backend {
         if (!otherVendors.isEmpty()) {
             LOG.info("{}: {}", describe(), skipped);
         }
+        sys = sys.readAhead(deviceAttributes(nodes));
         Map<String, Integer> partitionsSeen = new HashMap<>();
         Map<String, String[]> perGpu = new HashMap<>();
         List<AmdGpu> gpus = new ArrayList<>();
@@ -116,21 +129,51 @@ final class SysfsBackend implements Backend {
             // same share (NPS2, NPS4), as the modes are only ever combined evenly.
             String[] gpu = perGpu.get(pci);
             if (gpu == null) {
-                Optional<String> compute = mode(dev + "current_compute_partition", COMPUTE_MODES);
-                Optional<String> memory = mode(dev + "current_memory_partition", MEMORY_MODES);
-                String deviceId = sys.attribute(dev + "device").map(d -> Names.printable(d, 16)).orElse(null);
-                String product = sys.attribute(dev + "product_name").map(s -> Names.printable(s, Names.MAX_NAME))
-                        .filter(s -> !s.isEmpty())
-                        .orElse("AMD GPU" + (deviceId == null ? "" : " " + deviceId));
+                Optional<String> compute = mode(sys, dev + "current_compute_partition", COMPUTE_MODES);
+                Optional<String> memory = mode(sys, dev + "current_memory_partition", MEMORY_MODES);
+                // plain calls, no lambdas: this runs at TaskManager start, where every new lambda costs a class
+                Optional<String> rawId = sys.attribute(dev + "device");
+                String deviceId = rawId.isPresent() ? Names.printable(rawId.get(), 16) : null;
+                Optional<String> rawProduct = sys.attribute(dev + "product_name");
+                String product = rawProduct.isPresent() ? Names.printable(rawProduct.get(), Names.MAX_NAME) : "";
+                if (product.isEmpty()) {
+                    product = "AMD GPU" + (deviceId == null ? "" : " " + deviceId);
+                }
                 long vram = sys.longAttribute(dev + "mem_info_vram_total").orElse(-1L);
                 gpu = new String[] {upper(compute), upper(memory), product, deviceId, Long.toString(vram)};
                 perGpu.put(pci, gpu);
             }
             long vram = Long.parseLong(gpu[4]);
-            int partition = partitionsSeen.merge(pci, 1, Integer::sum) - 1;
+            Integer before = partitionsSeen.get(pci);
+            int partition = before == null ? 0 : before;
+            partitionsSeen.put(pci, partition + 1);
             gpus.add(new AmdGpu(index++, uniqueId, gpu[2], vram, pci, gfx, minor, gpu[0], gpu[1], partition, gpu[3]));
         }
         return gpus.isEmpty() ? gpus : usable(gpus);
+    }
+
+    /**
+     * The attributes {@link #agents} reads from each agent's render node device folder; a node whose
+     * {@code drm_render_minor} is missing or out of range is skipped here and reported when read.
+     */
+    private static List<String> deviceAttributes(List<Node> nodes) {
+        List<String> out = new ArrayList<>();
+        for (Node n : nodes) {
+            long minor;
+            try {
+                minor = Long.parseLong(n.props.getOrDefault("drm_render_minor", "-1").strip());
+            } catch (NumberFormatException e) {
+                continue;
+            }
+            if (minor < 0 || minor > MAX_MINOR) {
+                continue;
+            }
+            String dev = "class/drm/renderD" + minor + "/device/";
+            for (String a : DEVICE_ATTRIBUTES) {
+                out.add(dev + a);
+            }
+        }
+        return out;
     }
 
     /** Why the shortfall of agents may be, for the driver's message; empty when nothing was skipped. */
@@ -143,7 +186,7 @@ final class SysfsBackend implements Backend {
      * A partition mode file: empty or missing means the kernel does not say; anything else must be
      * one of {@code modes} (case ignored), or a garbage value would pass for a partition profile.
      */
-    private Optional<String> mode(String relative, List<String> modes) throws DeviceDriverException {
+    private Optional<String> mode(Sysfs sys, String relative, List<String> modes) throws DeviceDriverException {
         Optional<String> v = sys.attribute(relative);
         if (v.isPresent() && !v.get().isEmpty() && !modes.contains(v.get().toUpperCase(Locale.ROOT))) {
             throw new DeviceDriverException(

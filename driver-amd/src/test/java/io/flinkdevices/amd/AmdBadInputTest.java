@@ -91,6 +91,17 @@ class AmdBadInputTest {
         return amd;
     }
 
+    /** One MI210 whose sysfs file {@code rel} is a FIFO: reading it would wait for a writer. */
+    private FakeAmdHost.Installed withFifo(String rel) throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI210, 1).installOn(host());
+        amd.sys().remove(rel);
+        Process mkfifo = new ProcessBuilder("mkfifo", amd.sys().path(rel).toString()).start();
+        if (mkfifo.waitFor() != 0) {
+            throw new IllegalStateException("mkfifo " + amd.sys().path(rel) + " failed");
+        }
+        return amd;
+    }
+
     @Test
     @DisplayName("every bad input gives one clear error: N tried, N clear error, 0 other")
     void table() throws Exception {
@@ -129,6 +140,10 @@ class AmdBadInputTest {
         nodesLoop.sys().remove("class/kfd/kfd/topology/nodes");
         nodesLoop.sys().symlink("class/kfd/kfd/topology/nodes", "nodes");
         FakeAmdHost.Installed otherVendor = withProperty(Model.MI210, "vendor_id", "4318");
+        String pciDir = "devices/pci0000:00/" + FakeAmdHost.pciAddress(0) + "/";
+        FakeAmdHost.Installed fifoProperties = withFifo("class/kfd/kfd/topology/nodes/1/properties");
+        FakeAmdHost.Installed fifoProduct = withFifo(pciDir + "product_name");
+        FakeAmdHost.Installed fifoRas = withFifo(pciDir + "ras/umc_err_count");
         String deep = "[".repeat(5000) + "]".repeat(5000);
         String trailing = json + "\n}} garbage\n";
         String badBdf = json.replaceFirst("\"bdf\": \"[^\"]*\"", "\"bdf\": \"not a pci address; rm -rf /\"");
@@ -232,6 +247,15 @@ class AmdBadInputTest {
                                 "current_compute_partition is 'HEXA'", "expected one of SPX, DPX, TPX, QPX, CPX")
                         .row("sysfs: KFD nodes folder is a symbolic link loop", () -> attempt(Map.of(), params(sysfs(nodesLoop)), 1),
                                 "topology/nodes cannot be opened (Too many levels of symbolic links", "a symbolic link loop)", "expected the KFD topology")
+                        .row("sysfs: KFD properties a FIFO", () -> attempt(Map.of(), params(sysfs(fifoProperties)), 1),
+                                P + "sysfs.root", "nodes/1/properties is not a regular file but a FIFO (named pipe)",
+                                "expected a sysfs attribute")
+                        .row("sysfs: product_name a FIFO", () -> attempt(Map.of(), params(sysfs(fifoProduct)), 1),
+                                P + "sysfs.root", "product_name is not a regular file but a FIFO (named pipe)",
+                                "expected a sysfs attribute")
+                        .row("sysfs: a RAS count a FIFO (start-time health check)", () -> attempt(Map.of(), params(sysfs(fifoRas)), 1),
+                                AMOUNT, "found 0", "not offered because their health is failed",
+                                "ras/umc_err_count is not a regular file but a FIFO (named pipe)")
                         .row("sysfs: only agents of another vendor", () -> attempt(Map.of(), params(sysfs(otherVendor)), 1),
                                 AMOUNT, "found 0", "1 GPU agent was skipped for a vendor_id other than AMD's 4098 (0x1002): [node 1 vendor_id 4318]")
                         .row("amd-smi prints JSON nested 5000 deep", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting(deep)), 1),

@@ -1,6 +1,5 @@
 package io.flinkdevices.rdma;
 
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
@@ -75,15 +74,30 @@ final class GidChoice {
         this.netdevs = List.copyOf(netdevs);
     }
 
-    /** The best entry, or null when none is in use or none has the wanted type (on a wanted netdev). */
+    /**
+     * The best entry, or null when none is in use or none has the wanted type (on a wanted netdev).
+     * A plain loop, no stream: this runs at TaskManager start, where every new lambda costs a class.
+     */
     Chosen choose(List<Entry> entries) {
-        return entries.stream()
-                .filter(e -> netdevs.isEmpty() || (e.netdev != null && netdevs.contains(e.netdev)))
-                .filter(e -> wanted == Type.AUTO || (wanted == Type.ROCE_V2) == e.rocev2())
-                .min(Comparator.comparing((Entry e) -> !e.rocev2())
-                        .thenComparing(e -> !e.ipv4Mapped())
-                        .thenComparingInt(e -> e.index))
-                .map(Chosen::new)
-                .orElse(null);
+        Entry best = null;
+        for (Entry e : entries) {
+            boolean onWantedNetdev = netdevs.isEmpty() || (e.netdev != null && netdevs.contains(e.netdev));
+            boolean wantedType = wanted == Type.AUTO || (wanted == Type.ROCE_V2) == e.rocev2();
+            if (onWantedNetdev && wantedType && (best == null || better(e, best))) {
+                best = e;
+            }
+        }
+        return best == null ? null : new Chosen(best);
+    }
+
+    /** RoCE v2 before v1, then IPv4-mapped before the rest, then the lower index. */
+    private static boolean better(Entry a, Entry b) {
+        if (a.rocev2() != b.rocev2()) {
+            return a.rocev2();
+        }
+        if (a.ipv4Mapped() != b.ipv4Mapped()) {
+            return a.ipv4Mapped();
+        }
+        return a.index < b.index;
     }
 }

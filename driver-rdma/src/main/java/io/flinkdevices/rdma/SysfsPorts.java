@@ -71,14 +71,16 @@ final class SysfsPorts {
             guard(nics, dev, () -> nics.put(dev, portFolders(dev, scans)));
         }
         List<String> ahead = new ArrayList<>();
-        nics.forEach((dev, ports) -> {
-            String d = CLASS + "/" + dev + "/";
+        for (Map.Entry<String, Map<Integer, String>> nic : nics.entrySet()) {
+            String d = CLASS + "/" + nic.getKey() + "/";
             ahead.addAll(List.of(d + "node_guid", d + "device/vendor", d + "device/device", d + "device/numa_node"));
-            for (String p : ports.values()) {
-                PORT_ATTRIBUTES.forEach(a -> ahead.add(p + a));
+            for (String p : nic.getValue().values()) {
+                for (String a : PORT_ATTRIBUTES) {
+                    ahead.add(p + a);
+                }
                 ahead.addAll(scans.get(p).wanted());
             }
-        });
+        }
         Sysfs s = sys.readAhead(ahead);
         Map<String, List<RdmaPort.Builder>> found = new LinkedHashMap<>();
         for (String dev : new ArrayList<>(nics.keySet())) {
@@ -96,7 +98,11 @@ final class SysfsPorts {
                 });
             }
             List<String> wanted = new ArrayList<>();
-            nics.values().forEach(ports -> ports.values().forEach(p -> wanted.addAll(scans.get(p).wanted())));
+            for (Map<Integer, String> ports : nics.values()) {
+                for (String p : ports.values()) {
+                    wanted.addAll(scans.get(p).wanted());
+                }
+            }
             if (wanted.isEmpty()) {
                 break;
             }
@@ -158,7 +164,8 @@ final class SysfsPorts {
         String vendor = s.attribute(d + "device/vendor").orElse(null);
         String device = s.attribute(d + "device/device").orElse(null);
         // -1 is "no NUMA node"; anything above an int would be truncated into another node
-        int numa = s.longAttribute(d + "device/numa_node", -1, Integer.MAX_VALUE).map(Long::intValue).orElse(-1);
+        Optional<Long> node = s.longAttribute(d + "device/numa_node", -1, Integer.MAX_VALUE);
+        int numa = node.isPresent() ? node.get().intValue() : -1;
         List<RdmaPort.Builder> out = new ArrayList<>();
         for (Map.Entry<Integer, String> e : ports.entrySet()) {
             String p = e.getValue();

@@ -292,7 +292,7 @@ public final class Sysfs {
             if (s.startsWith("0x") || s.startsWith("0X")) {
                 return Long.parseUnsignedLong(s.substring(2), 16);
             }
-            if (!s.isEmpty() && s.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            if (digitsOnly(s)) {
                 return Long.parseUnsignedLong(s);
             }
         } catch (NumberFormatException e) {
@@ -365,6 +365,16 @@ public final class Sysfs {
             kernelTree = k;
         }
         return k;
+    }
+
+    /** Whether {@code s} is one or more decimal digits (a loop: no stream classes at TaskManager start). */
+    private static boolean digitsOnly(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return !s.isEmpty();
     }
 
     private long parseLong(String where, String value) throws DeviceDriverException {
