@@ -25,7 +25,9 @@ run() { # name limit-seconds main-class args...
     local name=$1 limit=$2
     shift 2
     echo "== $name: $*"
-    timeout -k 5 "$limit" "$JAVA" -Xmx8g -cp "$CP" "$@" >"$OUT/$name.log" 2>&1
+    # -Xms = -Xmx as Flink starts a TaskManager: a heap the collector shrinks and grows again made
+    # the same local-cluster run vary fourfold (docs/measured-figures.md, the pipeline section)
+    timeout -k 5 "$limit" "$JAVA" -Xms8g -Xmx8g -cp "$CP" "$@" >"$OUT/$name.log" 2>&1
     local rc=$?
     if [ $rc -ne 0 ]; then
         echo "   exit $rc (124: over ${limit} s); last lines of $OUT/$name.log:"

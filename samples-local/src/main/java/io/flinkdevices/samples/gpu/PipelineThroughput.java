@@ -8,6 +8,7 @@ import io.flinkdevices.job.batch.NoComputeBackend;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,9 +29,12 @@ import java.util.Locale;
  * average before and after, since wall-clock rates on a shared machine say more about the
  * machine than about the code.
  *
+ * <p>Run it with {@code -Xms} equal to {@code -Xmx}, as Flink runs a TaskManager ({@link #heap}); the
+ * header line says which heap a run had.
+ *
  * <pre>
  * ./mvnw -q -pl samples-local -am package -DskipTests -Ppipeline-throughput
- * java -cp CLASSPATH io.flinkdevices.samples.gpu.PipelineThroughput [--records 20000000] [--dims 256]
+ * java -Xms2g -Xmx2g -cp CLASSPATH io.flinkdevices.samples.gpu.PipelineThroughput [--records 20000000] [--dims 256]
  *     [--batch 4096] [--slots 2] [--parallelism 1] [--repeat 3] [--matvec-records 40000]
  *     [--modes checksum,copy] [--variants chained,no-reuse,network] [--alone true]
  * </pre>
@@ -38,6 +42,23 @@ import java.util.Locale;
 public final class PipelineThroughput {
 
     private PipelineThroughput() {}
+
+    /**
+     * The heap this JVM runs with. Flink starts a TaskManager with {@code -Xms} equal to {@code -Xmx}
+     * (its {@code ProcessMemoryUtils}); a JVM whose heap the collector may shrink and grow again
+     * pays for touching re-committed memory in the thread that allocates, which made the same run of
+     * this pipeline vary fourfold in the task thread's CPU time.
+     */
+    static String heap() {
+        MemoryUsage h = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        String max = String.format(Locale.ROOT, "%.1f GiB", h.getMax() / (double) (1L << 30));
+        if (h.getInit() == h.getMax()) {
+            return "heap fixed at " + max + " (-Xms = -Xmx, as Flink starts a TaskManager)";
+        }
+        return String.format(Locale.ROOT, "heap from %.1f to %s, resized by the collector: not a TaskManager's"
+                + " (Flink starts one with -Xms equal to -Xmx; pass both for the figures a TaskManager sees)",
+                h.getInit() / (double) (1L << 30), max);
+    }
 
     public static void main(String[] args) throws Exception {
         long records = 20_000_000L;
@@ -78,8 +99,8 @@ public final class PipelineThroughput {
         }
         BatchSettings settings = BatchSettings.of(batch, slots, Duration.ofMillis(100));
         System.out.printf(Locale.ROOT, "pipeline: %d records of %d floats, %s, parallelism %d, %d cores, Java %s,"
-                + " load average %s%n", records, dims, settings, parallelism, Runtime.getRuntime().availableProcessors(),
-                System.getProperty("java.version"), loadAverage());
+                + " %s, load average %s%n", records, dims, settings, parallelism, Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"), heap(), loadAverage());
         long bestWall = Long.MAX_VALUE;
         long bestCpu = Long.MAX_VALUE;
         for (int r = 1; alone && r <= repeat; r++) {
