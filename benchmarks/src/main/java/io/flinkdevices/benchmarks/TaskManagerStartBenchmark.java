@@ -3,7 +3,10 @@ package io.flinkdevices.benchmarks;
 import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.FakeRdmaHost;
+import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
+import io.flinkdevices.testkit.fake.NvmlStandIn;
 import io.flinkdevices.testkit.host.HostLibraries;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
@@ -29,6 +32,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -45,7 +49,8 @@ import java.util.Set;
  *
  * <p>Rows: Flink 2.3.0's own GPU plugin (its {@code nvidia-gpu-discovery.sh} on a fake {@code
  * nvidia-smi} with 8 GPUs, amount 2), flink-devices' NVIDIA plugin ({@code nvidia-smi} backend,
- * the same fake), AMD ({@code sysfs} backend, 8 MI300X), RDMA (sysfs, 8 InfiniBand ports) and
+ * the same fake; and its {@code nvml} backend on the testkit's stand-in {@code libnvidia-ml.so.1}
+ * of 8 GPUs, where a C compiler builds it), AMD ({@code sysfs} backend, 8 MI300X), RDMA (sysfs, 8 InfiniBand ports) and
  * OpenCL (PoCL's CPU device, where PoCL is installed); and, where {@code gcc} can compile {@code
  * benchmarks/opencl-floor.c}, the OpenCL runtime's own share without a JVM ({@link OpenClFloor}),
  * in the same rounds, so that the OpenCL row can be split into the runtime's part and the
@@ -63,6 +68,8 @@ public final class TaskManagerStartBenchmark {
     enum Row {
         FLINK_GPU("Flink 2.3.0 GPU plugin (discovery script)", "flink-gpu", "org.apache.flink.externalresource.gpu.GPUDriverFactory", 2),
         NVIDIA("flink-devices NVIDIA (nvidia-smi)", "nvidia", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory", 2),
+        /** The same plugin through NVML (JNA), on the testkit's stand-in libnvidia-ml.so.1 of the same 8 GPUs. */
+        NVIDIA_NVML("flink-devices NVIDIA (NVML, stand-in library)", "nvidia", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory", 2),
         AMD("flink-devices AMD (sysfs)", "amd", "io.flinkdevices.amd.AmdGpuDriverFactory", 2),
         RDMA("flink-devices RDMA (sysfs)", "rdma", "io.flinkdevices.rdma.RdmaDriverFactory", 2),
         OPENCL("flink-devices OpenCL (PoCL)", "fpga-opencl", "io.flinkdevices.fpga.OpenClFpgaDriverFactory", 1),
@@ -119,6 +126,12 @@ public final class TaskManagerStartBenchmark {
                 Path copy = Files.copy(Path.of(o.get("scripts"), name), scripts.resolve(name));
                 Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
+            Optional<String> noStandIn = NvmlStandIn.unavailable();
+            if (noStandIn.isEmpty()) {
+                InstalledNvidiaHost nvml = FakeNvidiaHost.builder().gpus(FakeNvidiaHost.Model.H100_SXM_80GB, 8)
+                        .install(FakeHost.create(work.resolve("nvml")));
+                Files.writeString(work.resolve("nvml.library"), NvmlStandIn.installOn(nvml).toString());
+            }
             FakeAmdHost.Installed amd =
                     FakeAmdHost.builder().gpus(FakeAmdHost.Model.MI300X, 8, "SPX", "NPS1").installOn(FakeHost.create(work.resolve("amd")));
             Files.writeString(work.resolve("amd.roots"), amd.sys().root() + "\n" + amd.dev().root() + "\n");
@@ -138,6 +151,8 @@ public final class TaskManagerStartBenchmark {
                     if (floor == null) {
                         skipped.put(row, noFloor.length() > 0 ? noFloor.toString() : "no OpenCL loader (libOpenCL.so.1) on this host");
                     }
+                } else if (row == Row.NVIDIA_NVML && noStandIn.isPresent()) {
+                    skipped.put(row, noStandIn.get());
                 } else if (row == Row.OPENCL && !HostLibraries.present("libOpenCL.so.1")) {
                     skipped.put(row, "no OpenCL loader (libOpenCL.so.1) on this host");
                 } else if (jar == null || !Files.isRegularFile(Path.of(jar))) {
@@ -238,6 +253,10 @@ public final class TaskManagerStartBenchmark {
                 break;
             case NVIDIA:
                 config.setString(param + "backend", "nvidia-smi");
+                break;
+            case NVIDIA_NVML:
+                config.setString(param + "backend", "nvml");
+                config.setString(param + "nvml.library", Files.readString(work.resolve("nvml.library")).strip());
                 break;
             case AMD:
                 List<String> roots = Files.readAllLines(work.resolve("amd.roots"));

@@ -34,7 +34,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The plugin jar's bundled JNA in two of Flink's plugin class loaders of one JVM (two NVIDIA
  * resources): both load NVML (the stand-in) and hand out infos whose live keys a task reads as
- * plain strings, without a class of the plugin.
+ * plain strings, without a class of the plugin; each starts JNA from its own copy of the dispatch
+ * library in a private folder.
  */
 @DisplayName("NVML in two plugin class loaders of one JVM")
 @ExtendWith(StopDeviceMonitors.class)
@@ -60,6 +61,7 @@ class NvmlPluginClassLoadersITCase {
         List<ExternalResourceInfo> infos = new ArrayList<>();
         List<Class<?>> jnaClasses = new ArrayList<>();
         List<InstalledNvidiaHost> hosts = new ArrayList<>();
+        List<Path> dispatchPaths = new ArrayList<>();
         for (String name : List.of("gpu-a", "gpu-b")) {
             InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp.resolve(name)));
             Path lib = NvmlStandIn.installOn(host);
@@ -75,6 +77,14 @@ class NvmlPluginClassLoadersITCase {
             ExternalResourceDriver d = f.createExternalResourceDriver(c);
             infos.addAll(FirstSample.await(d.retrieveResourceInfo(1)));
             jnaClasses.add(Class.forName("com.sun.jna.Native", false, f.getClass().getClassLoader()));
+            // JNA records the dispatch library it loaded: the plugin's own copy, from a private
+            // folder named by jna.boot.library.path only while JNA started, removed since
+            Path dispatch = Path.of(System.getProperty("jnidispatch.path"));
+            assertThat(dispatch.getParent().getFileName().toString()).as(name + "'s JNA dispatch library").startsWith("flink-devices-jna-");
+            assertThat(dispatch.getParent()).as("the private folder is removed once JNA started").doesNotExist();
+            assertThat(dispatchPaths).as("each plugin loads its own copy").doesNotContain(dispatch);
+            dispatchPaths.add(dispatch);
+            assertThat(System.getProperty("jna.boot.library.path")).as("set only while JNA started").isNull();
         }
         assertThat(jnaClasses.get(0)).as("each plugin has its own JNA").isNotSameAs(jnaClasses.get(1));
         assertThat(jnaClasses.get(0).getClassLoader()).isNotSameAs(NvidiaGpuDriverFactory.class.getClassLoader());

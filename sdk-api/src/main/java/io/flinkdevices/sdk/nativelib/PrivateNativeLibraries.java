@@ -3,6 +3,7 @@ package io.flinkdevices.sdk.nativelib;
 import org.apache.flink.annotation.PublicEvolving;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -74,6 +75,50 @@ public final class PrivateNativeLibraries {
      */
     public static Class<?> initialize(String className, ClassLoader loader, String folderPrefix)
             throws ClassNotFoundException {
+        return initializeWith(className, loader, folderPrefix, "java.io.tmpdir", List.of());
+    }
+
+    /**
+     * Initializes {@code className} of {@code loader} with the system property {@code property}
+     * naming a new private folder {@code <java.io.tmpdir>/<folderPrefix><pid>-<random>} that holds
+     * a copy of each of {@code resources} of {@code loader}, under its file name; afterwards the
+     * property is restored (removed when it was not set) and the folder removed, as {@link
+     * #initialize} does.
+     *
+     * <p>For bindings that look for their JNI library in a folder a property names before they
+     * extract it themselves: JNA reads {@code jna.boot.library.path} and otherwise writes its
+     * library to a file named by {@code File.createTempFile}, whose {@code SecureRandom} costs tens
+     * of milliseconds in a fresh JVM. A property that is already set (an operator's choice) is left
+     * alone and the class initialized as it is; so is a binding whose resource {@code loader} does
+     * not have. A binding that loads a library it finds there does so from this folder only, so
+     * the usual places stay free for a job's own copy.
+     *
+     * <pre>{@code
+     * PrivateNativeLibraries.initializeFromCopies("com.sun.jna.Native", loader, "flink-devices-jna-",
+     *         "jna.boot.library.path", List.of("com/sun/jna/linux-x86-64/libjnidispatch.so"));
+     * }</pre>
+     *
+     * @param property the system property the binding reads, e.g. {@code jna.boot.library.path}
+     * @param resources paths of the libraries in {@code loader}, copied into the folder
+     * @return the initialized class
+     * @throws ClassNotFoundException when {@code loader} does not have the class
+     * @throws LinkageError when the library cannot be loaded; wrap the call in {@link NativeGuard}
+     * @throws UncheckedIOException when the folder or a copy cannot be written
+     */
+    public static Class<?> initializeFromCopies(
+            String className, ClassLoader loader, String folderPrefix, String property, List<String> resources)
+            throws ClassNotFoundException {
+        synchronized (System.getProperties()) {
+            if (System.getProperty(property) != null) {
+                return Class.forName(className, true, loader);
+            }
+            return initializeWith(className, loader, folderPrefix, property, resources);
+        }
+    }
+
+    private static Class<?> initializeWith(
+            String className, ClassLoader loader, String folderPrefix, String property, List<String> resources)
+            throws ClassNotFoundException {
         synchronized (System.getProperties()) {
             Set<String> attempted;
             synchronized (ATTEMPTED) {
@@ -82,20 +127,36 @@ public final class PrivateNativeLibraries {
             if (!attempted.add(className)) {
                 return Class.forName(className, true, loader);
             }
-            String original = System.getProperty("java.io.tmpdir");
+            String original = System.getProperty(property);
             Path folder;
             try {
-                folder = createPrivateFolder(Path.of(original), folderPrefix);
+                folder = createPrivateFolder(Path.of(System.getProperty("java.io.tmpdir")), folderPrefix);
+                copy(resources, loader, folder);
             } catch (IOException e) {
                 throw new UncheckedIOException(
                         "cannot create a private folder for the native library of " + className, e);
             }
-            System.setProperty("java.io.tmpdir", folder.toString());
+            System.setProperty(property, folder.toString());
             try {
                 return Class.forName(className, true, loader);
             } finally {
-                System.setProperty("java.io.tmpdir", original);
+                if (original == null) {
+                    System.clearProperty(property);
+                } else {
+                    System.setProperty(property, original);
+                }
                 removeFolder(folder);
+            }
+        }
+    }
+
+    /** Copies each resource of {@code loader} that exists into {@code folder}, under its file name. */
+    private static void copy(List<String> resources, ClassLoader loader, Path folder) throws IOException {
+        for (String resource : resources) {
+            try (InputStream in = loader.getResourceAsStream(resource)) {
+                if (in != null) {
+                    Files.copy(in, folder.resolve(resource.substring(resource.lastIndexOf('/') + 1)));
+                }
             }
         }
     }

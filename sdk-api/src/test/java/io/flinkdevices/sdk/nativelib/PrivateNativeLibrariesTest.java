@@ -130,4 +130,62 @@ class PrivateNativeLibrariesTest {
                     .isInstanceOf(ClassNotFoundException.class);
         }
     }
+
+    private static final String STANDIN = "io/flinkdevices/sdk/nativelib/libdispatch-standin.so";
+
+    private static Object field(Class<?> binding, String name) throws Exception {
+        return binding.getField(name).get(null);
+    }
+
+    @Test
+    @DisplayName("a binding that reads a folder from a property finds the copy of its library there; the property and the folder are gone afterwards")
+    void copiesIntoTheFolderThePropertyNames() throws Exception {
+        System.clearProperty(BootPathBinding.PROPERTY);
+        try (URLClassLoader plugin = freshLoader()) {
+            Class<?> binding = withTmpdir(tmp, () -> PrivateNativeLibraries.initializeFromCopies(
+                    BootPathBinding.class.getName(), plugin, "flink-devices-test-", BootPathBinding.PROPERTY,
+                    java.util.List.of(STANDIN)));
+
+            Path folder = Path.of((String) field(binding, "FOLDER"));
+            assertThat(folder.getParent()).isEqualTo(tmp);
+            assertThat(folder.getFileName().toString()).startsWith("flink-devices-test-");
+            assertThat(field(binding, "LIBRARY")).isEqualTo("a dispatch library stand-in\n");
+            assertThat(System.getProperty(BootPathBinding.PROPERTY)).as("removed again: it was not set before").isNull();
+            assertThat(folder).as("the private folder is removed once the class is initialized").doesNotExist();
+        }
+    }
+
+    @Test
+    @DisplayName("a property an operator set is left alone, and no folder is made")
+    void operatorsPropertyWins() throws Exception {
+        System.setProperty(BootPathBinding.PROPERTY, "/opt/operator/jna");
+        try (URLClassLoader plugin = freshLoader()) {
+            Class<?> binding = withTmpdir(tmp, () -> PrivateNativeLibraries.initializeFromCopies(
+                    BootPathBinding.class.getName(), plugin, "flink-devices-test-", BootPathBinding.PROPERTY,
+                    java.util.List.of(STANDIN)));
+
+            assertThat(field(binding, "FOLDER")).isEqualTo("/opt/operator/jna");
+            assertThat(System.getProperty(BootPathBinding.PROPERTY)).isEqualTo("/opt/operator/jna");
+            try (var left = java.nio.file.Files.list(tmp)) {
+                assertThat(left).isEmpty();
+            }
+        } finally {
+            System.clearProperty(BootPathBinding.PROPERTY);
+        }
+    }
+
+    @Test
+    @DisplayName("a library the loader does not have is not copied: the binding finds the folder empty and unpacks its own")
+    void missingResourceIsSkipped() throws Exception {
+        System.clearProperty(BootPathBinding.PROPERTY);
+        try (URLClassLoader plugin = freshLoader()) {
+            Class<?> binding = withTmpdir(tmp, () -> PrivateNativeLibraries.initializeFromCopies(
+                    BootPathBinding.class.getName(), plugin, "flink-devices-test-", BootPathBinding.PROPERTY,
+                    java.util.List.of("io/flinkdevices/sdk/nativelib/no-such-library.so")));
+
+            assertThat(field(binding, "FOLDER")).isNotNull();
+            assertThat(field(binding, "LIBRARY")).isNull();
+            assertThat(System.getProperty(BootPathBinding.PROPERTY)).isNull();
+        }
+    }
 }
