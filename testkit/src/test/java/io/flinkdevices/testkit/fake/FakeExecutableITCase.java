@@ -229,6 +229,18 @@ class FakeExecutableITCase {
             assertThat(fake.invocations()).containsExactly(List.of("before"), List.of("after"));
             assertThat(lock).doesNotExist();
         }
+
+        @Test
+        @DisplayName("on after a call was killed between taking the lock and writing its PID: the reader takes the empty lock over")
+        void emptyLockOfAKilledCall() throws Exception {
+            FakeExecutable fake = FakeExecutable.named("rec").installIn(bin);
+            run(fake, "before");
+            Path lock = Files.createDirectory(bin.resolve(".rec.fake").resolve("lock"));
+            Files.setLastModifiedTime(lock, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+
+            assertThat(fake.invocations()).containsExactly(List.of("before"));
+            assertThat(lock).doesNotExist();
+        }
     }
 
     @Test

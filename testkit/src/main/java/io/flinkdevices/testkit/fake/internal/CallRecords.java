@@ -36,6 +36,8 @@ public final class CallRecords {
     public static final String CALLS = "calls";
     /** How long the script and the Java side wait for the lock. */
     public static final Duration LOCK_WAIT = Duration.ofSeconds(10);
+    /** How long an empty lock (its holder killed before it wrote its PID) stays before it is removed. */
+    static final Duration ABANDONED = Duration.ofSeconds(5);
 
     private final String name;
     private final Path dataDir;
@@ -127,6 +129,19 @@ public final class CallRecords {
         try (Stream<Path> files = Files.list(lock)) {
             holders = files.collect(Collectors.toList());
         } catch (NoSuchFileException e) {
+            return;
+        }
+        if (holders.isEmpty()) {
+            // a script killed between its mkdir of the lock and writing its PID into it leaves the
+            // lock empty: abandoned once it has stayed so for ABANDONED (a live script writes its
+            // PID in the next line); a delete that finds a holder's file fails and leaves it
+            try {
+                if (Files.getLastModifiedTime(lock).toMillis() < System.currentTimeMillis() - ABANDONED.toMillis()) {
+                    Files.delete(lock);
+                }
+            } catch (DirectoryNotEmptyException | NoSuchFileException e) {
+                // taken again meanwhile
+            }
             return;
         }
         for (Path holder : holders) {
