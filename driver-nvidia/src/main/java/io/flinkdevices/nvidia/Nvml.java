@@ -2,20 +2,16 @@ package io.flinkdevices.nvidia;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.nativelib.NativeGuard;
-import io.flinkdevices.sdk.nativelib.PrivateNativeLibraries;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
-import com.sun.jna.Platform;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.IntByReference;
 import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
 
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
@@ -78,26 +74,8 @@ final class Nvml {
         }
     }
 
-    /**
-     * Starts this class loader's JNA with its dispatch library copied into a private folder that
-     * {@code jna.boot.library.path} names while {@code com.sun.jna.Native} initializes ({@link
-     * PrivateNativeLibraries#initializeFromCopies}), instead of JNA unpacking it through {@code
-     * File.createTempFile}, whose {@code SecureRandom} costs tens of milliseconds of a fresh JVM.
-     * Where the copy cannot be written JNA unpacks its own, as it would without this.
-     */
-    static void startJna() throws ClassNotFoundException {
-        ClassLoader loader = Nvml.class.getClassLoader();
-        String dispatch = "com/sun/jna/" + Platform.RESOURCE_PREFIX + "/" + System.mapLibraryName("jnidispatch");
-        try {
-            PrivateNativeLibraries.initializeFromCopies(
-                    "com.sun.jna.Native", loader, "flink-devices-jna-", "jna.boot.library.path", List.of(dispatch));
-        } catch (UncheckedIOException e) {
-            Class.forName("com.sun.jna.Native", true, loader);
-        }
-    }
-
     private static Nvml load(String library) throws DeviceDriverException, ClassNotFoundException {
-        startJna();
+        JnaStart.start();
         NvmlLibrary lib;
         try {
             lib = Native.load(library, NvmlLibrary.class);

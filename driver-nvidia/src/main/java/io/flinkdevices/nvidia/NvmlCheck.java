@@ -248,13 +248,13 @@ final class NvmlCheck {
 
     /**
      * Where a fresh JVM's first NVML discovery spends its time, one phase after the other: JNA's
-     * own start (its native dispatch library, started as the driver starts it: {@link
-     * Nvml#startJna}), loading {@code library} through JNA, {@code
+     * own start (its native dispatch library and library search path, as the driver starts it: {@link
+     * JnaStart#start}), loading {@code library} through JNA, {@code
      * nvmlInit_v2}, the factory and the driver, and the first discovery of every GPU.
      */
     static int phases(String library) throws Exception {
         long t0 = System.nanoTime();
-        Nvml.startJna();
+        JnaStart.start();
         long t1 = System.nanoTime();
         NvmlLibrary lib = com.sun.jna.Native.load(library, NvmlLibrary.class);
         long t2 = System.nanoTime();
