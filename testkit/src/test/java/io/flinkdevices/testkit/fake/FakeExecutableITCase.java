@@ -241,6 +241,20 @@ class FakeExecutableITCase {
             assertThat(fake.invocations()).containsExactly(List.of("before"));
             assertThat(lock).doesNotExist();
         }
+
+        @Test
+        @DisplayName("on after a call was killed between taking the lock and writing its PID: the next call takes the empty lock over")
+        void emptyLockBeforeTheNextCall() throws Exception {
+            FakeExecutable fake = FakeExecutable.named("rec").installIn(bin);
+            run(fake, "before");
+            Path lock = Files.createDirectory(bin.resolve(".rec.fake").resolve("lock"));
+            Files.setLastModifiedTime(lock, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+
+            ExternalCommand.Result after = run(fake, "after");
+            assertThat(after.exitCode()).as(after.stderrTail()).isZero();
+            assertThat(fake.invocations()).containsExactly(List.of("before"), List.of("after"));
+            assertThat(lock).doesNotExist();
+        }
     }
 
     @Test
