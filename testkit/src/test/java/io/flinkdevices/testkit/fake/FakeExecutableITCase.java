@@ -234,9 +234,7 @@ class FakeExecutableITCase {
         @DisplayName("on after a call was killed between taking the lock and writing its PID: the reader takes the empty lock over")
         void emptyLockOfAKilledCall() throws Exception {
             FakeExecutable fake = FakeExecutable.named("rec").installIn(bin);
-            run(fake, "before");
-            Path lock = Files.createDirectory(bin.resolve(".rec.fake").resolve("lock"));
-            Files.setLastModifiedTime(lock, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+            Path lock = emptyLockAfterOneCall(fake);
 
             assertThat(fake.invocations()).containsExactly(List.of("before"));
             assertThat(lock).doesNotExist();
@@ -246,14 +244,20 @@ class FakeExecutableITCase {
         @DisplayName("on after a call was killed between taking the lock and writing its PID: the next call takes the empty lock over")
         void emptyLockBeforeTheNextCall() throws Exception {
             FakeExecutable fake = FakeExecutable.named("rec").installIn(bin);
-            run(fake, "before");
-            Path lock = Files.createDirectory(bin.resolve(".rec.fake").resolve("lock"));
-            Files.setLastModifiedTime(lock, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+            Path lock = emptyLockAfterOneCall(fake);
 
             ExternalCommand.Result after = run(fake, "after");
             assertThat(after.exitCode()).as(after.stderrTail()).isZero();
             assertThat(fake.invocations()).containsExactly(List.of("before"), List.of("after"));
             assertThat(lock).doesNotExist();
+        }
+
+        /** Calls {@code fake} once, then leaves what a call killed after its mkdir leaves: an empty lock, a minute old. */
+        private Path emptyLockAfterOneCall(FakeExecutable fake) throws Exception {
+            run(fake, "before");
+            Path lock = Files.createDirectory(bin.resolve(".rec.fake").resolve("lock"));
+            Files.setLastModifiedTime(lock, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+            return lock;
         }
     }
 
