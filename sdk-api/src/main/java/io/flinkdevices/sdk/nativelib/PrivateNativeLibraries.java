@@ -5,20 +5,20 @@ import org.apache.flink.annotation.PublicEvolving;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Collectors;
 
 /**
  * Initializes a JNI binding's class so that the native library it extracts lies in a folder
@@ -122,7 +122,11 @@ public final class PrivateNativeLibraries {
         synchronized (System.getProperties()) {
             Set<String> attempted;
             synchronized (ATTEMPTED) {
-                attempted = ATTEMPTED.computeIfAbsent(loader, l -> new HashSet<>());
+                attempted = ATTEMPTED.get(loader);
+                if (attempted == null) {
+                    attempted = new HashSet<>();
+                    ATTEMPTED.put(loader, attempted);
+                }
             }
             if (!attempted.add(className)) {
                 return Class.forName(className, true, loader);
@@ -192,25 +196,32 @@ public final class PrivateNativeLibraries {
      * Removes the private folder once the class initializer has run: a library the JVM has loaded
      * stays mapped after its file is unlinked, so nothing is left in {@code java.io.tmpdir}, even
      * when the TaskManager is later killed. What cannot be removed now is removed at JVM exit.
+     * Plain loops over directory listings, no streams: this runs while a TaskManager starts.
      */
     private static void removeFolder(Path folder) {
-        List<Path> paths;
-        try (var files = Files.walk(folder)) {
-            paths = files.sorted(Comparator.reverseOrder()).collect(Collectors.toList());
-        } catch (IOException | UncheckedIOException e) {
-            folder.toFile().deleteOnExit();
-            return;
-        }
         List<Path> left = new ArrayList<>();
-        for (Path p : paths) {
-            try {
-                Files.deleteIfExists(p);
-            } catch (IOException e) {
-                left.add(p);
+        remove(folder, left);
+        // deleteOnExit deletes in reverse order of registration: register parents first
+        for (int i = left.size() - 1; i >= 0; i--) {
+            left.get(i).toFile().deleteOnExit();
+        }
+    }
+
+    /** Deletes {@code path} and, for a folder, what it holds first; adds what stays to {@code left}. */
+    private static void remove(Path path, List<Path> left) {
+        if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+            try (DirectoryStream<Path> children = Files.newDirectoryStream(path)) {
+                for (Path child : children) {
+                    remove(child, left);
+                }
+            } catch (IOException | DirectoryIteratorException e) {
+                // what cannot be listed is deleted at JVM exit, with the folder
             }
         }
-        // deleteOnExit deletes in reverse order of registration: register parents first
-        Collections.reverse(left);
-        left.forEach(p -> p.toFile().deleteOnExit());
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            left.add(path);
+        }
     }
 }
