@@ -11,6 +11,8 @@ import io.flinkdevices.testkit.fake.NvmlStandIn;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -22,9 +24,11 @@ import java.util.List;
 /**
  * The NVML path starts no process: in a fresh JVM (each JVM's JNA starts once), opening NVML as
  * the driver does loads JNA's library search without JNA's {@code /sbin/ldconfig -p} (the JVM
- * never loads {@code java.lang.ProcessImpl}), where JNA's own start does run it.
+ * never loads {@code java.lang.ProcessImpl}), where JNA's own start does run it. Linux only: only
+ * there does JNA run {@code ldconfig}.
  */
 @DisplayName("NVML's start in a fresh JVM")
+@EnabledOnOs(OS.LINUX)
 class NvmlStartITCase {
 
     @TempDir Path temp;
