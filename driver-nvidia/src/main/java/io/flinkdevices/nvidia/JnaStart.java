@@ -45,20 +45,17 @@ final class JnaStart {
         } catch (UncheckedIOException e) {
             Class.forName("com.sun.jna.Native", true, loader);
         }
-        if (!Platform.isLinux()) {
-            Class.forName("com.sun.jna.NativeLibrary", true, loader);
-            return;
-        }
         synchronized (System.getProperties()) {
-            if (System.getProperty(PLATFORM_PATH) != null) {
-                Class.forName("com.sun.jna.NativeLibrary", true, loader);
-                return;
+            boolean set = Platform.isLinux() && System.getProperty(PLATFORM_PATH) == null;
+            if (set) {
+                System.setProperty(PLATFORM_PATH, platformLibraryPath(Platform.is64Bit(), Platform.ARCH));
             }
-            System.setProperty(PLATFORM_PATH, platformLibraryPath(Platform.is64Bit(), Platform.ARCH));
             try {
                 Class.forName("com.sun.jna.NativeLibrary", true, loader);
             } finally {
-                System.clearProperty(PLATFORM_PATH);
+                if (set) {
+                    System.clearProperty(PLATFORM_PATH);
+                }
             }
         }
     }
