@@ -10,6 +10,7 @@ import com.sun.jna.Pointer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * The sampler for the units a backend handed out: NVML's where discovery ran through NVML, one
@@ -72,19 +73,25 @@ final class NvidiaMonitors {
                 "MIG device " + uuid + " of GPU " + gpuUuid + " vanished since discovery");
     }
 
-    /** {@code info} with the live keys {@code live}. */
+    /**
+     * {@code info} with the live keys {@code live}. Plain calls, no method references: this runs
+     * once per device at TaskManager start, where each method reference would spin a class.
+     */
     static GpuInfo withLive(GpuInfo info, LiveProperties live) {
-        GpuInfo.Builder b = GpuInfo.builder(info.getVendor(), info.getIndex()).live(live);
-        info.getUuid().ifPresent(b::uuid);
-        info.getName().ifPresent(b::name);
-        info.getMemoryBytes().ifPresent(b::memoryBytes);
-        info.getArchitecture().ifPresent(b::architecture);
-        info.getPciAddress().ifPresent(b::pciAddress);
+        GpuInfo.Builder b = GpuInfo.builder(info.getVendor(), info.getIndex()).live(live)
+                .uuid(info.getUuid().orElse(null))
+                .name(info.getName().orElse(null))
+                .architecture(info.getArchitecture().orElse(null))
+                .pciAddress(info.getPciAddress().orElse(null))
+                .partition(info.getPartition().orElse(null))
+                .renderNode(info.getRenderNode().orElse(null));
+        OptionalLong memory = info.getMemoryBytes();
+        if (memory.isPresent()) {
+            b.memoryBytes(memory.getAsLong());
+        }
         if (info.getVisibleDevicesEnv().isPresent() || info.getVisibleDevicesValue().isPresent()) {
             b.visibleDevices(info.getVisibleDevicesEnv().orElse(null), info.getVisibleDevicesValue().orElse(null));
         }
-        info.getPartition().ifPresent(b::partition);
-        info.getRenderNode().ifPresent(b::renderNode);
         return b.build();
     }
 }

@@ -3,18 +3,22 @@ package io.flinkdevices.nvidia;
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.nativelib.NativeGuard;
 
+import com.sun.jna.InvocationMapper;
+import com.sun.jna.Library;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.IntByReference;
 import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
 
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.IntSupplier;
 
 /**
  * NVIDIA's management library, loaded and initialised once per library path and class loader,
@@ -35,6 +39,9 @@ final class Nvml {
     static final String DEFAULT_LIBRARY = "libnvidia-ml.so.1";
 
     static final String HINT = "install the NVIDIA driver (it ships libnvidia-ml.so.1) on the TaskManager host";
+
+    /** What a call answers for a function the library lacks: never an {@code Error}. */
+    static final int LACKING = -1;
 
     private static final Map<String, Object> OPENED = new HashMap<>();
 
@@ -78,24 +85,32 @@ final class Nvml {
         JnaStart.start();
         NvmlLibrary lib;
         try {
-            lib = Native.load(library, NvmlLibrary.class);
+            lib = bind(library);
         } catch (UnsatisfiedLinkError e) {
             throw new DeviceDriverException("native library " + library + " (NVIDIA management library, through JNA) could not"
                     + " be loaded (" + linkerReason(e.getMessage()) + "); " + HINT, e);
         }
         Nvml nvml = new Nvml(lib, library);
-        int rc;
-        try {
-            rc = lib.nvmlInit_v2();
-        } catch (UnsatisfiedLinkError e) {
-            throw new DeviceDriverException(library + " loaded but lacks nvmlInit_v2 (" + NativeGuard.oneLine(String.valueOf(e.getMessage()))
-                    + "); expected NVIDIA's management library libnvidia-ml.so.1 of a driver from R450 on", e);
+        int rc = lib.nvmlInit_v2();
+        if (rc == LACKING) {
+            throw new DeviceDriverException(library + " loaded but lacks nvmlInit_v2; expected NVIDIA's management library"
+                    + " libnvidia-ml.so.1 of a driver from R450 on");
         }
         if (rc != NvmlLibrary.SUCCESS) {
             throw new DeviceDriverException("NVML (" + library + ") refused to start: nvmlInit_v2 returned '"
                     + nvml.errorString(rc) + "' (nvmlReturn_t " + rc + ")" + initHint(rc));
         }
         return nvml;
+    }
+
+    /**
+     * {@code library} bound through JNA, as the driver binds it: a function it lacks answers
+     * {@link #LACKING} ({@link LackingFunctions}).
+     *
+     * @throws UnsatisfiedLinkError where the dynamic linker cannot load it
+     */
+    static NvmlLibrary bind(String library) {
+        return Native.load(library, NvmlLibrary.class, Map.of(Library.OPTION_INVOCATION_MAPPER, new LackingFunctions()));
     }
 
     /**
@@ -156,43 +171,34 @@ final class Nvml {
         }
     }
 
-    /** Runs one NVML call; a function the library lacks is {@code -1}, never an {@code Error}. */
-    int invoke(String function, IntSupplier call) {
-        try {
-            return call.getAsInt();
-        } catch (LinkageError | RuntimeException e) {
-            return -1;
-        }
-    }
-
     void check(String function, int rc) throws NvmlException {
         if (rc != NvmlLibrary.SUCCESS) {
-            throw new NvmlException(function, rc, rc == -1 ? library + " lacks " + function : errorString(rc));
+            throw new NvmlException(function, rc, rc == LACKING ? library + " lacks " + function : errorString(rc));
         }
     }
 
     int deviceCount() throws NvmlException {
         IntByReference n = new IntByReference();
-        check("nvmlDeviceGetCount_v2", invoke("nvmlDeviceGetCount_v2", () -> lib.nvmlDeviceGetCount_v2(n)));
+        check("nvmlDeviceGetCount_v2", lib.nvmlDeviceGetCount_v2(n));
         return n.getValue();
     }
 
     Pointer handle(int index) throws NvmlException {
         PointerByReference p = new PointerByReference();
         check("nvmlDeviceGetHandleByIndex_v2(" + index + ")",
-                invoke("nvmlDeviceGetHandleByIndex_v2", () -> lib.nvmlDeviceGetHandleByIndex_v2(index, p)));
+                lib.nvmlDeviceGetHandleByIndex_v2(index, p));
         return p.getValue();
     }
 
     String name(Pointer device) throws NvmlException {
         byte[] b = new byte[NvmlLibrary.NAME_BUFFER];
-        check("nvmlDeviceGetName", invoke("nvmlDeviceGetName", () -> lib.nvmlDeviceGetName(device, b, b.length)));
+        check("nvmlDeviceGetName", lib.nvmlDeviceGetName(device, b, b.length));
         return cString(b);
     }
 
     String uuid(Pointer device) throws NvmlException {
         byte[] b = new byte[NvmlLibrary.UUID_BUFFER];
-        check("nvmlDeviceGetUUID", invoke("nvmlDeviceGetUUID", () -> lib.nvmlDeviceGetUUID(device, b, b.length)));
+        check("nvmlDeviceGetUUID", lib.nvmlDeviceGetUUID(device, b, b.length));
         return cString(b);
     }
 
@@ -200,7 +206,7 @@ final class Nvml {
     String pciBusId(Pointer device) throws NvmlException {
         Memory m = new Memory(NvmlLibrary.PCI_INFO_SIZE);
         m.clear();
-        check("nvmlDeviceGetPciInfo_v3", invoke("nvmlDeviceGetPciInfo_v3", () -> lib.nvmlDeviceGetPciInfo_v3(device, m)));
+        check("nvmlDeviceGetPciInfo_v3", lib.nvmlDeviceGetPciInfo_v3(device, m));
         byte[] b = m.getByteArray(NvmlLibrary.PCI_INFO_BUS_ID, 32);
         return cString(b);
     }
@@ -214,17 +220,17 @@ final class Nvml {
         Memory m = new Memory(NvmlLibrary.MEMORY_V2_SIZE);
         m.clear();
         m.setInt(0, NvmlLibrary.MEMORY_V2_VERSION);
-        int rc = invoke("nvmlDeviceGetMemoryInfo_v2", () -> lib.nvmlDeviceGetMemoryInfo_v2(device, m));
+        int rc = lib.nvmlDeviceGetMemoryInfo_v2(device, m);
         if (rc == NvmlLibrary.SUCCESS) {
             return new long[] {m.getLong(8), m.getLong(32)};
         }
-        if (rc != -1 && rc != NvmlLibrary.ERROR_FUNCTION_NOT_FOUND && rc != NvmlLibrary.ERROR_ARGUMENT_VERSION_MISMATCH
+        if (rc != LACKING && rc != NvmlLibrary.ERROR_FUNCTION_NOT_FOUND && rc != NvmlLibrary.ERROR_ARGUMENT_VERSION_MISMATCH
                 && rc != NvmlLibrary.ERROR_NOT_SUPPORTED) {
             check("nvmlDeviceGetMemoryInfo_v2", rc);
         }
         Memory v1 = new Memory(NvmlLibrary.MEMORY_V1_SIZE);
         v1.clear();
-        check("nvmlDeviceGetMemoryInfo", invoke("nvmlDeviceGetMemoryInfo", () -> lib.nvmlDeviceGetMemoryInfo(device, v1)));
+        check("nvmlDeviceGetMemoryInfo", lib.nvmlDeviceGetMemoryInfo(device, v1));
         return new long[] {v1.getLong(0), v1.getLong(16)};
     }
 
@@ -232,36 +238,33 @@ final class Nvml {
     int[] utilization(Pointer device) throws NvmlException {
         Memory m = new Memory(8);
         m.clear();
-        check("nvmlDeviceGetUtilizationRates", invoke("nvmlDeviceGetUtilizationRates", () -> lib.nvmlDeviceGetUtilizationRates(device, m)));
+        check("nvmlDeviceGetUtilizationRates", lib.nvmlDeviceGetUtilizationRates(device, m));
         return new int[] {m.getInt(0), m.getInt(4)};
     }
 
     int temperature(Pointer device) throws NvmlException {
         IntByReference t = new IntByReference();
-        check("nvmlDeviceGetTemperature", invoke("nvmlDeviceGetTemperature",
-                () -> lib.nvmlDeviceGetTemperature(device, NvmlLibrary.TEMPERATURE_GPU, t)));
+        check("nvmlDeviceGetTemperature", lib.nvmlDeviceGetTemperature(device, NvmlLibrary.TEMPERATURE_GPU, t));
         return t.getValue();
     }
 
     int powerMilliwatts(Pointer device) throws NvmlException {
         IntByReference p = new IntByReference();
-        check("nvmlDeviceGetPowerUsage", invoke("nvmlDeviceGetPowerUsage", () -> lib.nvmlDeviceGetPowerUsage(device, p)));
+        check("nvmlDeviceGetPowerUsage", lib.nvmlDeviceGetPowerUsage(device, p));
         return p.getValue();
     }
 
     /** Volatile (since the driver loaded) ECC error count of {@code errorType}. */
     long eccVolatile(Pointer device, int errorType) throws NvmlException {
         LongByReference c = new LongByReference();
-        check("nvmlDeviceGetTotalEccErrors", invoke("nvmlDeviceGetTotalEccErrors",
-                () -> lib.nvmlDeviceGetTotalEccErrors(device, errorType, NvmlLibrary.ECC_VOLATILE, c)));
+        check("nvmlDeviceGetTotalEccErrors", lib.nvmlDeviceGetTotalEccErrors(device, errorType, NvmlLibrary.ECC_VOLATILE, c));
         return c.getValue();
     }
 
     int[] computeCapability(Pointer device) throws NvmlException {
         IntByReference major = new IntByReference();
         IntByReference minor = new IntByReference();
-        check("nvmlDeviceGetCudaComputeCapability", invoke("nvmlDeviceGetCudaComputeCapability",
-                () -> lib.nvmlDeviceGetCudaComputeCapability(device, major, minor)));
+        check("nvmlDeviceGetCudaComputeCapability", lib.nvmlDeviceGetCudaComputeCapability(device, major, minor));
         return new int[] {major.getValue(), minor.getValue()};
     }
 
@@ -269,8 +272,8 @@ final class Nvml {
     boolean migEnabled(Pointer device) throws NvmlException {
         IntByReference current = new IntByReference();
         IntByReference pending = new IntByReference();
-        int rc = invoke("nvmlDeviceGetMigMode", () -> lib.nvmlDeviceGetMigMode(device, current, pending));
-        if (rc == NvmlLibrary.ERROR_NOT_SUPPORTED || rc == -1) {
+        int rc = lib.nvmlDeviceGetMigMode(device, current, pending);
+        if (rc == NvmlLibrary.ERROR_NOT_SUPPORTED || rc == LACKING) {
             return false;
         }
         check("nvmlDeviceGetMigMode", rc);
@@ -279,14 +282,14 @@ final class Nvml {
 
     int maxMigDevices(Pointer device) throws NvmlException {
         IntByReference n = new IntByReference();
-        check("nvmlDeviceGetMaxMigDeviceCount", invoke("nvmlDeviceGetMaxMigDeviceCount", () -> lib.nvmlDeviceGetMaxMigDeviceCount(device, n)));
+        check("nvmlDeviceGetMaxMigDeviceCount", lib.nvmlDeviceGetMaxMigDeviceCount(device, n));
         return n.getValue();
     }
 
     /** The MIG device at {@code index} of {@code device}; null where no MIG device is there. */
     Pointer migHandle(Pointer device, int index) throws NvmlException {
         PointerByReference p = new PointerByReference();
-        int rc = invoke("nvmlDeviceGetMigDeviceHandleByIndex", () -> lib.nvmlDeviceGetMigDeviceHandleByIndex(device, index, p));
+        int rc = lib.nvmlDeviceGetMigDeviceHandleByIndex(device, index, p);
         if (rc == NvmlLibrary.ERROR_NOT_FOUND || rc == 2 /* INVALID_ARGUMENT: no device at that index */) {
             return null;
         }
@@ -298,25 +301,25 @@ final class Nvml {
     int[] instanceIds(Pointer migDevice) throws NvmlException {
         IntByReference gi = new IntByReference();
         IntByReference ci = new IntByReference();
-        check("nvmlDeviceGetGpuInstanceId", invoke("nvmlDeviceGetGpuInstanceId", () -> lib.nvmlDeviceGetGpuInstanceId(migDevice, gi)));
-        check("nvmlDeviceGetComputeInstanceId", invoke("nvmlDeviceGetComputeInstanceId", () -> lib.nvmlDeviceGetComputeInstanceId(migDevice, ci)));
+        check("nvmlDeviceGetGpuInstanceId", lib.nvmlDeviceGetGpuInstanceId(migDevice, gi));
+        check("nvmlDeviceGetComputeInstanceId", lib.nvmlDeviceGetComputeInstanceId(migDevice, ci));
         return new int[] {gi.getValue(), ci.getValue()};
     }
 
     long supportedEventTypes(Pointer device) throws NvmlException {
         LongByReference t = new LongByReference();
-        check("nvmlDeviceGetSupportedEventTypes", invoke("nvmlDeviceGetSupportedEventTypes", () -> lib.nvmlDeviceGetSupportedEventTypes(device, t)));
+        check("nvmlDeviceGetSupportedEventTypes", lib.nvmlDeviceGetSupportedEventTypes(device, t));
         return t.getValue();
     }
 
     Pointer eventSetCreate() throws NvmlException {
         PointerByReference p = new PointerByReference();
-        check("nvmlEventSetCreate", invoke("nvmlEventSetCreate", () -> lib.nvmlEventSetCreate(p)));
+        check("nvmlEventSetCreate", lib.nvmlEventSetCreate(p));
         return p.getValue();
     }
 
     void registerEvents(Pointer device, long types, Pointer set) throws NvmlException {
-        check("nvmlDeviceRegisterEvents", invoke("nvmlDeviceRegisterEvents", () -> lib.nvmlDeviceRegisterEvents(device, types, set)));
+        check("nvmlDeviceRegisterEvents", lib.nvmlDeviceRegisterEvents(device, types, set));
     }
 
     /**
@@ -326,7 +329,7 @@ final class Nvml {
      */
     NvmlEvent waitEvent(Pointer set, Memory data, int timeoutMs) throws NvmlException {
         data.clear();
-        int rc = invoke("nvmlEventSetWait_v2", () -> lib.nvmlEventSetWait_v2(set, data, timeoutMs));
+        int rc = lib.nvmlEventSetWait_v2(set, data, timeoutMs);
         if (rc == NvmlLibrary.ERROR_TIMEOUT) {
             return null;
         }
@@ -335,7 +338,7 @@ final class Nvml {
     }
 
     void eventSetFree(Pointer set) {
-        invoke("nvmlEventSetFree", () -> lib.nvmlEventSetFree(set));
+        lib.nvmlEventSetFree(set);
     }
 
     static String cString(byte[] b) {
@@ -344,6 +347,32 @@ final class Nvml {
             n++;
         }
         return new String(b, 0, n, StandardCharsets.UTF_8).strip();
+    }
+
+    /**
+     * Decides, at the first call of each function, whether the library has it: where it does, JNA
+     * calls it; where it lacks it, the call answers {@link #LACKING} ({@code null} for a string)
+     * instead of throwing JNA's {@code UnsatisfiedLinkError}, so that an older driver's library
+     * (no {@code nvmlDeviceGetMemoryInfo_v2}, no MIG functions) is handled where each call is
+     * checked. One class for every function, not a lambda per call: the first discovery runs at
+     * TaskManager start, where each lambda would spin a class of its own.
+     */
+    private static final class LackingFunctions implements InvocationMapper, InvocationHandler {
+
+        @Override
+        public InvocationHandler getInvocationHandler(NativeLibrary lib, Method m) {
+            try {
+                lib.getFunction(m.getName());
+                return null;
+            } catch (UnsatisfiedLinkError e) {
+                return this;
+            }
+        }
+
+        @Override
+        public Object invoke(Object proxy, Method method, Object[] args) {
+            return method.getReturnType() == int.class ? Integer.valueOf(LACKING) : null;
+        }
     }
 
     @Override

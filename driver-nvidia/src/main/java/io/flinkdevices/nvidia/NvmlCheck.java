@@ -256,7 +256,7 @@ final class NvmlCheck {
         long t0 = System.nanoTime();
         JnaStart.start();
         long t1 = System.nanoTime();
-        NvmlLibrary lib = com.sun.jna.Native.load(library, NvmlLibrary.class);
+        NvmlLibrary lib = Nvml.bind(library);
         long t2 = System.nanoTime();
         int rc = lib.nvmlInit_v2();
         long t3 = System.nanoTime();

@@ -27,6 +27,6 @@ final class NvmlException extends DeviceDriverException {
     /** Whether the device or driver does not offer what was asked (the value stays unknown). */
     boolean unsupported() {
         return code == NvmlLibrary.ERROR_NOT_SUPPORTED || code == NvmlLibrary.ERROR_FUNCTION_NOT_FOUND
-                || code == NvmlLibrary.ERROR_NOT_FOUND || code == -1;
+                || code == NvmlLibrary.ERROR_NOT_FOUND || code == Nvml.LACKING;
     }
 }

@@ -81,7 +81,9 @@ final class NvmlSampler implements DeviceSampler {
             return;
         }
         Map<Pointer, String> gpus = new LinkedHashMap<>();
-        targets.values().forEach(t -> gpus.putIfAbsent(t.gpu, t.gpuUuid));
+        for (Target t : targets.values()) {
+            gpus.putIfAbsent(t.gpu, t.gpuUuid);
+        }
         for (Map.Entry<Pointer, String> g : gpus.entrySet()) {
             try {
                 long types = nvml.supportedEventTypes(g.getKey()) & EVENTS;
@@ -124,7 +126,9 @@ final class NvmlSampler implements DeviceSampler {
             } else {
                 @SuppressWarnings("unchecked")
                 Map<String, Double> metrics = (Map<String, Double>) gpu;
-                metrics.forEach(b::metric);
+                for (Map.Entry<String, Double> metric : metrics.entrySet()) {
+                    b.metric(metric.getKey(), metric.getValue());
+                }
                 if (t.mig != null) {
                     migMemory(t, b);
                 }
@@ -145,15 +149,35 @@ final class NvmlSampler implements DeviceSampler {
             long[] mem = nvml.memory(t.gpu);
             m.put(NvidiaMetrics.FB_USED, mem[1] / NvidiaMetrics.MIB);
             m.put(NvidiaMetrics.FB_TOTAL, mem[0] / NvidiaMetrics.MIB);
-            optional(() -> {
+            // each one written out, not passed as a lambda: the first sample is taken at
+            // TaskManager start, where each lambda would spin a class of its own
+            try {
                 int[] u = nvml.utilization(t.gpu);
                 m.put(NvidiaMetrics.GPU_UTIL, (double) u[0]);
                 m.put(NvidiaMetrics.MEM_COPY_UTIL, (double) u[1]);
-            });
-            optional(() -> m.put(NvidiaMetrics.GPU_TEMP, (double) nvml.temperature(t.gpu)));
-            optional(() -> m.put(NvidiaMetrics.POWER_USAGE, nvml.powerMilliwatts(t.gpu) / 1000.0));
-            optional(() -> m.put(NvidiaMetrics.ECC_SBE_VOL_TOTAL, (double) nvml.eccVolatile(t.gpu, NvmlLibrary.ECC_CORRECTED)));
-            optional(() -> m.put(NvidiaMetrics.ECC_DBE_VOL_TOTAL, (double) nvml.eccVolatile(t.gpu, NvmlLibrary.ECC_UNCORRECTED)));
+            } catch (NvmlException e) {
+                unlessUnsupported(e);
+            }
+            try {
+                m.put(NvidiaMetrics.GPU_TEMP, (double) nvml.temperature(t.gpu));
+            } catch (NvmlException e) {
+                unlessUnsupported(e);
+            }
+            try {
+                m.put(NvidiaMetrics.POWER_USAGE, nvml.powerMilliwatts(t.gpu) / 1000.0);
+            } catch (NvmlException e) {
+                unlessUnsupported(e);
+            }
+            try {
+                m.put(NvidiaMetrics.ECC_SBE_VOL_TOTAL, (double) nvml.eccVolatile(t.gpu, NvmlLibrary.ECC_CORRECTED));
+            } catch (NvmlException e) {
+                unlessUnsupported(e);
+            }
+            try {
+                m.put(NvidiaMetrics.ECC_DBE_VOL_TOTAL, (double) nvml.eccVolatile(t.gpu, NvmlLibrary.ECC_UNCORRECTED));
+            } catch (NvmlException e) {
+                unlessUnsupported(e);
+            }
         } catch (NvmlException e) {
             if (e.gpuLost()) {
                 return "GPU " + t.gpuUuid + " is lost (NVML: " + nvml.errorString(e.code()) + "): fallen off the bus or removed";
@@ -170,26 +194,18 @@ final class NvmlSampler implements DeviceSampler {
             b.metric(NvidiaMetrics.FB_USED, mem[1] / NvidiaMetrics.MIB);
             b.metric(NvidiaMetrics.FB_TOTAL, mem[0] / NvidiaMetrics.MIB);
         } catch (NvmlException e) {
-            if (!e.unsupported()) {
-                throw e;
-            }
+            unlessUnsupported(e);
         }
     }
 
-    /** A metric the GPU may not offer ({@code NVML_ERROR_NOT_SUPPORTED}: left out). */
-    private static void optional(NvmlCall call) throws NvmlException {
-        try {
-            call.run();
-        } catch (NvmlException e) {
-            if (!e.unsupported()) {
-                throw e;
-            }
+    /**
+     * Rethrows {@code e} unless it says the GPU does not offer a metric ({@code
+     * NVML_ERROR_NOT_SUPPORTED}: the metric is left out).
+     */
+    private static void unlessUnsupported(NvmlException e) throws NvmlException {
+        if (!e.unsupported()) {
+            throw e;
         }
-    }
-
-    @FunctionalInterface
-    private interface NvmlCall {
-        void run() throws NvmlException;
     }
 
     private void drainEvents() throws NvmlException {

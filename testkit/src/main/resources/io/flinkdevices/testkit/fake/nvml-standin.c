@@ -6,6 +6,8 @@
  * is read again on every call, so a test changes the GPUs while the driver runs.
  *
  * Built by testkit's NvmlStandIn with the host's cc: cc -shared -fPIC -o libnvidia-ml.so.1 nvml-standin.c -lpthread
+ * -DNVML_STANDIN_BEFORE_R510 leaves out nvmlDeviceGetMemoryInfo_v2 and -DNVML_STANDIN_WITHOUT_MIG the MIG
+ * functions, as an older driver's library lacks them.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -310,6 +312,7 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(device_t *d, nvmlMemory_t *m) {
     LEAVE(NVML_SUCCESS);
 }
 
+#ifndef NVML_STANDIN_BEFORE_R510 /* an older driver's library lacks it */
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(device_t *d, nvmlMemory_v2_t *m) {
     ENTER(d);
     if (m->version != (unsigned int) (sizeof(nvmlMemory_v2_t) | 2 << 24)) LEAVE(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
@@ -319,6 +322,7 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(device_t *d, nvmlMemory_v2_t *m) {
     m->free = d->mem_total - d->mem_used;
     LEAVE(NVML_SUCCESS);
 }
+#endif
 
 typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
 
@@ -358,6 +362,7 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(device_t *d, int *major, int *mi
     LEAVE(NVML_SUCCESS);
 }
 
+#ifndef NVML_STANDIN_WITHOUT_MIG /* a library from before MIG lacks these */
 nvmlReturn_t nvmlDeviceGetMigMode(device_t *d, unsigned int *current, unsigned int *pending) {
     ENTER(d);
     if (!d->mig_capable) LEAVE(NVML_ERROR_NOT_SUPPORTED);
@@ -392,6 +397,7 @@ nvmlReturn_t nvmlDeviceGetComputeInstanceId(device_t *d, unsigned int *id) {
     *id = d->ci;
     LEAVE(NVML_SUCCESS);
 }
+#endif
 
 nvmlReturn_t nvmlDeviceGetSupportedEventTypes(device_t *d, unsigned long long *types) {
     ENTER(d);
