@@ -9,12 +9,14 @@ import io.flinkdevices.sdk.health.DeviceMonitor;
 import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.info.FpgaInfo;
 import io.flinkdevices.sdk.info.LiveProperties;
+import io.flinkdevices.sdk.nativelib.NativeDeadline;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -49,12 +51,16 @@ final class OpenClFpgaDriver
         String amountKey;
         String patternKey;
         String typesKey;
+        /** How long platform discovery, and loading the program on one device, may take. */
+        Duration timeout;
+        String timeoutKey;
         MonitorSettings monitor;
         /** The vendor's board check, or null. */
         BoardHealthCheck boardCheck;
     }
 
     private final OpenCl openCl;
+    private final NativeDeadline deadline;
     private final Settings settings;
     private final DeviceCoordinator coordinator;
     private final Map<String, String> environment;
@@ -64,10 +70,12 @@ final class OpenClFpgaDriver
     /** @param coordinator null when coordination is off */
     OpenClFpgaDriver(
             OpenCl openCl,
+            NativeDeadline deadline,
             Settings settings,
             DeviceCoordinator coordinator,
             Map<String, String> environment) {
         this.openCl = openCl;
+        this.deadline = deadline;
         this.settings = settings;
         this.coordinator = coordinator;
         this.environment = environment;
@@ -121,7 +129,9 @@ final class OpenClFpgaDriver
 
     /** The devices of the configured types on the matching platforms; at least {@code amount}. */
     private List<ClDevice> candidates(long amount) throws DeviceDriverException {
-        List<ClPlatform> platforms = openCl.platforms();
+        // a runtime that no longer answers (a board in a bad state) must not hold up the TaskManager
+        List<ClPlatform> platforms = deadline.call("platform and device discovery (clGetPlatformIDs, clGetDeviceIDs)",
+                settings.timeout, settings.timeoutKey, openCl::platforms);
         if (platforms.isEmpty()) {
             String vendors = environment.get("OCL_ICD_VENDORS");
             throw new DeviceDriverException(
@@ -223,7 +233,8 @@ final class OpenClFpgaDriver
         if (settings.program == null) {
             return true;
         }
-        Optional<String> problem = openCl.tryProgram(d, settings.program);
+        Optional<String> problem = deadline.call("loading " + settings.program.path + " on " + d + " (clBuildProgram)",
+                settings.timeout, settings.timeoutKey, () -> openCl.tryProgram(d, settings.program));
         if (problem.isPresent()) {
             LOG.warn("OpenCL device {} is not offered: {} did not load: {}", d, settings.program, problem.get());
             rejected.put(d, problem.get());

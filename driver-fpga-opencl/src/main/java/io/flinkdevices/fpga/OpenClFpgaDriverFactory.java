@@ -7,12 +7,14 @@ import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.DraParams;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.health.MonitorSettings;
+import io.flinkdevices.sdk.nativelib.NativeDeadline;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 import org.apache.flink.configuration.Configuration;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -55,6 +57,13 @@ public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFact
     static final String PROGRAM_PATH = "program.path";
     static final String PROGRAM_BUILD_OPTIONS = "program.build-options";
     static final String KUBERNETES_RESOURCE_NAME = "kubernetes.resource-name";
+    static final String TIMEOUT = "timeout";
+    /**
+     * {@value #TIMEOUT} when unset: long enough for a board's runtime to start and to load a
+     * program image (reprogramming the board), short enough that a runtime which no longer answers
+     * does not hold up a TaskManager's start for long.
+     */
+    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
 
     /** The coordination device class: ids are {@code <platform name>/<device index>/<device name>}. */
     static final String DEVICE_CLASS = "opencl-fpga";
@@ -63,6 +72,8 @@ public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFact
 
     private final OpenCl openCl;
     private final Map<String, String> environment;
+    /** The OpenCL runtime's calls at discovery, each at most {@value #TIMEOUT} long. */
+    private final NativeDeadline deadline = new NativeDeadline(JoclOpenCl.LIBRARY, JoclOpenCl.HINT);
 
     /** Creates the factory; Flink's plugin loader calls this. */
     public OpenClFpgaDriverFactory() {
@@ -129,6 +140,7 @@ public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFact
         }
 
         CoordinationParams coordination = CoordinationParams.read(params, DEVICE_CLASS);
+        s.timeout = params.duration(TIMEOUT, DEFAULT_TIMEOUT);
         s.monitor = MonitorSettings.read(params);
         s.boardCheck = boardCheck(params);
         // no FPGA vendor publishes a DRA driver with a known DeviceClass: the operator names it
@@ -138,9 +150,10 @@ public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFact
         s.amountKey = params.amountKey();
         s.patternKey = params.fullKey(PLATFORM_PATTERN);
         s.typesKey = params.fullKey(DEVICE_TYPES);
+        s.timeoutKey = params.fullKey(TIMEOUT);
         DeviceCoordinator coordinator =
                 coordination.enabled() ? DeviceCoordinator.create(coordination) : null;
-        return new OpenClFpgaDriver(openCl, s, coordinator, environment);
+        return new OpenClFpgaDriver(openCl, deadline, s, coordinator, environment);
     }
 
     /** The vendor's board check named by {@value BoardHealthCheck#CLASS_KEY}, configured; null when unset. */

@@ -37,12 +37,29 @@ final class ProgramFile {
      * folder put at the path (also after the factory looked at it) is refused, never waited on.
      */
     byte[] bytes() throws IOException {
-        return HostFiles.read(path, MAX_BYTES);
+        try {
+            return HostFiles.read(path, MAX_BYTES);
+        } catch (OutOfMemoryError e) {
+            throw tooLarge(e);
+        }
     }
 
     /** The file's text, for source programs. */
     String text() throws IOException {
-        return new String(bytes(), StandardCharsets.UTF_8);
+        try {
+            return new String(bytes(), StandardCharsets.UTF_8);
+        } catch (OutOfMemoryError e) {
+            throw tooLarge(e);
+        }
+    }
+
+    /**
+     * A program larger than the heap can hold: one allocation failed, the heap is otherwise as it
+     * was, so it is this program's error, not the TaskManager's.
+     */
+    private static IOException tooLarge(OutOfMemoryError e) {
+        return new IOException("it does not fit in the TaskManager's heap (" + (Runtime.getRuntime().maxMemory() >> 20)
+                + " MiB at most): raise taskmanager.memory.task.heap.size, or load a smaller program", e);
     }
 
     @Override

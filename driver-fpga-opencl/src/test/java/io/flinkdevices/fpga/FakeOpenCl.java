@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -17,6 +19,7 @@ final class FakeOpenCl implements OpenCl {
     private final Map<String, String> failingDevices = new ConcurrentHashMap<>();
     private final AtomicInteger programLoads = new AtomicInteger();
     private final Map<String, Boolean> unavailable = new ConcurrentHashMap<>();
+    private volatile CountDownLatch answers;
 
     /** Adds a platform with devices named {@code deviceNames}, all of type {@code type}. */
     synchronized FakeOpenCl platform(String name, long type, String... deviceNames) {
@@ -45,6 +48,26 @@ final class FakeOpenCl implements OpenCl {
         return this;
     }
 
+    /**
+     * Discovery and program loads block, ignoring interrupts as a call into a runtime stuck in the
+     * kernel does, until {@code answers} is counted down.
+     */
+    FakeOpenCl hangsUntil(CountDownLatch answers) {
+        this.answers = answers;
+        return this;
+    }
+
+    private void hangWhileAsked() {
+        CountDownLatch latch = answers;
+        while (latch != null && latch.getCount() > 0) {
+            try {
+                latch.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                // keeps waiting, as a native call does
+            }
+        }
+    }
+
     /** How often a program was created and built. */
     int programLoads() {
         return programLoads.get();
@@ -56,12 +79,16 @@ final class FakeOpenCl implements OpenCl {
     }
 
     @Override
-    public synchronized List<ClPlatform> platforms() {
-        return List.copyOf(platforms);
+    public List<ClPlatform> platforms() {
+        hangWhileAsked();
+        synchronized (this) {
+            return List.copyOf(platforms);
+        }
     }
 
     @Override
     public Optional<String> tryProgram(ClDevice device, ProgramFile program) {
+        hangWhileAsked();
         programLoads.incrementAndGet();
         return Optional.ofNullable(failingDevices.get(device.name));
     }

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * The bad-input table of the OpenCL FPGA driver, on a fake OpenCL: every bad key, value, file and
@@ -51,6 +52,8 @@ class OpenClFpgaBadInputTest {
         FakeOpenCl failingBuild = new FakeOpenCl()
                 .platform("Xilinx", ACCELERATOR, "u250-a")
                 .programFailsOn("u250-a", "clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE; build log (tail): error: bad");
+        CountDownLatch answers = new CountDownLatch(1);
+        FakeOpenCl stuck = new FakeOpenCl().platform("Xilinx", ACCELERATOR, "u250-a").hangsUntil(answers);
         FakeOpenCl twins = new FakeOpenCl()
                 .platform("Xilinx", ACCELERATOR, "u250")
                 .platform("Xilinx", ACCELERATOR, "u250");
@@ -98,7 +101,13 @@ class OpenClFpgaBadInputTest {
                         .row("duplicate device ids with coordination", () -> attempt(twins, params("coordination.enabled", "true",
                                         "coordination.file", temp.resolve("twins.coordination").toString()), 2),
                                 "Xilinx/0/u250", "twice")
+                        .row("timeout out of range", () -> attempt(host, params("timeout", "0 s"), 1),
+                                P + "timeout", "expected a duration from 1 ms to 1 d but got '0 s'")
+                        .row("OpenCL runtime that does not answer", () -> attempt(stuck, params("timeout", "200 ms"), 1),
+                                P + "timeout", "did not return from platform and device discovery", "within 200 ms",
+                                "left running on a daemon thread")
                         .run();
+        answers.countDown();
 
         result.assertAllClear();
     }

@@ -2,7 +2,7 @@ package io.flinkdevices.nvidia;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.info.GpuInfo;
-import io.flinkdevices.sdk.nativelib.NativeGuard;
+import io.flinkdevices.sdk.nativelib.NativeDeadline;
 
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdevice_attribute;
@@ -11,15 +11,17 @@ import jcuda.driver.CUuuid;
 import jcuda.driver.JCudaDriver;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * The CUDA driver API through JCuda: {@code cuInit}, {@code cuDeviceGetCount}, then per device
- * name, compute capability, PCI ids and UUID. Every call goes through {@link
- * NativeGuard}, so a host without {@code libcuda.so.1} gives a {@link DeviceDriverException}, never
- * an {@code Error}. CUDA applies the TaskManager's {@code CUDA_VISIBLE_DEVICES} itself; the indexes
+ * name, compute capability, PCI ids and UUID. Every discovery goes through a {@link
+ * NativeDeadline}: a host without {@code libcuda.so.1} gives a {@link DeviceDriverException}, never
+ * an {@code Error}, and a CUDA driver that does not return within the driver's {@code timeout} one
+ * too, never a TaskManager start that waits on it. CUDA applies the TaskManager's {@code CUDA_VISIBLE_DEVICES} itself; the indexes
  * are CUDA's device ordinals.
  *
  * <p>No {@code memory-bytes}: that property is the total NVIDIA's management library (NVML)
@@ -36,6 +38,21 @@ final class JCudaBackend implements Backend {
             "install the NVIDIA driver on the TaskManager host, or choose backend nvidia-smi or"
                     + " script";
 
+    /** One for this class loader: a CUDA driver that does not return blocks every driver using it. */
+    private static final NativeDeadline DEADLINE = new NativeDeadline(LIBRARY, HINT);
+
+    private final Duration timeout;
+    private final String timeoutKey;
+
+    /**
+     * @param timeout how long one discovery may wait on the CUDA driver
+     * @param timeoutKey the parameter that sets it, for messages
+     */
+    JCudaBackend(Duration timeout, String timeoutKey) {
+        this.timeout = timeout;
+        this.timeoutKey = timeoutKey;
+    }
+
     @Override
     public String describe() {
         return "jcuda (CUDA driver API)";
@@ -44,7 +61,7 @@ final class JCudaBackend implements Backend {
     @Override
     public List<GpuInfo> devices(long amount) throws DeviceDriverException {
         try {
-            return NativeGuard.call(LIBRARY, HINT, JCudaBackend::query);
+            return DEADLINE.call("discovery (cuInit and the device queries)", timeout, timeoutKey, JCudaBackend::query);
         } catch (DeviceDriverException e) {
             String message = String.valueOf(e.getMessage());
             if (message.contains("Could not initialize class") && firstLoadFailure != null) {

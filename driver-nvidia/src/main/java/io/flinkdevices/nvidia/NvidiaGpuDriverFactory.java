@@ -168,8 +168,8 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
         Backend nvidiaSmi =
                 new NvidiaSmiBackend(smi, timeout, params.fullKey(NVIDIA_SMI_PATH),
                         environment, visible, unitProfile, params.fullKey(MIG_PROFILE));
-        Backend nvml = new NvmlBackend(nvmlLibrary, params.fullKey(NVML_LIBRARY), visible, unitProfile,
-                params.fullKey(MIG_PROFILE));
+        Backend nvml = new NvmlBackend(nvmlLibrary, params.fullKey(NVML_LIBRARY), timeout, params.fullKey(TIMEOUT), visible,
+                unitProfile, params.fullKey(MIG_PROFILE));
         Backend backend;
         switch (kind) {
             case NVML:
@@ -179,7 +179,7 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
                 backend = nvidiaSmi;
                 break;
             case JCUDA:
-                backend = new JCudaBackend();
+                backend = new JCudaBackend(timeout, params.fullKey(TIMEOUT));
                 break;
             case SCRIPT:
                 backend = script(params, scriptPath, scriptArgs, timeout, coordination.enabled());
@@ -189,7 +189,7 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
                         scriptSet
                                 ? script(params, scriptPath, scriptArgs, timeout, coordination.enabled())
                                 : new AutoBackend(
-                                        mig ? List.of(nvml, nvidiaSmi) : List.of(nvml, nvidiaSmi, new JCudaBackend()));
+                                        mig ? List.of(nvml, nvidiaSmi) : List.of(nvml, nvidiaSmi, new JCudaBackend(timeout, params.fullKey(TIMEOUT))));
         }
         DeviceCoordinator coordinator =
                 coordination.enabled() ? DeviceCoordinator.create(coordination) : null;

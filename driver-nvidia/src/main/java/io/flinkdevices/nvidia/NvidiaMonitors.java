@@ -35,12 +35,9 @@ final class NvidiaMonitors {
     static DeviceSampler sampler(Backend backend, List<GpuInfo> chosen, XidPolicy xids) throws DeviceDriverException {
         Backend b = effective(backend);
         if (b instanceof NvmlBackend) {
-            Nvml nvml = ((NvmlBackend) b).nvml();
-            Map<String, NvmlSampler.Target> targets = new LinkedHashMap<>();
-            for (GpuInfo info : chosen) {
-                targets.put(backend.coordinationId(info), nvmlTarget(nvml, info));
-            }
-            return new NvmlSampler(nvml, targets, xids);
+            NvmlBackend nvmlBackend = (NvmlBackend) b;
+            return nvmlBackend.bounded("the monitor's start (each unit's handle, the event set)",
+                    () -> nvmlSampler(nvmlBackend.nvml(), backend, chosen, xids));
         }
         if (b instanceof NvidiaSmiBackend) {
             Map<String, String> gpuOf = new LinkedHashMap<>();
@@ -52,6 +49,15 @@ final class NvidiaMonitors {
             return new SmiSampler((NvidiaSmiBackend) b, gpuOf);
         }
         return null;
+    }
+
+    private static NvmlSampler nvmlSampler(Nvml nvml, Backend backend, List<GpuInfo> chosen, XidPolicy xids)
+            throws NvmlException {
+        Map<String, NvmlSampler.Target> targets = new LinkedHashMap<>();
+        for (GpuInfo info : chosen) {
+            targets.put(backend.coordinationId(info), nvmlTarget(nvml, info));
+        }
+        return new NvmlSampler(nvml, targets, xids);
     }
 
     private static NvmlSampler.Target nvmlTarget(Nvml nvml, GpuInfo info) throws NvmlException {

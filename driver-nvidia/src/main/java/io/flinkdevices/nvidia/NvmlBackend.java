@@ -2,13 +2,18 @@ package io.flinkdevices.nvidia;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.sdk.nativelib.NativeDeadline;
+import io.flinkdevices.sdk.nativelib.NativeGuard;
 
 import com.sun.jna.Pointer;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,16 +38,35 @@ final class NvmlBackend implements Backend {
     /** A MIG device's name ends with its profile: {@code NVIDIA A100-SXM4-80GB MIG 1g.10gb}. */
     private static final Pattern MIG_NAME = Pattern.compile(".*\\bMIG\\s+(\\S+)\\s*");
 
+    /** One deadline per library in this class loader: a library that does not return blocks every driver using it. */
+    private static final Map<String, NativeDeadline> DEADLINES = new HashMap<>();
+
     private final String library;
     private final String libraryKey;
+    private final Duration timeout;
+    private final String timeoutKey;
+    private final NativeDeadline deadline;
     private final UnitSelector units;
     /**
      * @param library {@code libnvidia-ml.so.1} or the absolute path the operator set
      * @param libraryKey the parameter that names it, for messages
+     * @param timeout how long one discovery, or the monitor's start, may wait on NVML
+     * @param timeoutKey the parameter that sets it, for messages
      */
-    NvmlBackend(String library, String libraryKey, VisibleDevices visible, String migProfile, String migProfileKey) {
+    NvmlBackend(String library, String libraryKey, Duration timeout, String timeoutKey, VisibleDevices visible,
+            String migProfile, String migProfileKey) {
         this.library = library;
         this.libraryKey = libraryKey;
+        this.timeout = timeout;
+        this.timeoutKey = timeoutKey;
+        synchronized (DEADLINES) {
+            NativeDeadline d = DEADLINES.get(library);
+            if (d == null) {
+                d = new NativeDeadline(library + " (NVIDIA management library, through JNA)", Nvml.HINT);
+                DEADLINES.put(library, d);
+            }
+            this.deadline = d;
+        }
         this.units = new UnitSelector(visible, migProfile, migProfileKey);
     }
 
@@ -61,8 +85,21 @@ final class NvmlBackend implements Backend {
         return units.coordinationId(d);
     }
 
+    /**
+     * Runs {@code call}, which calls NVML, on a thread of its own and waits for it at most the
+     * driver's {@code timeout}: a GPU whose driver no longer answers can leave an NVML call blocked
+     * in the kernel, which must not hold up a TaskManager's start ({@link NativeDeadline}).
+     */
+    <T> T bounded(String what, NativeGuard.NativeCall<T> call) throws DeviceDriverException {
+        return deadline.call(what, timeout, timeoutKey, call);
+    }
+
     @Override
     public List<GpuInfo> devices(long amount) throws DeviceDriverException {
+        return bounded("discovery (nvmlInit_v2 and the GPU queries)", this::discover);
+    }
+
+    private List<GpuInfo> discover() throws DeviceDriverException {
         Nvml nvml = nvml();
         List<NvidiaSmiBackend.Gpu> gpus = new ArrayList<>();
         List<NvidiaSmiBackend.Mig> migs = new ArrayList<>();

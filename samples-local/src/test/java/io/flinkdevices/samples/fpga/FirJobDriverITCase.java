@@ -60,7 +60,8 @@ class FirJobDriverITCase {
                                 .platformPattern("Portable")
                                 .samples(2_000));
         assertThat(r.subtasksCpu).isEqualTo(2);
-        assertThat(r.devices).allMatch(l -> l.contains("CPU path, because the TaskManager received no 'fpga' device"));
+        assertThat(r.devices).hasSize(2).allMatch(l -> l.contains("CPU path, because the TaskManager received no 'fpga' device"));
         assertThat(r.mismatches).isZero();
+        assertThat(r.exact).isEqualTo(r.checked).isPositive();
     }
 }

@@ -35,6 +35,7 @@ class FirThroughputITCase {
         assertThat(rows).allSatisfy(r -> {
             assertThat(r.samples).isEqualTo(20_000);
             assertThat(r.mismatches).isZero();
+            assertThat(r.checked).as("outputs compared with the CPU reference").isPositive();
         });
         assertThat(rows.subList(1, 3)).allSatisfy(r -> {
             assertThat(r.nanosMarshal).isPositive();

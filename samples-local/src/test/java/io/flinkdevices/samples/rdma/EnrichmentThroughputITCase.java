@@ -26,6 +26,7 @@ class EnrichmentThroughputITCase {
         assertThat(rows).extracting(r -> r.batch).containsExactly(1, 64);
         assertThat(rows).allSatisfy(r -> {
             assertThat(r.job.mismatches).isZero();
+            assertThat(r.job.checked).as("scores compared with the table").isPositive();
             assertThat(r.p50Micros).isPositive();
             assertThat(r.p99Micros).isGreaterThanOrEqualTo(r.p50Micros);
         });

@@ -297,7 +297,9 @@ public final class HostFiles {
 
     static byte[] readAtMost(Path file, FileChannel ch, int maxBytes) throws IOException {
         long limit = (long) maxBytes + 1;
-        int initial = (int) Math.min(limit, Math.max(8192, Math.min(ch.size() + 1, 1 << 20)));
+        // a regular file's size in one allocation (a large file copied through doubling buffers
+        // would need twice its size and more); sysfs and /proc report 4096 or 0 and grow from there
+        int initial = (int) Math.min(limit, Math.max(8192, ch.size() + 1));
         ByteBuffer buf = ByteBuffer.allocate(initial);
         while (true) {
             if (!buf.hasRemaining()) {

@@ -362,7 +362,7 @@ class DriverParamsTest {
     @DisplayName("validate() passes silently when every key is known and well-formed")
     void validPasses() throws DriverConfigException {
         DriverParams p = params("timeout", "3 s");
-        p.duration("timeout", Duration.ofSeconds(10));
+        assertThat(p.duration("timeout", Duration.ofSeconds(10))).as("the value set, not the default").isEqualTo(Duration.ofSeconds(3));
 
         p.validate();
     }

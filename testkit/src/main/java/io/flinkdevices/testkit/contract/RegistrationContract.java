@@ -8,7 +8,6 @@ import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactor
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import java.lang.reflect.Constructor;
 import java.lang.reflect.Modifier;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,6 +15,7 @@ import java.util.ServiceLoader;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 /**
  * The factory is registered so that Flink's plugin loader finds it once and can create it.
@@ -98,10 +98,13 @@ public abstract class RegistrationContract extends ContractSuite {
                                 factoryClass.getClassLoader())
                         .stream()
                         .filter(p -> p.type().equals(factoryClass))
+                        // get() creates it through its public no-argument constructor, as Flink does
                         .map(ServiceLoader.Provider::get)
                         .collect(Collectors.toList());
-        assertThat(found).hasSize(1);
-        assertThat(found.get(0)).isInstanceOf(factoryClass);
+        assertThat(found)
+                .as("%s listed once in META-INF/services/%s and created", factoryClass.getName(),
+                        ExternalResourceDriverFactory.class.getName())
+                .hasSize(1);
     }
 
     /**
@@ -126,8 +129,9 @@ public abstract class RegistrationContract extends ContractSuite {
         assertThat(factoryClass.getEnclosingClass())
                 .as("%s is a top-level class", factoryClass.getName())
                 .isNull();
-        Constructor<?> constructor = factoryClass.getConstructor();
-        assertThat(Modifier.isPublic(constructor.getModifiers())).isTrue();
+        assertThatCode(factoryClass::getConstructor)
+                .as("%s has a public no-argument constructor", factoryClass.getName())
+                .doesNotThrowAnyException();
         assertThat(List.of(factoryClass.getPackageName().split("\\.")))
                 .as("the package of %s", factoryClass.getName())
                 .doesNotContain("internal");

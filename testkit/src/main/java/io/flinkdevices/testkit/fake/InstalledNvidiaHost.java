@@ -26,6 +26,7 @@ import java.util.Locale;
  *
  * <pre>
  * init    &lt;nvmlReturn_t nvmlInit_v2 returns&gt;
+ * hang    1 (only while {@link #nvmlHangs} is on: every call waits until the line is gone)
  * gpu     &lt;index&gt; &lt;uuid&gt; &lt;name&gt; &lt;pci bus id&gt; &lt;memory total B&gt; &lt;memory used B&gt; &lt;util %&gt; &lt;memory util %&gt;
  *         &lt;temperature C&gt; &lt;power mW&gt; &lt;ECC corrected&gt; &lt;ECC uncorrected&gt; &lt;cc major&gt; &lt;cc minor&gt;
  *         &lt;MIG capable 0|1&gt; &lt;MIG enabled 0|1&gt; &lt;lost 0|1&gt;
@@ -67,6 +68,7 @@ public final class InstalledNvidiaHost {
     private final List<long[]> values = new ArrayList<>();
     private final List<String> events = new ArrayList<>();
     private int initError;
+    private boolean nvmlHangs;
     private long sequence;
     private String query;
     private String list;
@@ -176,6 +178,17 @@ public final class InstalledNvidiaHost {
         return this;
     }
 
+    /**
+     * {@code true}: every call of the stand-in NVML ({@code nvmlInit_v2} and every device query)
+     * blocks, as the calls into a driver that no longer answers do (a GPU in a bad state), until
+     * {@code false} is set again; calls already blocked then return.
+     */
+    public synchronized InstalledNvidiaHost nvmlHangs(boolean hangs) {
+        this.nvmlHangs = hangs;
+        writeState();
+        return this;
+    }
+
     private InstalledNvidiaHost event(int gpu, long type, long data, long gi, long ci) {
         events.add(String.join("\t", "event", Long.toString(++sequence), Integer.toString(gpu), Long.toString(type),
                 Long.toString(data), Long.toString(gi), Long.toString(ci)));
@@ -235,6 +248,9 @@ public final class InstalledNvidiaHost {
 
     private void writeState() {
         StringBuilder sb = new StringBuilder("init\t" + initError + "\n");
+        if (nvmlHangs) {
+            sb.append("hang\t1\n");
+        }
         List<FakeNvidiaHost.Model> models = gpus.models();
         for (int i = 0; i < models.size(); i++) {
             FakeNvidiaHost.Model m = models.get(i);

@@ -76,6 +76,7 @@ static int gpu_count;
 static event_t events[MAX_EVENTS];
 static int event_count;
 static int init_error;
+static int hang; /* "hang 1": every call blocks until the line is gone, as a driver that no longer answers */
 static int initialized;
 
 static int state_path(char *out, size_t n) {
@@ -105,6 +106,7 @@ static char *field(char **cursor) {
 /* Reads the state file; -1 when it is missing (as if the kernel driver were not loaded). */
 static int reload(void) {
     char path[4096];
+    hang = 0;
     if (state_path(path, sizeof path) != 0) {
         return -1;
     }
@@ -121,6 +123,8 @@ static int reload(void) {
         char *kind = field(&c);
         if (strcmp(kind, "init") == 0) {
             init_error = atoi(field(&c));
+        } else if (strcmp(kind, "hang") == 0) {
+            hang = atoi(field(&c));
         } else if (strcmp(kind, "gpu") == 0 && gpu_count < MAX_GPUS) {
             device_t *g = &gpus[gpu_count++];
             int mig_count = 0;
@@ -180,6 +184,17 @@ static int reload(void) {
     return 0;
 }
 
+/* With the lock held: while the state says "hang", waits (the lock released) and re-reads it. */
+static void wait_while_hanging(void) {
+    while (hang) {
+        struct timespec pause = {0, 20 * 1000 * 1000};
+        pthread_mutex_unlock(&lock);
+        nanosleep(&pause, NULL);
+        pthread_mutex_lock(&lock);
+        reload();
+    }
+}
+
 /* Locks, re-reads the state, checks the handle: every device call starts here. */
 static nvmlReturn_t enter(device_t *d) {
     pthread_mutex_lock(&lock);
@@ -188,6 +203,7 @@ static nvmlReturn_t enter(device_t *d) {
         return NVML_ERROR_UNINITIALIZED;
     }
     reload();
+    wait_while_hanging();
     if (d == NULL) {
         pthread_mutex_unlock(&lock);
         return NVML_ERROR_INVALID_ARGUMENT;
@@ -216,6 +232,7 @@ static nvmlReturn_t enter(device_t *d) {
 nvmlReturn_t nvmlInit_v2(void) {
     pthread_mutex_lock(&lock);
     nvmlReturn_t rc = reload() != 0 ? NVML_ERROR_DRIVER_NOT_LOADED : init_error;
+    wait_while_hanging();
     if (rc == NVML_SUCCESS) {
         initialized++;
     }

@@ -1,0 +1,103 @@
+package io.flinkdevices.nvidia;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.info.GpuInfo;
+import io.flinkdevices.testkit.fake.FakeHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost;
+import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
+import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
+import io.flinkdevices.testkit.fake.NvmlStandIn;
+import io.flinkdevices.testkit.fake.StopDeviceMonitors;
+
+import org.apache.flink.configuration.Configuration;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * NVML that does not answer, as a GPU whose driver is stuck leaves it: the stand-in's calls block
+ * ({@link InstalledNvidiaHost#nvmlHangs}). A discovery never waits on NVML longer than the driver's
+ * {@code timeout}, and a TaskManager with backend {@code auto} still gets its GPUs, through
+ * nvidia-smi.
+ */
+@DisplayName("The NVIDIA driver with NVML that does not answer")
+@ExtendWith(StopDeviceMonitors.class)
+class NvmlHangTest {
+
+    @TempDir Path temp;
+
+    private static List<GpuInfo> retrieve(long amount, String... kv) throws Exception {
+        Configuration c = new Configuration();
+        for (int i = 0; i < kv.length; i += 2) {
+            c.setString(kv[i], kv[i + 1]);
+        }
+        NvidiaGpuDriver d = (NvidiaGpuDriver) new NvidiaGpuDriverFactory(Map.of()).createExternalResourceDriver(c);
+        try {
+            return new ArrayList<>(d.retrieveResourceInfo(amount));
+        } finally {
+            d.stopMonitor();
+        }
+    }
+
+    @Test
+    @DisplayName("fails discovery naming the timeout key within it, refuses the next at once, hands out the GPUs through"
+            + " nvidia-smi under auto, and uses NVML again once it answers")
+    void nvmlThatDoesNotAnswer() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).install(FakeHost.create(temp));
+        String lib = NvmlStandIn.installOn(host).toString();
+        String smi = host.smi().path().toString();
+        host.nvmlHangs(true);
+        try {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> retrieve(2, "backend", "nvml", "nvml.library", lib, "timeout", "300 ms"))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("timeout: " + lib + " (NVIDIA management library, through JNA) did not return from"
+                            + " discovery (nvmlInit_v2 and the GPU queries) within 300 ms; the call is left running");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("bounded by the timeout, not by NVML")
+                    .isLessThan(Duration.ofSeconds(8));
+
+            long refused = System.nanoTime();
+            assertThatThrownBy(() -> retrieve(2, "backend", "nvml", "nvml.library", lib, "timeout", "10 s"))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining(lib + " (NVIDIA management library, through JNA) has not returned from discovery"
+                            + " (nvmlInit_v2 and the GPU queries), called at ");
+            assertThat(Duration.ofNanos(System.nanoTime() - refused)).as("refused at once, not another 10 s")
+                    .isLessThan(Duration.ofSeconds(5));
+
+            List<GpuInfo> viaAuto = retrieve(2, "nvml.library", lib, "nvidia-smi.path", smi, "timeout", "10 s",
+                    "monitor.interval", "1 s");
+            assertThat(viaAuto).extracting(g -> g.getUuid().orElse(null))
+                    .as("auto: NVML refused at once, the GPUs through nvidia-smi")
+                    .containsExactly(FakeNvidiaHost.gpuUuid(0), FakeNvidiaHost.gpuUuid(1));
+        } finally {
+            host.nvmlHangs(false);
+        }
+
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        List<GpuInfo> again = null;
+        while (again == null) {
+            try {
+                again = retrieve(2, "backend", "nvml", "nvml.library", lib, "timeout", "10 s", "monitor.interval", "0");
+            } catch (DeviceDriverException e) {
+                if (System.nanoTime() > until || !e.getMessage().contains("has not returned")) {
+                    throw e;
+                }
+                Thread.sleep(20);
+            }
+        }
+        assertThat(again).extracting(g -> g.getUuid().orElse(null)).as("NVML answers again")
+                .containsExactly(FakeNvidiaHost.gpuUuid(0), FakeNvidiaHost.gpuUuid(1));
+    }
+}
