@@ -29,8 +29,11 @@ class RdmaDriverContractITCase extends DriverContractKit {
 
     @Override
     protected Map<String, String> paramsForHost(FakeHost host, int devices) {
+        // a port the host's faults call failed is DOWN, as sysfs shows a port that lost its link
         boolean[] up = new boolean[devices];
-        java.util.Arrays.fill(up, true);
+        for (int i = 0; i < devices; i++) {
+            up[i] = !host.failedDevices().contains(i);
+        }
         return Map.of("sysfs.root", FakeRdmaHost.builder().infiniband("mlx5_0", 200, up).installOn(host).root().toString());
     }
 
