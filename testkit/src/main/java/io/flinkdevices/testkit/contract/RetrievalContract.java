@@ -210,7 +210,7 @@ public abstract class RetrievalContract extends ContractSuite {
                         infos)
                 .isNotEmpty();
         for (ExternalResourceInfo info : infos) {
-            Collection<String> names = namesOf(info);
+            Collection<String> names = namesOf(info, infos);
             assertThat(names.stream().anyMatch(text::contains))
                     .as(
                             "whether the driver's INFO log names device %s by one of %s; it logged:%n%s",
@@ -283,20 +283,35 @@ public abstract class RetrievalContract extends ContractSuite {
         return failed;
     }
 
-    /** The values that name {@code info} in a log line. */
-    private static Collection<String> namesOf(ExternalResourceInfo info) {
+    /**
+     * The values that name {@code info} in a log line: its id keys; without them, the values of
+     * keys in which it differs from every other info handed out ({@code kind} or {@code vendor},
+     * the same for all, would be found in any line that names the resource).
+     */
+    private static Collection<String> namesOf(ExternalResourceInfo info, Set<? extends ExternalResourceInfo> all) {
         List<String> names = new ArrayList<>();
         for (String key : NAMING_KEYS) {
             info.getProperty(key).filter(v -> !v.isBlank()).ifPresent(names::add);
         }
         if (names.isEmpty()) {
             for (Map.Entry<String, String> e : ForeignInfo.propertiesOf(info).entrySet()) {
-                if (e.getValue().strip().length() > 1) {
-                    names.add(e.getValue().strip());
+                String value = e.getValue().strip();
+                if (value.length() > 1 && tellsApart(e.getKey(), value, info, all)) {
+                    names.add(value);
                 }
             }
         }
         return names;
+    }
+
+    /** Whether no other info of {@code all} has {@code value} under {@code key}. */
+    private static boolean tellsApart(String key, String value, ExternalResourceInfo info, Set<? extends ExternalResourceInfo> all) {
+        for (ExternalResourceInfo other : all) {
+            if (other != info && other.getProperty(key).map(String::strip).filter(value::equals).isPresent()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Object valueOf(Attempt<?> attempt) {
