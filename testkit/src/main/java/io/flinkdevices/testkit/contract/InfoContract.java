@@ -45,8 +45,8 @@ public abstract class InfoContract extends ContractSuite {
      * getKeys()}.
      *
      * <p>Must hold: each either throws {@link UnsupportedOperationException} or works on a copy:
-     * afterwards the info has exactly its original keys and values (the live keys a monitor
-     * refreshes, {@code health*} and {@code metric.*}, aside).
+     * afterwards the info lists no added key and has exactly its original keys and values (the
+     * live keys a monitor refreshes, {@code health*} and {@code metric.*}, aside).
      */
     @Test
     @Order(3)
@@ -55,6 +55,9 @@ public abstract class InfoContract extends ContractSuite {
         for (ExternalResourceInfo info : allInfos()) {
             Map<String, String> before = fixedProperties(info);
             tryTo(() -> info.getKeys().add("injected"));
+            assertThat(info.getKeys())
+                    .as("the keys of %s after an attempt to add 'injected' to them", info)
+                    .doesNotContain("injected");
             tryTo(() -> info.getKeys().remove(before.keySet().iterator().next()));
             tryTo(() -> info.getKeys().clear());
             assertThat(fixedProperties(info))
