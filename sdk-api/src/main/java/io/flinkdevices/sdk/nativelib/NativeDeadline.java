@@ -9,6 +9,10 @@ import java.time.LocalTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -19,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>A device whose driver no longer answers (a GPU fallen off the bus, a board in a bad state)
  * can leave a call into its vendor library blocked in the kernel: the reason drivers bound every
  * tool they run with a timeout. A call in the TaskManager's own process cannot be killed, so
- * {@link #call} runs it on a daemon thread of its own and waits for it at most the timeout; a call
+ * {@link #call} runs it on a daemon thread (one of at most {@value #MAX_CALLERS}, kept a few seconds
+ * for the next call) and waits for it at most the timeout; a call
  * that has not returned by then is left running and reported as one {@link
  * DeviceDriverException} naming the library, what was called and the timeout's key. Until that
  * call returns, this deadline does not start another one: each later {@link #call} fails at once,
@@ -36,6 +41,16 @@ public final class NativeDeadline {
 
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
     private static final AtomicInteger THREADS = new AtomicInteger();
+    /** More calls under way at once than any TaskManager makes: a bound on threads left behind. */
+    static final int MAX_CALLERS = 16;
+
+    /**
+     * The threads that make the calls, shared by every deadline of this class loader and kept 10 s
+     * after their last call: starting a thread for each call would cost more than a later
+     * discovery itself (hundreds of microseconds on a busy host).
+     */
+    private static final ThreadPoolExecutor CALLERS =
+            new ThreadPoolExecutor(0, MAX_CALLERS, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), new CallerThreads());
 
     private final String library;
     private final String installHint;
@@ -77,13 +92,12 @@ public final class NativeDeadline {
                         + " no longer answers does this: check the device and the kernel log (dmesg) of this host");
             }
         }
-        Thread thread = new Thread(new Runner<>(this, call, outcome), "flink-devices-native-call-" + THREADS.incrementAndGet());
-        thread.setDaemon(true);
-        // a call left running must not keep a job's or plugin's class loader alive through it
-        thread.setContextClassLoader(null);
         try {
-            thread.start();
-        } catch (RuntimeException | OutOfMemoryError e) {
+            CALLERS.execute(new Runner<>(this, call, outcome));
+        } catch (RejectedExecutionException e) {
+            throw new DeviceDriverException(library + ": " + MAX_CALLERS + " calls into native libraries are under way or"
+                    + " have not returned; " + what + " is not started beside them");
+        } catch (OutOfMemoryError e) {
             throw new DeviceDriverException(library + ": cannot start a thread for " + what + " (" + e + ")", e);
         }
         try {
@@ -134,7 +148,18 @@ public final class NativeDeadline {
         return d.toMillis() % 1000 == 0 ? d.getSeconds() + " s" : d.truncatedTo(ChronoUnit.MILLIS).toMillis() + " ms";
     }
 
-    /** The call, on its own thread: the outcome, then the deadline free again. */
+    /** Daemon threads without a context class loader: a call left running keeps no class loader alive. */
+    private static final class CallerThreads implements ThreadFactory {
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "flink-devices-native-call-" + THREADS.incrementAndGet());
+            t.setDaemon(true);
+            t.setContextClassLoader(null);
+            return t;
+        }
+    }
+
+    /** The call, on a thread of {@link #CALLERS}: the outcome, and the library free again. */
     private static final class Runner<T> implements Runnable {
         private final NativeDeadline deadline;
         private final NativeGuard.NativeCall<T> call;
