@@ -4,6 +4,7 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.health.DeviceSampler;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.sdk.info.LiveProperties;
+import io.flinkdevices.sdk.nativelib.NativeGuard;
 
 import com.sun.jna.Pointer;
 
@@ -37,7 +38,7 @@ final class NvidiaMonitors {
         if (b instanceof NvmlBackend) {
             NvmlBackend nvmlBackend = (NvmlBackend) b;
             return nvmlBackend.bounded("the monitor's start (each unit's handle, the event set)",
-                    () -> nvmlSampler(nvmlBackend.nvml(), backend, chosen, xids));
+                    new SamplerStart(nvmlBackend, backend, chosen, xids));
         }
         if (b instanceof NvidiaSmiBackend) {
             Map<String, String> gpuOf = new LinkedHashMap<>();
@@ -49,6 +50,26 @@ final class NvidiaMonitors {
             return new SmiSampler((NvidiaSmiBackend) b, gpuOf);
         }
         return null;
+    }
+
+    /** The NVML sampler's start, as the call the deadline runs (a class, not a lambda spun at TaskManager start). */
+    private static final class SamplerStart implements NativeGuard.NativeCall<DeviceSampler> {
+        private final NvmlBackend nvmlBackend;
+        private final Backend backend;
+        private final List<GpuInfo> chosen;
+        private final XidPolicy xids;
+
+        SamplerStart(NvmlBackend nvmlBackend, Backend backend, List<GpuInfo> chosen, XidPolicy xids) {
+            this.nvmlBackend = nvmlBackend;
+            this.backend = backend;
+            this.chosen = chosen;
+            this.xids = xids;
+        }
+
+        @Override
+        public DeviceSampler call() throws DeviceDriverException {
+            return nvmlSampler(nvmlBackend.nvml(), backend, chosen, xids);
+        }
     }
 
     private static NvmlSampler nvmlSampler(Nvml nvml, Backend backend, List<GpuInfo> chosen, XidPolicy xids)

@@ -96,7 +96,21 @@ final class NvmlBackend implements Backend {
 
     @Override
     public List<GpuInfo> devices(long amount) throws DeviceDriverException {
-        return bounded("discovery (nvmlInit_v2 and the GPU queries)", this::discover);
+        return bounded("discovery (nvmlInit_v2 and the GPU queries)", new Discovery(this));
+    }
+
+    /** {@link #discover}, as the call the deadline runs (a class, not a lambda spun at TaskManager start). */
+    private static final class Discovery implements NativeGuard.NativeCall<List<GpuInfo>> {
+        private final NvmlBackend backend;
+
+        Discovery(NvmlBackend backend) {
+            this.backend = backend;
+        }
+
+        @Override
+        public List<GpuInfo> call() throws DeviceDriverException {
+            return backend.discover();
+        }
     }
 
     private List<GpuInfo> discover() throws DeviceDriverException {

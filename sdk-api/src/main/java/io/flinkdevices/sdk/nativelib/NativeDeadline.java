@@ -5,7 +5,7 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import org.apache.flink.annotation.PublicEvolving;
 
 import java.time.Duration;
-import java.time.LocalTime;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
@@ -39,7 +39,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 @PublicEvolving
 public final class NativeDeadline {
 
-    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
     private static final AtomicInteger THREADS = new AtomicInteger();
     /** More calls under way at once than any TaskManager makes: a bound on threads left behind. */
     static final int MAX_CALLERS = 16;
@@ -84,7 +83,8 @@ public final class NativeDeadline {
     public <T> T call(String what, Duration timeout, String timeoutKey, NativeGuard.NativeCall<T> call)
             throws DeviceDriverException {
         Outcome<T> outcome = new Outcome<>();
-        String started = what + ", called at " + LocalTime.now(ZoneId.systemDefault()).format(TIME);
+        // the wall clock only: formatting it (java.time's zone rules) waits until a call times out
+        long startedMillis = System.currentTimeMillis();
         synchronized (lock) {
             if (hung != null) {
                 throw new DeviceDriverException(library + " has not returned from " + hung + " yet (" + timeoutKey
@@ -101,7 +101,7 @@ public final class NativeDeadline {
             throw new DeviceDriverException(library + ": cannot start a thread for " + what + " (" + e + ")", e);
         }
         try {
-            if (!outcome.await(timeout) && abandoned(outcome, started)) {
+            if (!outcome.await(timeout) && abandoned(outcome, what, startedMillis)) {
                 throw new DeviceDriverException(timeoutKey + ": " + library + " did not return from " + what + " within "
                         + format(timeout) + "; the call is left running on a daemon thread and the library is not called"
                         + " again until it returns. A device whose driver no longer answers does this: check the device"
@@ -122,7 +122,9 @@ public final class NativeDeadline {
     }
 
     /** Marks {@code outcome}'s call as not returned, unless it has returned meanwhile. */
-    private boolean abandoned(Outcome<?> outcome, String started) {
+    private boolean abandoned(Outcome<?> outcome, String what, long startedMillis) {
+        String started = what + ", called at "
+                + DateTimeFormatter.ofPattern("HH:mm:ss").format(Instant.ofEpochMilli(startedMillis).atZone(ZoneId.systemDefault()));
         synchronized (lock) {
             if (outcome.done()) {
                 return false;
