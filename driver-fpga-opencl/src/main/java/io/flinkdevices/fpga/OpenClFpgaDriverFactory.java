@@ -72,7 +72,11 @@ public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFact
 
     private final OpenCl openCl;
     private final Map<String, String> environment;
-    /** The OpenCL runtime's calls at discovery, each at most {@value #TIMEOUT} long. */
+    /**
+     * The OpenCL runtime's calls at discovery, each at most {@value #TIMEOUT} long; one per
+     * resource (Flink creates a factory per resource), so a blocked runtime costs each resource
+     * its own timeout once, then refuses at once.
+     */
     private final NativeDeadline deadline = new NativeDeadline(JoclOpenCl.LIBRARY, JoclOpenCl.HINT);
 
     /** Creates the factory; Flink's plugin loader calls this. */

@@ -33,8 +33,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * call also runs under {@link NativeGuard}: a {@link LinkageError} comes back as a {@link
  * DeviceDriverException} too.
  *
- * <p>One instance per library and class loader, shared by every driver of that class loader that
- * calls it (a blocked library blocks all of them). Thread-safe.
+ * <p>Drivers that share one library's state in a class loader share one instance (the NVIDIA
+ * driver: one per NVML library path, one for CUDA), so that once the library is blocked every one
+ * of them is refused at once; an instance per driver makes each wait out its own timeout (the
+ * OpenCL driver keeps one per resource). Thread-safe.
  */
 @PublicEvolving
 public final class NativeDeadline {
