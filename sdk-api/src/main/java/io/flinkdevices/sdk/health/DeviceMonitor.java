@@ -251,7 +251,8 @@ public final class DeviceMonitor {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;
-        } catch (Exception | LinkageError e) {
+        } catch (Exception | LinkageError | StackOverflowError e) {
+            // a driver's code: a bug in it costs a sample, never the monitor thread
             if (stopRequested || Thread.currentThread().isInterrupted()) {
                 // stopped while sampling: not a failed sample
                 return;
@@ -288,7 +289,7 @@ public final class DeviceMonitor {
         for (HealthListener l : listeners) {
             try {
                 l.sampled(view, at);
-            } catch (RuntimeException | LinkageError e) {
+            } catch (RuntimeException | LinkageError | StackOverflowError e) {
                 LOG.warn("Device monitor of {}: a health listener failed: {}", settings.name(), e.toString());
             }
         }

@@ -264,6 +264,32 @@ class DeviceMonitorTest {
             await("ok again", () -> p.get("health").equals(java.util.Optional.of("ok")));
             assertThat(Long.parseLong(p.get("metric.monitor.errors").orElseThrow())).isEqualTo(m.errors());
         }
+        @Test
+        @DisplayName("survives a sampler that overflows its stack or cannot link a class: counted, and the next sample runs")
+        void survivesErrorsOfADriversCode() throws Exception {
+            AtomicInteger calls = new AtomicInteger();
+            DeviceMonitor m = monitor(INTERVAL, ids -> {
+                int call = calls.incrementAndGet();
+                if (call == 2) {
+                    return recurse(0);
+                }
+                if (call == 3) {
+                    throw new NoClassDefFoundError("com/vendor/Missing");
+                }
+                Map<String, DeviceSample> out = new HashMap<>();
+                out.put("d0", DeviceSample.builder().build());
+                return out;
+            }, "d0");
+            startAndSample(m);
+            await("two failed samples and one good one after them", () -> calls.get() >= 4);
+            assertThat(m.errors()).as("the stack overflow and the linkage error, counted").isEqualTo(2);
+            assertThat(monitorThreads()).as("the monitor thread still runs").isEqualTo(1);
+            assertThat(m.properties("d0").get("health")).contains("ok");
+        }
+
+        private Map<String, DeviceSample> recurse(int depth) {
+            return depth < Integer.MAX_VALUE ? recurse(depth + 1) : Map.of();
+        }
     }
 
     @Nested
