@@ -68,17 +68,18 @@ final class NvidiaMonitors {
 
         @Override
         public DeviceSampler call() throws DeviceDriverException {
-            return nvmlSampler(nvmlBackend.nvml(), backend, chosen, xids);
+            return nvmlSampler(nvmlBackend, backend, chosen, xids);
         }
     }
 
-    private static NvmlSampler nvmlSampler(Nvml nvml, Backend backend, List<GpuInfo> chosen, XidPolicy xids)
-            throws NvmlException {
+    private static NvmlSampler nvmlSampler(NvmlBackend nvmlBackend, Backend backend, List<GpuInfo> chosen, XidPolicy xids)
+            throws DeviceDriverException {
+        Nvml nvml = nvmlBackend.nvml();
         Map<String, NvmlSampler.Target> targets = new LinkedHashMap<>();
         for (GpuInfo info : chosen) {
             targets.put(backend.coordinationId(info), nvmlTarget(nvml, info));
         }
-        return new NvmlSampler(nvml, targets, xids);
+        return new NvmlSampler(nvml, targets, xids, nvmlBackend);
     }
 
     private static NvmlSampler.Target nvmlTarget(Nvml nvml, GpuInfo info) throws NvmlException {

@@ -7,6 +7,9 @@ import io.flinkdevices.sdk.nativelib.NativeGuard;
 
 import com.sun.jna.Pointer;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,8 +33,13 @@ import java.util.regex.Pattern;
  * GpuFacts}: what cannot change while the GPU is in the machine, and its MIG mode when read less
  * than {@link GpuFacts#MIG_MODE_TTL_NANOS} ago. The MIG devices of a GPU in MIG mode are listed anew
  * every time.
+ *
+ * <p>A GPU NVML still counts but reports lost ({@code NVML_ERROR_GPU_IS_LOST}: fallen off the bus)
+ * is left out with a WARN line, as {@code nvidia-smi} leaves it out of its listing.
  */
 final class NvmlBackend implements Backend {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NvmlBackend.class);
 
     private static final Pattern PCI =
             Pattern.compile("(?:[0-9a-fA-F]{4})?([0-9a-fA-F]{4}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\\.([0-7])");
@@ -50,7 +58,7 @@ final class NvmlBackend implements Backend {
     /**
      * @param library {@code libnvidia-ml.so.1} or the absolute path the operator set
      * @param libraryKey the parameter that names it, for messages
-     * @param timeout how long one discovery, or the monitor's start, may wait on NVML
+     * @param timeout how long one discovery, the monitor's start or one monitor sample may wait on NVML
      * @param timeoutKey the parameter that sets it, for messages
      */
     NvmlBackend(String library, String libraryKey, Duration timeout, String timeoutKey, VisibleDevices visible,
@@ -120,8 +128,19 @@ final class NvmlBackend implements Backend {
         int count = nvml.deviceCount();
         Set<String> uuids = new HashSet<>();
         for (int i = 0; i < count; i++) {
-            Pointer h = nvml.handle(i);
-            String uuid = nvml.uuid(h);
+            Pointer h;
+            String uuid;
+            try {
+                h = nvml.handle(i);
+                uuid = nvml.uuid(h);
+            } catch (NvmlException e) {
+                if (!e.gpuLost()) {
+                    throw e;
+                }
+                // as nvidia-smi leaves it out of its listing: the other GPUs still serve
+                LOG.warn("{}: GPU {} is left out: it has fallen off the bus or was removed ({})", describe(), i, e.getMessage());
+                continue;
+            }
             if (!uuids.add(uuid.toLowerCase(Locale.ROOT))) {
                 throw new DeviceDriverException(describe() + " reports UUID " + uuid + " for two GPUs; expected every GPU"
                         + " to have its own UUID (tasks would share one GPU through " + VisibleDevices.ENV + ")");

@@ -1,8 +1,10 @@
 package io.flinkdevices.nvidia;
 
+import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.health.DeviceSample;
 import io.flinkdevices.sdk.health.DeviceSampler;
 import io.flinkdevices.sdk.health.HealthState;
+import io.flinkdevices.sdk.nativelib.NativeGuard;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
@@ -64,12 +66,24 @@ final class NvmlSampler implements DeviceSampler {
     private final Memory eventData = new Memory(NvmlLibrary.EVENT_DATA_SIZE);
     private final Map<String, String> failures = new HashMap<>();
     private final Map<Pointer, Long> lastXid = new HashMap<>();
+    private final NvmlBackend bounds;
     private Pointer eventSet;
 
-    NvmlSampler(Nvml nvml, Map<String, Target> targets, XidPolicy xids) {
+    /** Guards {@link #sampling}, {@link #closeRequested} and freeing {@link #eventSet}. */
+    private final Object lock = new Object();
+    private boolean sampling;
+    private boolean closeRequested;
+
+    /**
+     * @param bounds runs each sample within the driver's {@code timeout} ({@link NvmlBackend#bounded}):
+     *     a GPU whose driver no longer answers leaves NVML blocked in the kernel, and the monitor then
+     *     counts failed samples (health {@code degraded}) instead of waiting for ever
+     */
+    NvmlSampler(Nvml nvml, Map<String, Target> targets, XidPolicy xids, NvmlBackend bounds) {
         this.nvml = nvml;
         this.targets = targets;
         this.xids = xids;
+        this.bounds = bounds;
         registerEvents();
     }
 
@@ -100,8 +114,45 @@ final class NvmlSampler implements DeviceSampler {
         }
     }
 
-    /** Frees the event set (the monitor stopped). */
+    /**
+     * Frees the event set (the monitor stopped); a sample still running in NVML frees it when it
+     * returns. Never waits: a sample blocked in NVML must not hold up the driver.
+     */
     void close() {
+        synchronized (lock) {
+            closeRequested = true;
+            if (sampling || eventSet == null) {
+                return;
+            }
+        }
+        try {
+            // NVML that no longer answers could block the free too: within the timeout, or not at all
+            bounds.bounded("the monitor's stop (freeing its NVML event set)", new Free(this));
+        } catch (DeviceDriverException e) {
+            LOG.warn("NVIDIA GPU monitor: its NVML event set is left allocated: {}", e.getMessage());
+        }
+    }
+
+    /** Frees the event set unless a sample is under way (which then frees it). */
+    private static final class Free implements NativeGuard.NativeCall<Void> {
+        private final NvmlSampler sampler;
+
+        Free(NvmlSampler sampler) {
+            this.sampler = sampler;
+        }
+
+        @Override
+        public Void call() {
+            synchronized (sampler.lock) {
+                if (!sampler.sampling) {
+                    sampler.freeEvents();
+                }
+            }
+            return null;
+        }
+    }
+
+    private void freeEvents() {
         if (eventSet != null) {
             nvml.eventSetFree(eventSet);
             eventSet = null;
@@ -109,7 +160,46 @@ final class NvmlSampler implements DeviceSampler {
     }
 
     @Override
-    public Map<String, DeviceSample> sample(Collection<String> ids) throws NvmlException {
+    public Map<String, DeviceSample> sample(Collection<String> ids) throws DeviceDriverException {
+        return bounds.bounded("a monitor sample", new Sample(this, ids));
+    }
+
+    /** {@link #sampleNow}, as the call the deadline runs. */
+    private static final class Sample implements NativeGuard.NativeCall<Map<String, DeviceSample>> {
+        private final NvmlSampler sampler;
+        private final Collection<String> ids;
+
+        Sample(NvmlSampler sampler, Collection<String> ids) {
+            this.sampler = sampler;
+            this.ids = ids;
+        }
+
+        @Override
+        public Map<String, DeviceSample> call() throws DeviceDriverException {
+            return sampler.sampleNow(ids);
+        }
+    }
+
+    private Map<String, DeviceSample> sampleNow(Collection<String> ids) throws DeviceDriverException {
+        synchronized (lock) {
+            if (closeRequested) {
+                throw new DeviceDriverException("the NVIDIA GPU monitor was stopped");
+            }
+            sampling = true;
+        }
+        try {
+            return sampleUnguarded(ids);
+        } finally {
+            synchronized (lock) {
+                sampling = false;
+                if (closeRequested) {
+                    freeEvents();
+                }
+            }
+        }
+    }
+
+    private Map<String, DeviceSample> sampleUnguarded(Collection<String> ids) throws NvmlException {
         drainEvents();
         Map<Pointer, Object> byGpu = new HashMap<>();
         Map<String, DeviceSample> out = new LinkedHashMap<>();

@@ -6,6 +6,7 @@ import io.flinkdevices.testkit.contract.DriverCapability;
 import io.flinkdevices.testkit.contract.DriverContractKit;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
+import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
@@ -40,9 +41,14 @@ class NvidiaDriverContractITCase extends DriverContractKit {
 
     @Override
     protected Map<String, String> paramsForHost(FakeHost host, int devices) {
+        InstalledNvidiaHost nvidia = FakeNvidiaHost.builder().gpus(FakeNvidiaHost.Model.H100_SXM_80GB, devices).install(host);
+        // a GPU the host's faults call failed has fallen off the bus: nvidia-smi lists it no more
+        for (int failed : host.failedDevices()) {
+            nvidia.removeGpu(failed);
+        }
         return Map.of(
                 "backend", "nvidia-smi",
-                "nvidia-smi.path", FakeNvidiaHost.installH100s(host, devices).toString());
+                "nvidia-smi.path", nvidia.smi().path().toString());
     }
 
     @Override

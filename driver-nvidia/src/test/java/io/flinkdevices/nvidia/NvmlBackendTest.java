@@ -84,16 +84,21 @@ class NvmlBackendTest {
     }
 
     @Test
-    @DisplayName("a later discovery gives the same infos from the facts kept of each GPU, and still finds a GPU that fell off the bus")
+    @DisplayName("a later discovery gives the same infos from the facts kept of each GPU, and leaves out a GPU that fell off the bus, as nvidia-smi does")
     void laterDiscoveryKeepsFactsButSeesLostGpus() throws Exception {
-        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).install(FakeHost.create(temp));
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 3).install(FakeHost.create(temp));
         String lib = NvmlStandIn.installOn(host).toString();
-        List<Map<String, String>> first = retrieve(host, Map.of(), 2, "backend", "nvml", "nvml.library", lib);
-        assertThat(retrieve(host, Map.of(), 2, "backend", "nvml", "nvml.library", lib)).isEqualTo(first);
+        List<Map<String, String>> first = retrieve(host, Map.of(), 3, "backend", "nvml", "nvml.library", lib);
+        assertThat(retrieve(host, Map.of(), 3, "backend", "nvml", "nvml.library", lib)).isEqualTo(first);
         host.removeGpu(1);
-        assertThatThrownBy(() -> retrieve(host, Map.of(), 1, "backend", "nvml", "nvml.library", lib))
+        assertThatThrownBy(() -> retrieve(host, Map.of(), 3, "backend", "nvml", "nvml.library", lib))
                 .isInstanceOf(DeviceDriverException.class)
-                .hasMessageContaining("GPU is lost");
+                .hasMessageContaining("3");
+        List<Map<String, String>> rest = retrieve(host, Map.of(), 2, "backend", "nvml", "nvml.library", lib);
+        assertThat(rest).extracting(p -> p.get("uuid"))
+                .containsExactly(FakeNvidiaHost.gpuUuid(0), FakeNvidiaHost.gpuUuid(2));
+        assertThat(rest).as("the same infos through nvidia-smi, which no longer lists the lost GPU")
+                .isEqualTo(retrieve(host, Map.of(), 2, "backend", "nvidia-smi", "nvidia-smi.path", host.smi().path().toString()));
     }
 
     @Test

@@ -100,4 +100,72 @@ class NvmlHangTest {
         assertThat(again).extracting(g -> g.getUuid().orElse(null)).as("NVML answers again")
                 .containsExactly(FakeNvidiaHost.gpuUuid(0), FakeNvidiaHost.gpuUuid(1));
     }
+
+    @Test
+    @DisplayName("a monitor sample NVML stops answering fails within the timeout: counted in monitor.errors, the GPUs"
+            + " degraded after three in a row, the monitor stops at once, and samples come back once NVML answers")
+    void monitorSampleThatDoesNotAnswer() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));
+        String lib = NvmlStandIn.installOn(host).toString();
+        Configuration c = new Configuration();
+        c.setString("backend", "nvml");
+        c.setString("nvml.library", lib);
+        c.setString("timeout", "300 ms");
+        c.setString("monitor.interval", "100 ms");
+        NvidiaGpuDriver d = (NvidiaGpuDriver) new NvidiaGpuDriverFactory(Map.of()).createExternalResourceDriver(c);
+        try {
+            GpuInfo gpu = d.retrieveResourceInfo(1).iterator().next();
+            awaitHealth(gpu, "ok");
+            host.nvmlHangs(true);
+            awaitHealth(gpu, "degraded");
+            // at first the read may say the sample is late; then the failed samples are counted
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!gpu.getProperty("health.reason").orElse("").contains("samples in a row failed")
+                    && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+            assertThat(gpu.getProperty("health")).contains("degraded");
+            assertThat(gpu.getProperty("health.reason").orElseThrow())
+                    .contains("samples in a row failed")
+                    .contains("(NVIDIA management library, through JNA) has not returned from a monitor sample")
+                    .contains("timeout: 300 ms");
+            assertThat(Long.parseLong(gpu.getProperty("metric.monitor.errors").orElseThrow())).isGreaterThanOrEqualTo(3);
+            long stop = System.nanoTime();
+            d.stopMonitor();
+            assertThat(Duration.ofNanos(System.nanoTime() - stop)).as("the monitor thread is not stuck in NVML")
+                    .isLessThan(Duration.ofSeconds(4));
+        } finally {
+            host.nvmlHangs(false);
+        }
+        NvidiaGpuDriver again = (NvidiaGpuDriver) new NvidiaGpuDriverFactory(Map.of()).createExternalResourceDriver(c);
+        try {
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            GpuInfo gpu = null;
+            while (gpu == null) {
+                try {
+                    gpu = again.retrieveResourceInfo(1).iterator().next();
+                } catch (DeviceDriverException e) {
+                    if (System.nanoTime() > until || !e.getMessage().contains("has not returned")) {
+                        throw e;
+                    }
+                    Thread.sleep(20);
+                }
+            }
+            awaitHealth(gpu, "ok");
+            assertThat(gpu.getProperty("metric.gpu_temp")).as("samples again").isPresent();
+        } finally {
+            again.stopMonitor();
+        }
+    }
+
+    private static void awaitHealth(GpuInfo gpu, String health) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!gpu.getProperty("health").equals(java.util.Optional.of(health))) {
+            if (System.nanoTime() > until) {
+                throw new AssertionError("health not " + health + " within 10 s: " + gpu.getProperty("health")
+                        + " (" + gpu.getProperty("health.reason").orElse("") + ")");
+            }
+            Thread.sleep(20);
+        }
+    }
 }

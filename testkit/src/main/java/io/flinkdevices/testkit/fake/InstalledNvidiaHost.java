@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -27,6 +28,7 @@ import java.util.Locale;
  * <pre>
  * init    &lt;nvmlReturn_t nvmlInit_v2 returns&gt;
  * hang    1 (only while {@link #nvmlHangs} is on: every call waits until the line is gone)
+ * slow    &lt;ms nvmlInit_v2 takes&gt; (only after {@link #nvmlSlowStart})
  * gpu     &lt;index&gt; &lt;uuid&gt; &lt;name&gt; &lt;pci bus id&gt; &lt;memory total B&gt; &lt;memory used B&gt; &lt;util %&gt; &lt;memory util %&gt;
  *         &lt;temperature C&gt; &lt;power mW&gt; &lt;ECC corrected&gt; &lt;ECC uncorrected&gt; &lt;cc major&gt; &lt;cc minor&gt;
  *         &lt;MIG capable 0|1&gt; &lt;MIG enabled 0|1&gt; &lt;lost 0|1&gt;
@@ -69,6 +71,7 @@ public final class InstalledNvidiaHost {
     private final List<String> events = new ArrayList<>();
     private int initError;
     private boolean nvmlHangs;
+    private long slowStartMillis;
     private long sequence;
     private String query;
     private String list;
@@ -189,6 +192,19 @@ public final class InstalledNvidiaHost {
         return this;
     }
 
+    /**
+     * {@code nvmlInit_v2} of the stand-in answers after {@code delay} (zero: at once), as NVML
+     * does on a host without persistence mode, where its start brings the GPUs up first.
+     */
+    public synchronized InstalledNvidiaHost nvmlSlowStart(Duration delay) {
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("A start delay is zero or more, not " + delay);
+        }
+        this.slowStartMillis = delay.toMillis();
+        writeState();
+        return this;
+    }
+
     private InstalledNvidiaHost event(int gpu, long type, long data, long gi, long ci) {
         events.add(String.join("\t", "event", Long.toString(++sequence), Integer.toString(gpu), Long.toString(type),
                 Long.toString(data), Long.toString(gi), Long.toString(ci)));
@@ -250,6 +266,9 @@ public final class InstalledNvidiaHost {
         StringBuilder sb = new StringBuilder("init\t" + initError + "\n");
         if (nvmlHangs) {
             sb.append("hang\t1\n");
+        }
+        if (slowStartMillis > 0) {
+            sb.append("slow\t").append(slowStartMillis).append('\n');
         }
         List<FakeNvidiaHost.Model> models = gpus.models();
         for (int i = 0; i < models.size(); i++) {

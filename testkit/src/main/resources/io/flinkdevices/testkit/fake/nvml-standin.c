@@ -77,6 +77,7 @@ static event_t events[MAX_EVENTS];
 static int event_count;
 static int init_error;
 static int hang; /* "hang 1": every call blocks until the line is gone, as a driver that no longer answers */
+static long slow_ms; /* "slow <ms>": nvmlInit_v2 takes that long, as NVML bringing up GPUs without persistence mode */
 static int initialized;
 
 static int state_path(char *out, size_t n) {
@@ -107,6 +108,7 @@ static char *field(char **cursor) {
 static int reload(void) {
     char path[4096];
     hang = 0;
+    slow_ms = 0;
     if (state_path(path, sizeof path) != 0) {
         return -1;
     }
@@ -125,6 +127,8 @@ static int reload(void) {
             init_error = atoi(field(&c));
         } else if (strcmp(kind, "hang") == 0) {
             hang = atoi(field(&c));
+        } else if (strcmp(kind, "slow") == 0) {
+            slow_ms = atol(field(&c));
         } else if (strcmp(kind, "gpu") == 0 && gpu_count < MAX_GPUS) {
             device_t *g = &gpus[gpu_count++];
             int mig_count = 0;
@@ -233,6 +237,12 @@ nvmlReturn_t nvmlInit_v2(void) {
     pthread_mutex_lock(&lock);
     nvmlReturn_t rc = reload() != 0 ? NVML_ERROR_DRIVER_NOT_LOADED : init_error;
     wait_while_hanging();
+    if (slow_ms > 0) {
+        struct timespec pause = {slow_ms / 1000, (slow_ms % 1000) * 1000 * 1000};
+        pthread_mutex_unlock(&lock);
+        nanosleep(&pause, NULL);
+        pthread_mutex_lock(&lock);
+    }
     if (rc == NVML_SUCCESS) {
         initialized++;
     }

@@ -35,10 +35,11 @@ public final class MonitorView implements LiveProperties {
         long age = System.nanoTime() - s.sampledAtNanos;
         // the sample under way gets one interval on top
         if (age > (MonitorState.ERRORS_BEFORE_DEGRADED + 1) * intervalNanos) {
-            long seconds = age / 1_000_000_000L;
+            // in ms under 10 s: an interval of 100 ms goes stale after 400 ms, not "0 s"
+            String forHow = age < 10_000_000_000L ? age / 1_000_000L + " ms" : age / 1_000_000_000L + " s";
             Instant since = state.now().minusNanos(age).truncatedTo(ChronoUnit.SECONDS);
             return worse(d, new String[] {HealthState.DEGRADED.value(),
-                    "no sample for " + seconds + " s (the sampler has not returned; interval " + state.interval().toMillis() + " ms)",
+                    "no sample for " + forHow + " (the sampler has not returned; interval " + state.interval().toMillis() + " ms)",
                     since.toString()});
         }
         if (s.errorsInARow >= MonitorState.ERRORS_BEFORE_DEGRADED) {
