@@ -16,8 +16,15 @@ import java.util.function.Function;
  * Picks one device per subtask from the infos a TaskManager received.
  *
  * <p>Every task of a TaskManager sees the same set of infos, so subtasks must agree on who uses
- * which device. The pick is deterministic: infos are ordered by their properties (numbers in
- * numeric order) and subtask {@code i} gets entry {@code i mod n}.
+ * which device. The pick is deterministic: infos are ordered by their fixed properties (numbers in
+ * numeric order; the live keys a monitor changes, {@code health*} and {@code metric.*}, play no
+ * part, so the order stays the same while the job runs) and subtask {@code i} gets entry {@code i
+ * mod n}.
+ *
+ * <p>Devices whose {@code health} reads {@code failed} are passed over while another is left: the
+ * task Flink restarts after its device failed picks a working one (it may then share it with
+ * another subtask). When every device has failed the pick is among all of them, and the task's
+ * health guard fails it naming the device, so that the restart strategy tries again later.
  *
  * <p>Subtask indexes are global to the job, and Flink does not tell a task which slot of its
  * TaskManager it runs in. Subtasks on one TaskManager therefore get distinct devices only when
@@ -47,14 +54,25 @@ public final class DeviceSelection {
         if (infos == null || infos.isEmpty()) {
             return Optional.empty();
         }
-        List<ExternalResourceInfo> ordered = new ArrayList<>(infos);
+        List<ExternalResourceInfo> working = new ArrayList<>();
+        for (ExternalResourceInfo info : infos) {
+            if (!FAILED.equals(info.getProperty(LiveProperties.KEY_HEALTH).orElse(null))) {
+                working.add(info);
+            }
+        }
+        List<ExternalResourceInfo> ordered = working.isEmpty() ? new ArrayList<>(infos) : working;
         ordered.sort(Comparator.comparing(DeviceSelection::sortKey));
         return Optional.of(view.apply(ordered.get(subtaskIndex % ordered.size())));
     }
 
+    private static final String FAILED = "failed";
+
     private static String sortKey(ExternalResourceInfo info) {
         StringBuilder sb = new StringBuilder();
         for (String key : new TreeSet<>(info.getKeys())) {
+            if (LiveProperties.isLiveKey(key)) {
+                continue;
+            }
             String value = info.getProperty(key).orElse("");
             // Left-pad numbers so that index 10 sorts after index 9.
             if (!value.isEmpty() && value.chars().allMatch(Character::isDigit)) {

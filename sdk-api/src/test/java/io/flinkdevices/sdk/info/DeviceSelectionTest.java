@@ -74,6 +74,56 @@ class DeviceSelectionTest {
                 .hasMessage("subtaskIndex must be >= 0 but is -1");
     }
 
+    /** GPU {@code index} with live keys {@code live} (key, value, ...), as a monitor attaches them. */
+    private static ExternalResourceInfo monitored(int index, String... live) {
+        java.util.Map<String, String> values = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < live.length; i += 2) {
+            values.put(live[i], live[i + 1]);
+        }
+        LiveProperties props = new LiveProperties() {
+            @Override
+            public java.util.Optional<String> get(String key) {
+                return java.util.Optional.ofNullable(values.get(key));
+            }
+
+            @Override
+            public java.util.Collection<String> keys() {
+                return values.keySet();
+            }
+        };
+        return GpuInfo.builder("nvidia", index).uuid("GPU-" + (char) ('z' - index)).live(props).build();
+    }
+
+    @Test
+    @DisplayName("the live keys a monitor changes play no part: the order is the fixed properties' while the job runs")
+    void liveKeysDoNotReorder() {
+        // health.since and a metric that would put GPU 1 first if they were compared
+        List<ExternalResourceInfo> infos = List.of(
+                monitored(0, "health", "ok", "health.since", "2026-11-27T10:00:05Z", "metric.gpu_util", "90"),
+                monitored(1, "health", "ok", "health.since", "2026-11-27T10:00:01Z", "metric.gpu_util", "10"),
+                monitored(2, "health", "degraded", "health.since", "2026-11-27T10:00:03Z", "metric.gpu_util", "50"));
+
+        for (int subtask = 0; subtask < 3; subtask++) {
+            assertThat(pick(infos, subtask)).isEqualTo(subtask);
+        }
+    }
+
+    @Test
+    @DisplayName("a failed device is passed over while another is left, so a restarted task picks a working one; all failed: picked among all")
+    void failedPassedOver() {
+        List<ExternalResourceInfo> infos = List.of(
+                monitored(0, "health", "ok"),
+                monitored(1, "health", "failed", "health.reason", "Xid 79 (GPU has fallen off the bus) at 12:03:07"),
+                monitored(2, "health", "ok"));
+
+        assertThat(pick(infos, 0)).isEqualTo(0);
+        assertThat(pick(infos, 1)).as("subtask 1's device failed: it shares GPU 2").isEqualTo(2);
+        assertThat(pick(infos, 2)).isEqualTo(0);
+
+        List<ExternalResourceInfo> allFailed = List.of(monitored(0, "health", "failed"), monitored(1, "health", "failed"));
+        assertThat(pick(allFailed, 1)).isEqualTo(1);
+    }
+
     @Test
     @DisplayName("foreign infos are picked the same way as our own")
     void foreignInfos() {
