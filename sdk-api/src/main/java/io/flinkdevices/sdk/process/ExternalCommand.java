@@ -30,6 +30,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * variable {@value #MARKER_ENV} that every child inherits, so that children whose parent already
  * exited are found too. A program that must leave a daemon behind cannot be run with this class.
  *
+ * <p>A program whose run did not die when killed (blocked in the kernel on a device that no longer
+ * answers, where even {@code SIGKILL} waits) is not started again while that process is there:
+ * {@link #run()} then fails at once saying so, instead of adding a stuck process and its threads
+ * every time a monitor samples.
+ *
  * <p>Instances are immutable and can be run many times from any thread.
  */
 @PublicEvolving
@@ -155,6 +160,7 @@ public final class ExternalCommand {
         if (program.getParent() != null) {
             DriverParams.requireFile(description, program, DriverParams.PathCheck.EXECUTABLE);
         }
+        StuckRuns.refuseWhileStuck(command.get(0), description);
         long start = System.nanoTime();
         Process process;
         try {
@@ -186,7 +192,11 @@ public final class ExternalCommand {
                                 + command.get(0)
                                 + " did not finish within "
                                 + human(timeout)
-                                + " and was killed with its child processes"
+                                + (process.isAlive()
+                                        ? " and did not die when killed (pid " + process.pid() + ": stuck in the kernel,"
+                                                + " as a tool is whose device no longer answers); it is not started again"
+                                                + " while that process is there"
+                                        : " and was killed with its child processes")
                                 + stderrSuffix(said));
             }
             // The program exited. What it left running (a child in the background, holding our
@@ -226,6 +236,9 @@ public final class ExternalCommand {
                 }
             } finally {
                 RUNNING.remove(process);
+                if (process.isAlive()) {
+                    StuckRuns.add(command.get(0), process.toHandle());
+                }
             }
         }
     }
