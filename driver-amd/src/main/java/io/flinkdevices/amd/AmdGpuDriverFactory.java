@@ -178,6 +178,11 @@ public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory 
                             + defaultValue + " on the PATH"));
             return Path.of(defaultValue);
         }
+        java.util.Optional<String> invalid = DriverParams.invalidPath(raw);
+        if (invalid.isPresent()) {
+            params.problem(key, "is not a valid path: '" + raw + "' (" + invalid.get() + ")");
+            return Path.of(defaultValue);
+        }
         return Path.of(raw);
     }
 

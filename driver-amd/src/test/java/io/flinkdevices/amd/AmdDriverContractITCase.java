@@ -63,6 +63,8 @@ class AmdDriverContractITCase extends DriverContractKit {
                 BadParam.set("unit", "xcd"),
                 BadParam.set("partition.profile", "huge"),
                 BadParam.set("sysfs.root", "sys"),
+                BadParam.set("sysfs.root", "/sys\u0000/class"),
+                BadParam.set("amd-smi.path", "/opt/rocm/bin/amd\u0000smi"),
                 BadParam.set("amd-smi.path", "amd-smi"),
                 BadParam.set("timeout", "soon"),
                 BadParam.set("kubernetes.resource-name", "amd gpu"),

@@ -102,7 +102,8 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
                         + "', which would be resolved against the TaskManager's working directory;"
                         + " write the absolute path, or remove the key to find nvidia-smi on the PATH");
             } else {
-                smi = params.path(NVIDIA_SMI_PATH, null, PathCheck.EXECUTABLE);
+                Path set = params.path(NVIDIA_SMI_PATH, null, PathCheck.EXECUTABLE);
+                smi = set != null ? set : smi; // null: not a valid path, recorded as a problem of the key
             }
         }
         String nvmlLibrary = Nvml.DEFAULT_LIBRARY;
@@ -112,12 +113,18 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
                 params.problem(NVML_LIBRARY, "expected the absolute path of libnvidia-ml.so.1 but got '" + raw
                         + "'; remove the key to let the dynamic linker find " + Nvml.DEFAULT_LIBRARY);
             } else {
-                nvmlLibrary = params.path(NVML_LIBRARY, null, PathCheck.READABLE_FILE).toString();
+                Path set = params.path(NVML_LIBRARY, null, PathCheck.READABLE_FILE);
+                nvmlLibrary = set != null ? set.toString() : nvmlLibrary; // null: recorded as a problem of the key
             }
         }
         Duration timeout = params.duration(TIMEOUT, DiscoveryScript.DEFAULT_TIMEOUT);
         boolean scriptSet = params.isSet(SCRIPT_PATH) || params.isSet(SCRIPT_ARGS);
         String scriptPath = params.string(SCRIPT_PATH, FLINK_DEFAULT_SCRIPT);
+        java.util.Optional<String> invalid = DriverParams.invalidPath(scriptPath);
+        if (invalid.isPresent()) {
+            params.problem(SCRIPT_PATH, "is not a valid path: '" + scriptPath + "' (" + invalid.get() + ")");
+            scriptPath = FLINK_DEFAULT_SCRIPT;
+        }
         String scriptArgs = params.string(SCRIPT_ARGS, "");
         boolean mig = params.bool(MIG, false);
         String migProfile = params.string(MIG_PROFILE, null);

@@ -155,6 +155,10 @@ class NvidiaBadInputTest {
                                 P + "nvidia-smi.path", plain + "/nvidia-smi", "expected an executable file", "Not a directory")
                         .row("relative nvidia-smi.path", () -> attempt(Map.of(), params("nvidia-smi.path", "bin/nvidia-smi"), 1),
                                 P + "nvidia-smi.path", "expected an absolute path", "working directory")
+                        .row("paths no file can have (a NUL character)", () -> attempt(Map.of(), params("nvidia-smi.path", "/usr/bin/nvidia\u0000smi",
+                                        "nvml.library", "/usr/lib/libnvidia\u0000ml.so.1", "discovery-script.path", "/opt/flink/gpu\u0000.sh"), 1),
+                                P + "nvidia-smi.path: is not a valid path: '/usr/bin/nvidia\u0000smi' (Nul character not allowed)",
+                                P + "nvml.library: is not a valid path", P + "discovery-script.path: is not a valid path")
                         .row("mig without mig.profile", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "mig", "true"), 1),
                                 P + "mig.profile", "is required when " + P + "mig is true")
                         .row("mig.profile without mig", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "mig.profile", "1g.10gb"), 1),

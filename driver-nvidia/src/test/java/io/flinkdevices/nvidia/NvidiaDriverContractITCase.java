@@ -67,6 +67,7 @@ class NvidiaDriverContractITCase extends DriverContractKit {
         return List.of(
                 BadParam.set("backend", "cuda"),
                 BadParam.set("nvidia-smi.path", "/no/such/nvidia-smi"),
+                BadParam.set("nvidia-smi.path", "/usr/bin/nvidia\u0000smi"),
                 BadParam.set("timeout", "soon"),
                 BadParam.set("mig", "maybe"),
                 BadParam.set("mig.profile", "huge"),

@@ -127,6 +127,7 @@ class NvmlDriverContractITCase extends DriverContractKit {
     protected List<BadParam> badParams() {
         return List.of(
                 BadParam.set("nvml.library", "/no/such/libnvidia-ml.so.1"),
+                BadParam.set("nvml.library", "/usr/lib/libnvidia\u0000ml.so.1"),
                 BadParam.set("timeout", "soon"),
                 BadParam.set("mig", "maybe"),
                 BadParam.set("monitor.interval", "often"),

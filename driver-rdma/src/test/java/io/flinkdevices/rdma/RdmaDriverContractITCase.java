@@ -58,6 +58,7 @@ class RdmaDriverContractITCase extends DriverContractKit {
                 BadParam.set("gid.type", "v3"),
                 BadParam.set("sharing", "sometimes"),
                 BadParam.set("sysfs.root", "sys"),
+                BadParam.set("sysfs.root", "/sys\u0000/class"),
                 BadParam.set("coordination.enabled", "yes"));
     }
 }

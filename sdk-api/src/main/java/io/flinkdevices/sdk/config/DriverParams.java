@@ -243,13 +243,29 @@ public final class DriverParams {
         try {
             p = Path.of(v);
         } catch (InvalidPathException e) {
-            problem(key, "is not a valid path: '" + v + "'");
+            problem(key, "is not a valid path: '" + v + "' (" + e.getReason() + ")");
             return defaultValue;
         }
         if (hostPathsChecked()) {
             fileProblem(p, check).ifPresent(why -> problem(key, why));
         }
         return p;
+    }
+
+    /**
+     * Why {@code value} cannot be a path on this platform (a NUL character, say), as {@link
+     * java.nio.file.InvalidPathException#getReason()} puts it; empty when it can. For a path a
+     * driver reads as a plain string (a default name looked up on the PATH, a root checked later):
+     * record {@code "is not a valid path: ..."} against its key rather than let {@code Path.of}
+     * throw without naming it.
+     */
+    public static Optional<String> invalidPath(String value) {
+        try {
+            Path.of(value);
+            return Optional.empty();
+        } catch (InvalidPathException e) {
+            return Optional.of(e.getReason());
+        }
     }
 
     /**
