@@ -26,7 +26,7 @@ final class AmdSmiBackend implements Backend {
     static final List<String> ARGS = List.of("static", "--json");
     /** {@code 0000:05:00.0}: a 16-bit domain, bus, device (0-1f) and function (0-7). */
     static final Pattern PCI_ADDRESS = Pattern.compile("[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\\.[0-7]");
-    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([KMGT]?i?B)?", Pattern.CASE_INSENSITIVE);
+    private static final Pattern SIZE = Pattern.compile("(\\d{1,18})\\s*([KMGT]?i?B)?", Pattern.CASE_INSENSITIVE);
 
     private final SmiTool tool;
 
@@ -139,17 +139,30 @@ final class AmdSmiBackend implements Backend {
             value = Long.parseLong(m.group(1));
             unit = m.group(2) == null ? "MB" : m.group(2);
         }
+        long factor;
         switch (unit.toUpperCase(Locale.ROOT).replace("I", "")) {
             case "B":
-                return value;
+                factor = 1;
+                break;
             case "KB":
-                return value << 10;
+                factor = 1L << 10;
+                break;
             case "GB":
-                return value << 30;
+                factor = 1L << 30;
+                break;
             case "TB":
-                return value << 40;
+                factor = 1L << 40;
+                break;
             default:
-                return value << 20; // amd-smi reports MB meaning MiB
+                factor = 1L << 20; // amd-smi reports MB meaning MiB
+        }
+        if (value < 0) {
+            return -1;
+        }
+        try {
+            return Math.multiplyExact(value, factor);
+        } catch (ArithmeticException e) {
+            return -1; // no GPU has 8 EiB: the size is garbage, left out like an unreadable one
         }
     }
 

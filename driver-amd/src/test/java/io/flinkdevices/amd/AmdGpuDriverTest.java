@@ -182,6 +182,25 @@ class AmdGpuDriverTest {
     }
 
     @Test
+    @DisplayName("amd-smi: a VRAM size no GPU can have (20 digits, 9 EB, negative) is left out, the GPU still handed out")
+    void amdSmiGarbageSizes() throws Exception {
+        FakeAmdHost.Builder b = FakeAmdHost.builder().gpus(Model.MI300X, 3);
+        String json = b.amdSmiStatic();
+        String[] sizes = {"\"size\": \"99999999999999999999 MB\"", "\"size\": {\"value\": 9000000000000, \"unit\": \"TB\"}",
+            "\"size\": {\"value\": -5, \"unit\": \"MB\"}"};
+        for (String size : sizes) {
+            json = json.replaceFirst("\"size\": \\{\"value\": 196608, \"unit\": \"MB\"\\}", java.util.regex.Matcher.quoteReplacement(size));
+        }
+        FakeHost h = host();
+        h.install(io.flinkdevices.testkit.fake.FakeExecutable.named("amd-smi").stdout(json));
+
+        List<GpuInfo> gpus = get(driver(Map.of(), "backend", "amd-smi", "amd-smi.path", h.bin("amd-smi").toString()), 3);
+
+        assertThat(gpus).extracting(GpuInfo::getIndex).containsExactly(0, 1, 2);
+        assertThat(gpus).allSatisfy(g -> assertThat(g.getMemoryBytes()).isEmpty());
+    }
+
+    @Test
     @DisplayName("amd-smi: [WARNING] lines before the JSON are skipped, a 3 MB market name is cut to 128 characters")
     void amdSmiWarningsAndLongNames() throws Exception {
         FakeAmdHost.Builder b = FakeAmdHost.builder().gpus(Model.MI300X, 2);
