@@ -251,8 +251,11 @@ public final class DeviceMonitor {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;
-        } catch (Exception | LinkageError | StackOverflowError e) {
-            // a driver's code: a bug in it costs a sample, never the monitor thread
+        } catch (Throwable e) {
+            // a driver's code: a bug in it (an AssertionError, JNA's Error for an invalid memory
+            // access, a stack overflow) costs a sample, never the monitor thread; only a JVM out
+            // of memory or broken ends it
+            rethrowIfFatal(e);
             if (stopRequested || Thread.currentThread().isInterrupted()) {
                 // stopped while sampling: not a failed sample
                 return;
@@ -275,6 +278,13 @@ public final class DeviceMonitor {
         }
     }
 
+    /** Rethrows what no code can recover from: the JVM out of memory or broken (not a stack overflow). */
+    private static void rethrowIfFatal(Throwable e) {
+        if (e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
+            throw (VirtualMachineError) e;
+        }
+    }
+
     private void tellListeners(Map<String, DeviceSample> samples) {
         if (listeners.isEmpty()) {
             return;
@@ -289,7 +299,8 @@ public final class DeviceMonitor {
         for (HealthListener l : listeners) {
             try {
                 l.sampled(view, at);
-            } catch (RuntimeException | LinkageError | StackOverflowError e) {
+            } catch (Throwable e) {
+                rethrowIfFatal(e);
                 LOG.warn("Device monitor of {}: a health listener failed: {}", settings.name(), e.toString());
             }
         }

@@ -264,8 +264,9 @@ class DeviceMonitorTest {
             await("ok again", () -> p.get("health").equals(java.util.Optional.of("ok")));
             assertThat(Long.parseLong(p.get("metric.monitor.errors").orElseThrow())).isEqualTo(m.errors());
         }
+
         @Test
-        @DisplayName("survives a sampler that overflows its stack or cannot link a class: counted, and the next sample runs")
+        @DisplayName("survives a sampler that overflows its stack, cannot link a class, or throws JNA's Error or an AssertionError: counted, and the next sample runs")
         void survivesErrorsOfADriversCode() throws Exception {
             AtomicInteger calls = new AtomicInteger();
             DeviceMonitor m = monitor(INTERVAL, ids -> {
@@ -276,13 +277,20 @@ class DeviceMonitorTest {
                 if (call == 3) {
                     throw new NoClassDefFoundError("com/vendor/Missing");
                 }
+                if (call == 4) {
+                    throw new Error("Invalid memory access"); // what JNA throws for a bad native pointer
+                }
+                if (call == 5) {
+                    throw new AssertionError("a driver's own assert");
+                }
                 Map<String, DeviceSample> out = new HashMap<>();
                 out.put("d0", DeviceSample.builder().build());
                 return out;
             }, "d0");
             startAndSample(m);
-            await("two failed samples and one good one after them", () -> calls.get() >= 4);
-            assertThat(m.errors()).as("the stack overflow and the linkage error, counted").isEqualTo(2);
+            await("four failed samples and a good one after them", () -> calls.get() >= 6
+                    && m.properties("d0").get("health").equals(java.util.Optional.of("ok")));
+            assertThat(m.errors()).as("the four errors, counted").isEqualTo(4);
             assertThat(monitorThreads()).as("the monitor thread still runs").isEqualTo(1);
             assertThat(m.properties("d0").get("health")).contains("ok");
         }
