@@ -2,8 +2,12 @@ package io.flinkdevices.sdk.coordination.internal;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.host.internal.FileNode;
+import io.flinkdevices.sdk.nativelib.NativeDeadline;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -66,22 +70,49 @@ final class LockDiagnostics {
         if (holder == ProcessHandle.current().pid()) {
             return "held by this process (pid " + holder + "), through another class loader (another plugin)";
         }
-        Optional<ProcessHandle.Info> info = ProcessHandle.of(holder).map(ProcessHandle::info);
+        Optional<ProcessHandle.Info> info = info(holder);
         String since =
                 info.flatMap(ProcessHandle.Info::startInstant).map(t -> ", running since " + t).orElse("");
         String command =
                 info.flatMap(ProcessHandle.Info::commandLine)
                         .map(c -> c.length() > 200 ? c.substring(0, 60) + " ... " + c.substring(c.length() - 120) : c)
                         .map(c -> ", command: " + c)
-                        .orElse("");
+                        .orElseGet(() -> name(holder).map(n -> ", process name: " + n).orElse(""));
         return "held by process " + holder + since + command;
     }
 
-    /** {@code  (command: ...)} of process {@code pid}, or nothing when it cannot be read. */
+    /** {@code  (command: ...)} of process {@code pid}, or its name, or nothing when neither can be read. */
     static String command(long pid) {
-        return ProcessHandle.of(pid)
-                .flatMap(h -> h.info().commandLine())
+        return info(pid)
+                .flatMap(ProcessHandle.Info::commandLine)
                 .map(c -> " (command: " + (c.length() > 200 ? c.substring(0, 200) + " ..." : c) + ")")
-                .orElse("");
+                .orElseGet(() -> name(pid).map(n -> " (process name: " + n + ")").orElse(""));
+    }
+
+    /**
+     * Bounds reading a holder's command line: the JDK reads {@code /proc/<pid>/cmdline}, which
+     * waits for the holder's memory map lock, and a holder stuck in the kernel with it held (a
+     * page fault on a dead network mount) would turn a bounded lock timeout into a hang.
+     */
+    private static final NativeDeadline PROC = new NativeDeadline("/proc of a lock's holder", "");
+    private static final Duration PROC_WAIT = Duration.ofSeconds(1);
+
+    /** The holder's start and command line, read within a second; empty when it could not be. */
+    private static Optional<ProcessHandle.Info> info(long pid) {
+        try {
+            return PROC.call("reading its command line", PROC_WAIT, "(a fixed 1 s)", () -> ProcessHandle.of(pid).map(ProcessHandle::info));
+        } catch (DeviceDriverException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** {@code /proc/<pid>/comm}, the process name (at most 15 characters), which takes no lock of its memory. */
+    private static Optional<String> name(long pid) {
+        try (InputStream in = Files.newInputStream(Path.of("/proc", Long.toString(pid), "comm"))) {
+            String n = new String(in.readNBytes(64), StandardCharsets.UTF_8).strip();
+            return n.isEmpty() ? Optional.empty() : Optional.of(n);
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
     }
 }
