@@ -36,7 +36,18 @@ public final class ProcLocks {
     private static final Path PROC_LOCKS = Path.of("/proc/locks");
     private static final boolean AVAILABLE = Files.isReadable(PROC_LOCKS);
 
-    private static final ThreadLocal<byte[]> READ_BUFFER = ThreadLocal.withInitial(() -> new byte[16384]);
+    private static final int FIRST_BUFFER = 16384;
+    /**
+     * The most of the table read: about 100,000 locks. Any local user can take millions of range
+     * locks and make the table hundreds of MB; past this the holder "cannot be told", as when the
+     * file cannot be read, rather than a coordinator filling its heap.
+     */
+    static final int MAX_TABLE = 8 * 1024 * 1024;
+
+    /** {@link #MAX_TABLE}; lower in a test, which cannot take 100,000 locks in reasonable time. */
+    static volatile int maxTable = MAX_TABLE;
+
+    private static final ThreadLocal<byte[]> READ_BUFFER = ThreadLocal.withInitial(() -> new byte[FIRST_BUFFER]);
     private static final Object OPEN = new Object();
     private static volatile FileChannel channel;
 
@@ -118,6 +129,9 @@ public final class ProcLocks {
                 while ((r = ch.read(buf, pos)) > 0) {
                     pos += r;
                     if (!buf.hasRemaining()) {
+                        if (all.length >= maxTable) {
+                            return tooLarge();
+                        }
                         all = Arrays.copyOf(all, all.length * 2);
                         READ_BUFFER.set(all);
                         buf = ByteBuffer.wrap(all);
@@ -131,6 +145,12 @@ public final class ProcLocks {
             }
         }
         return readOnce();
+    }
+
+    /** The table is over {@link #MAX_TABLE}: the thread's buffer goes back to its first size; -1. */
+    private static int tooLarge() {
+        READ_BUFFER.set(new byte[FIRST_BUFFER]);
+        return -1;
     }
 
     private static FileChannel reopen(FileChannel seen) throws IOException {
@@ -166,6 +186,9 @@ public final class ProcLocks {
             while ((r = in.read(all, n, all.length - n)) > 0) {
                 n += r;
                 if (n == all.length) {
+                    if (all.length >= maxTable) {
+                        return tooLarge();
+                    }
                     all = Arrays.copyOf(all, all.length * 2);
                     READ_BUFFER.set(all);
                 }
