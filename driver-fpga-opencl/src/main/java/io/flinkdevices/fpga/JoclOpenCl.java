@@ -72,10 +72,28 @@ final class JoclOpenCl implements OpenCl {
     @Override
     public Optional<String> tryProgram(ClDevice device, ProgramFile program)
             throws DeviceDriverException {
+        // read before the process-wide lock, which is held around runtime calls only: a slow
+        // file (a network mount) must not hold up the job code waiting for that lock
+        String text = null;
+        byte[] bytes = null;
+        try {
+            if (program.source) {
+                text = program.text();
+            } else {
+                bytes = program.bytes();
+            }
+        } catch (IOException e) {
+            return Optional.of("cannot read " + program + ": " + e.getMessage());
+        }
+        if (bytes != null && bytes.length == 0) {
+            return Optional.of("the program binary is empty");
+        }
+        String source = text;
+        byte[] binary = bytes;
         return NativeGuard.call(LIBRARY, HINT, () -> {
             synchronized (LOCK) {
                 load();
-                return build((cl_device_id) device.handle, program);
+                return build((cl_device_id) device.handle, source, binary, program.buildOptions);
             }
         });
     }
@@ -151,7 +169,8 @@ final class JoclOpenCl implements OpenCl {
         return devices;
     }
 
-    private static Optional<String> build(cl_device_id device, ProgramFile program)
+    /** Builds {@code source} (OpenCL C) or else {@code bytes} (a binary) for {@code device}. */
+    private static Optional<String> build(cl_device_id device, String source, byte[] bytes, String buildOptions)
             throws DeviceDriverException {
         cl_device_id[] devices = {device};
         int[] error = new int[1];
@@ -159,27 +178,12 @@ final class JoclOpenCl implements OpenCl {
         check(error[0], "clCreateContext");
         cl_program created = null;
         try {
-            if (program.source) {
-                String text;
-                try {
-                    text = program.text();
-                } catch (IOException e) {
-                    return Optional.of("cannot read " + program + ": " + e.getMessage());
-                }
-                created = CL.clCreateProgramWithSource(context, 1, new String[] {text}, null, error);
+            if (source != null) {
+                created = CL.clCreateProgramWithSource(context, 1, new String[] {source}, null, error);
                 if (error[0] != CL.CL_SUCCESS) {
                     return Optional.of("clCreateProgramWithSource failed: " + CL.stringFor_errorCode(error[0]));
                 }
             } else {
-                byte[] bytes;
-                try {
-                    bytes = program.bytes();
-                } catch (IOException e) {
-                    return Optional.of("cannot read " + program + ": " + e.getMessage());
-                }
-                if (bytes.length == 0) {
-                    return Optional.of("the program binary is empty");
-                }
                 int[] status = new int[1];
                 created = CL.clCreateProgramWithBinary(
                         context, 1, devices, new long[] {bytes.length}, new byte[][] {bytes}, status, error);
@@ -189,10 +193,10 @@ final class JoclOpenCl implements OpenCl {
                             + "; is it built for this device's board and shell?");
                 }
             }
-            int result = CL.clBuildProgram(created, 1, devices, program.buildOptions, null, null);
+            int result = CL.clBuildProgram(created, 1, devices, buildOptions, null, null);
             if (result != CL.CL_SUCCESS) {
                 return Optional.of("clBuildProgram failed: " + CL.stringFor_errorCode(result)
-                        + (program.buildOptions.isEmpty() ? "" : " (build options '" + program.buildOptions + "')")
+                        + (buildOptions.isEmpty() ? "" : " (build options '" + buildOptions + "')")
                         + buildLogTail(created, device));
             }
             return Optional.empty();

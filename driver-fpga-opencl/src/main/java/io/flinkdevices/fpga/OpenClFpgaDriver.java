@@ -283,7 +283,7 @@ final class OpenClFpgaDriver
             plain.put(d.coordinationId(), info(d, LiveProperties.NONE));
         }
         monitor = DeviceMonitor.create(settings.monitor, new ArrayList<>(byId.keySet()),
-                new BoardSampler(openCl, byId, plain, settings.boardCheck));
+                new BoardSampler(openCl, byId, plain, settings.boardCheck, deadline, settings.timeout, settings.timeoutKey));
         if (coordinator != null) {
             monitor.addListener(coordinator.quarantine().listener(settings.monitor));
         }

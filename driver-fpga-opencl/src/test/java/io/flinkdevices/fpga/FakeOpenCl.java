@@ -49,7 +49,7 @@ final class FakeOpenCl implements OpenCl {
     }
 
     /**
-     * Discovery and program loads block, ignoring interrupts as a call into a runtime stuck in the
+     * Discovery, program loads and availability queries block, ignoring interrupts as a call into a runtime stuck in the
      * kernel does, until {@code answers} is counted down.
      */
     FakeOpenCl hangsUntil(CountDownLatch answers) {
@@ -95,6 +95,7 @@ final class FakeOpenCl implements OpenCl {
 
     @Override
     public boolean available(ClDevice device) {
+        hangWhileAsked();
         return !unavailable.containsKey(device.name);
     }
 }

@@ -61,6 +61,28 @@ class OpenClMonitorTest {
     }
 
     @Test
+    @DisplayName("a runtime that stops answering fails each sample within the timeout: counted, degraded, the monitor stops at once")
+    void runtimeThatDoesNotAnswer() throws Exception {
+        java.util.concurrent.CountDownLatch answers = new java.util.concurrent.CountDownLatch(1);
+        FakeOpenCl cl = OpenClFpgaDriverTest.host();
+        List<ExternalResourceInfo> boards = infos(cl, 1, Map.of("monitor.interval", "100 ms", "timeout", "300 ms"));
+        ExternalResourceInfo b0 = boards.get(0);
+        assertThat(b0.getProperty("health")).contains("ok");
+        cl.hangsUntil(answers);
+        try {
+            await("samples failing in a row", () -> b0.getProperty("health.reason").orElse("").contains("samples in a row failed"));
+            assertThat(b0.getProperty("health")).contains("degraded");
+            assertThat(b0.getProperty("health.reason").orElseThrow()).contains("CL_DEVICE_AVAILABLE of").contains("timeout: 300 ms");
+            long stop = System.nanoTime();
+            drivers.get(0).stopMonitor();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stop)).as("the monitor is not stuck in the runtime")
+                    .isLessThan(4000);
+        } finally {
+            answers.countDown();
+        }
+    }
+
+    @Test
     @DisplayName("available reads 1 and health ok; a board the runtime stops offering reads 0 and failed, and back")
     void available() throws Exception {
         FakeOpenCl cl = OpenClFpgaDriverTest.host();
