@@ -120,7 +120,7 @@ class DeviceHealthITCase {
             try {
                 awaitGauge(base, "health", 0);
                 String first = base.awaitAll("rdma", "mlx5_0_1", "port_rcv_data", "port_xmit_data", "symbol_error", "link_downed",
-                        "port_state", "port_phys_state", "monitor_errors");
+                        "port_state", "port_phys_state", "monitor_errors", "monitor_samples");
                 assertThat(gauge(first, "port_state")).isEqualTo(4.0);
 
                 FakeRdmaHost.addToCounter(sys, "mlx5_0", 1, "port_rcv_data", 4096);

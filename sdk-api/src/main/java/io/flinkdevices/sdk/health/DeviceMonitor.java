@@ -34,8 +34,10 @@ import java.util.concurrent.TimeUnit;
  * <p>Keys per device: {@code health} ({@code ok}, {@code degraded}, {@code failed}), {@code
  * health.reason} (absent while ok), {@code health.since}, {@code health.device}, {@code
  * health.action}, {@code metric.<name>} for every number of the latest sample, and {@code
- * metric.monitor.errors}, the samples that failed so far. With the interval 0 the monitor never
- * starts and every key is absent.
+ * metric.monitor.errors}, the samples that failed so far, and {@code metric.monitor.samples}, the
+ * samples taken so far, good and failed (a figure that stops growing is a monitor that no longer
+ * samples; the contract kit counts with it how many samples a fault takes to show). With the
+ * interval 0 the monitor never starts and every key is absent.
  *
  * <p>A sampler that throws is counted in {@code monitor.errors} and the previous health is kept;
  * after {@value #ERRORS_BEFORE_DEGRADED} failed samples in a row every device reads {@code

@@ -97,13 +97,16 @@ class DeviceMonitorTest {
                 assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("start() while the first sample hangs").isLessThan(Duration.ofSeconds(1));
                 LiveProperties p = m.properties("d0");
                 assertThat(p.get("health")).as("health before any sample").isEmpty();
-                assertThat(p.keys()).containsExactly("health.device", "health.action", "metric.monitor.errors");
+                assertThat(p.keys()).containsExactly("health.device", "health.action", "metric.monitor.errors",
+                        "metric.monitor.samples");
+                assertThat(p.get("metric.monitor.samples")).as("no sample yet").contains("0");
                 release.countDown();
                 await("the first sample is read", () -> p.get("health").isPresent());
                 assertThat(p.get("health")).contains("ok");
                 assertThat(p.get("metric.temp")).contains("41");
                 assertThat(p.keys()).containsExactly("health", "health.since", "health.device", "health.action", "metric.temp",
-                        "metric.monitor.errors");
+                        "metric.monitor.errors", "metric.monitor.samples");
+                assertThat(Long.parseLong(p.get("metric.monitor.samples").orElseThrow())).as("samples taken").isPositive();
             } finally {
                 release.countDown();
                 m.stop();
@@ -263,6 +266,9 @@ class DeviceMonitorTest {
             fail.set(false);
             await("ok again", () -> p.get("health").equals(java.util.Optional.of("ok")));
             assertThat(Long.parseLong(p.get("metric.monitor.errors").orElseThrow())).isEqualTo(m.errors());
+            assertThat(Long.parseLong(p.get("metric.monitor.samples").orElseThrow()))
+                    .as("samples taken: the first good one, the failed ones, the good one after them")
+                    .isGreaterThanOrEqualTo(m.errors() + 2);
         }
 
         @Test

@@ -48,16 +48,19 @@ public final class MonitorState {
         final long sampledAtNanos;
         final boolean sampled;
         final long errors;
+        /** Samples taken so far, good and failed. */
+        final long samples;
         final int errorsInARow;
         final String lastError;
         final Instant degradedSince;
 
-        Snapshot(Map<String, Device> devices, boolean sampled, long sampledAtNanos, long errors, int errorsInARow,
-                String lastError, Instant degradedSince) {
+        Snapshot(Map<String, Device> devices, boolean sampled, long sampledAtNanos, long errors, long samples,
+                int errorsInARow, String lastError, Instant degradedSince) {
             this.devices = devices;
             this.sampled = sampled;
             this.sampledAtNanos = sampledAtNanos;
             this.errors = errors;
+            this.samples = samples;
             this.errorsInARow = errorsInARow;
             this.lastError = lastError;
             this.degradedSince = degradedSince;
@@ -76,12 +79,12 @@ public final class MonitorState {
         this.interval = interval;
         this.action = action;
         this.clock = clock;
-        this.snapshot = new Snapshot(Collections.emptyMap(), false, System.nanoTime(), 0, 0, null, null);
+        this.snapshot = new Snapshot(Collections.emptyMap(), false, System.nanoTime(), 0, 0, 0, null, null);
     }
 
     /** The monitor's thread starts: from now on a missing sample is a stale one. */
     public void markStarted() {
-        snapshot = new Snapshot(Collections.emptyMap(), false, System.nanoTime(), 0, 0, null, null);
+        snapshot = new Snapshot(Collections.emptyMap(), false, System.nanoTime(), 0, 0, 0, null, null);
         started = true;
     }
 
@@ -128,7 +131,8 @@ public final class MonitorState {
             }
             next.put(id, new Device(health, reason, since, metrics));
         }
-        snapshot = new Snapshot(Collections.unmodifiableMap(next), true, System.nanoTime(), old.errors, 0, null, null);
+        snapshot = new Snapshot(Collections.unmodifiableMap(next), true, System.nanoTime(), old.errors, old.samples + 1, 0,
+                null, null);
         return changes;
     }
 
@@ -153,7 +157,8 @@ public final class MonitorState {
         if (inARow >= ERRORS_BEFORE_DEGRADED && degradedSince == null) {
             degradedSince = clock.instant();
         }
-        snapshot = new Snapshot(old.devices, old.sampled, System.nanoTime(), old.errors + 1, inARow, error, degradedSince);
+        snapshot = new Snapshot(old.devices, old.sampled, System.nanoTime(), old.errors + 1, old.samples + 1, inARow, error,
+                degradedSince);
         return old.errors + 1;
     }
 }

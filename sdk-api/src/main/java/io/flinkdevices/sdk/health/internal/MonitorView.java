@@ -16,6 +16,7 @@ import java.util.Optional;
 public final class MonitorView implements LiveProperties {
 
     static final String METRIC_ERRORS = METRIC_PREFIX + "monitor.errors";
+    static final String METRIC_SAMPLES = METRIC_PREFIX + "monitor.samples";
 
     private final MonitorState state;
     private final String id;
@@ -100,6 +101,8 @@ public final class MonitorView implements LiveProperties {
                 return Optional.of(state.action().value());
             case METRIC_ERRORS:
                 return Optional.of(Long.toString(s.errors));
+            case METRIC_SAMPLES:
+                return Optional.of(Long.toString(s.samples));
             default:
                 if (d != null && key.startsWith(METRIC_PREFIX)) {
                     Double v = d.metrics.get(key.substring(METRIC_PREFIX.length()));
@@ -133,6 +136,7 @@ public final class MonitorView implements LiveProperties {
             }
         }
         out.add(METRIC_ERRORS);
+        out.add(METRIC_SAMPLES);
         return out;
     }
 
