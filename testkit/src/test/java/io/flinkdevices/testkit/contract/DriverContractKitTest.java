@@ -2,6 +2,7 @@ package io.flinkdevices.testkit.contract;
 
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.testkit.contract.MemoryDevicesFactory.Flaw;
+import io.flinkdevices.testkit.fake.DeviceFaults;
 import io.flinkdevices.testkit.fake.FakeHost;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -17,6 +18,7 @@ import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherFactory;
 
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +40,8 @@ class DriverContractKitTest {
 
     private static final Set<DriverCapability> DECLARED =
             EnumSet.of(DriverCapability.KUBERNETES_DECORATOR, DriverCapability.VISIBLE_DEVICES);
+    private static final Set<DriverCapability> MONITORED =
+            EnumSet.of(DriverCapability.KUBERNETES_DECORATOR, DriverCapability.VISIBLE_DEVICES, DriverCapability.MONITORING);
 
     // The kit below is run by a nested JUnit launcher, one configuration at a time.
     private static volatile boolean launching;
@@ -195,6 +199,38 @@ class DriverContractKitTest {
     }
 
     @Test
+    @DisplayName("passes a correct monitoring driver: its health follows a fault and its recovery, its monitor goes with it")
+    void passesACorrectMonitoringDriver() {
+        Map<String, TestExecutionResult> results = run(new MemoryDevicesFactory(Flaw.NONE).monitoring(), MONITORED);
+
+        assertThat(failed(results)).isEmpty();
+        assertThat(results.get("healthFollowsFaults").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        assertThat(results.get("monitorGoesWithItsDriver").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        assertThat(results.get("liveKeys").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+    }
+
+    @Test
+    @DisplayName("fails a monitoring driver whose health shows a fault only samples after it")
+    void catchesLateHealth() {
+        assertCaught(new MemoryDevicesFactory(Flaw.HEALTH_LATE).monitoring(), MONITORED,
+                Map.of("healthFollowsFaults", "samples (metric.monitor.samples went from"));
+    }
+
+    @Test
+    @DisplayName("fails a monitoring driver whose monitor outlives it")
+    void catchesAMonitorThatOutlivesItsDriver() {
+        assertCaught(new MemoryDevicesFactory(Flaw.MONITOR_OUTLIVES_DRIVER).monitoring(), MONITORED,
+                Map.of("monitorGoesWithItsDriver", "thread flink-devices-monitor"));
+    }
+
+    @Test
+    @DisplayName("fails a monitoring driver that keeps live keys with monitor.interval 0")
+    void catchesStaleKeysWhenOff() {
+        assertCaught(new MemoryDevicesFactory(Flaw.STALE_KEYS_WHEN_OFF).monitoring(), MONITORED,
+                Map.of("liveKeys", "with monitor.interval 0"));
+    }
+
+    @Test
     @DisplayName("fails a driver that declares a capability it does not have")
     void catchesFalseDeclarations() {
         assertCaught(
@@ -305,7 +341,28 @@ class DriverContractKitTest {
         @Override
         protected Map<String, String> paramsForHost(FakeHost host, int devices) {
             host.sys().file("memory/count", devices + "\n");
-            return Map.of("count-file", host.sys().path("memory/count").toString());
+            Path countFile = host.sys().path("memory/count");
+            host.faults(new DeviceFaults() {
+                @Override
+                public void inject(int device) {
+                    host.sys().file("memory/" + MemoryDevicesFactory.faultFile(countFile, device).getFileName(), "failed\n");
+                }
+
+                @Override
+                public void recover(int device) {
+                    try {
+                        java.nio.file.Files.deleteIfExists(MemoryDevicesFactory.faultFile(countFile, device));
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+
+                @Override
+                public String describe() {
+                    return "the device's fault file appears";
+                }
+            });
+            return Map.of("count-file", countFile.toString());
         }
 
         @Override

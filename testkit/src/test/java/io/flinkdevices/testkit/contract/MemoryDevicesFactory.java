@@ -41,13 +41,31 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
         MUTABLE_KEYS,
         BAD_KUBERNETES_NAME,
         UNDECLARED_YARN,
-        IGNORES_VISIBLE_DEVICES
+        IGNORES_VISIBLE_DEVICES,
+        /** Its monitor reports a fault only on the fourth sample that sees it. */
+        HEALTH_LATE,
+        /** Keeps every info it handed out, so its monitor never stops. */
+        MONITOR_OUTLIVES_DRIVER,
+        /** With {@code monitor.interval: 0} it still attaches a health and a metric, never refreshed. */
+        STALE_KEYS_WHEN_OFF
     }
+
+    /**
+     * The file, beside the count file, whose presence the monitor reads as device {@code i}
+     * failed: what the kit's host registers as its {@link io.flinkdevices.testkit.fake.DeviceFaults}.
+     */
+    static Path faultFile(Path countFile, int i) {
+        return countFile.resolveSibling("failed-" + i);
+    }
+
+    /** Every info a {@link Flaw#MONITOR_OUTLIVES_DRIVER} driver handed out, kept for good. */
+    private static final java.util.List<ExternalResourceInfo> KEPT = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** The variable that restricts a TaskManager to some devices: indexes, comma-separated. */
     static final String VISIBLE_DEVICES_ENV = "MEMORY_VISIBLE_DEVICES";
 
     private final Flaw flaw;
+    private final boolean monitoring;
     private final Map<String, String> environment;
 
     /** The correct driver, as ServiceLoader creates it. */
@@ -56,17 +74,27 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
     }
 
     MemoryDevicesFactory(Flaw flaw) {
-        this(flaw, Map.of());
+        this(flaw, false, Map.of());
     }
 
-    private MemoryDevicesFactory(Flaw flaw, Map<String, String> environment) {
+    private MemoryDevicesFactory(Flaw flaw, boolean monitoring, Map<String, String> environment) {
         this.flaw = flaw;
+        this.monitoring = monitoring;
         this.environment = Map.copyOf(environment);
     }
 
     /** The same factory, whose drivers see {@code environment} as their TaskManager's. */
     MemoryDevicesFactory withEnvironment(Map<String, String> environment) {
-        return new MemoryDevicesFactory(flaw, environment);
+        return new MemoryDevicesFactory(flaw, monitoring, environment);
+    }
+
+    /**
+     * The same factory, whose drivers monitor their devices with sdk-api's {@code DeviceMonitor}
+     * ({@code monitor.interval}, {@code health.action}, ...): a device is failed while its {@link
+     * #faultFile} exists.
+     */
+    MemoryDevicesFactory monitoring() {
+        return new MemoryDevicesFactory(flaw, true, environment);
     }
 
     @Override
@@ -78,6 +106,8 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
             p.problem("count-file", "is required");
         }
         long max = p.longValue("max", 64, 1);
+        io.flinkdevices.sdk.health.MonitorSettings monitor =
+                monitoring ? io.flinkdevices.sdk.health.MonitorSettings.read(p) : null;
         if (flaw == Flaw.VAGUE_ERRORS && !p.problems().isEmpty()) {
             throw new IllegalArgumentException("bad configuration");
         }
@@ -98,6 +128,7 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
                 driver = new KubernetesDriver(countFile, max, flaw, "example.com/memory-device");
         }
         driver.visible = visible;
+        driver.monitorSettings = monitor;
         return driver;
     }
 
@@ -106,6 +137,8 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
         final long max;
         final Flaw flaw;
         String visible;
+        io.flinkdevices.sdk.health.MonitorSettings monitorSettings;
+        private io.flinkdevices.sdk.health.DeviceMonitor monitor;
 
         MemoryDriver(Path countFile, long max, Flaw flaw) {
             this.countFile = countFile;
@@ -132,13 +165,35 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
             }
             long n = flaw == Flaw.RETURNS_ALL ? available : Math.min(amount, available);
             Set<ExternalResourceInfo> infos = new LinkedHashSet<>();
-            for (int i : indexes.subList(0, (int) Math.max(0, n))) {
-                GpuInfo info =
+            java.util.List<Integer> chosen = indexes.subList(0, (int) Math.max(0, n));
+            java.util.List<String> ids = new java.util.ArrayList<>();
+            for (int i : chosen) {
+                ids.add("memory-" + i);
+            }
+            if (monitor != null) {
+                monitor.stop();
+                monitor = null;
+            }
+            if (monitorSettings != null && monitorSettings.enabled()) {
+                monitor = io.flinkdevices.sdk.health.DeviceMonitor.create(monitorSettings, ids, new FaultFileSampler(countFile, flaw));
+                monitor.start();
+            }
+            for (int k = 0; k < chosen.size(); k++) {
+                int i = chosen.get(k);
+                GpuInfo.Builder b =
                         GpuInfo.builder("memory", i)
                                 .uuid("MEM-" + i)
-                                .visibleDevices(VISIBLE_DEVICES_ENV, Integer.toString(i))
-                                .build();
+                                .visibleDevices(VISIBLE_DEVICES_ENV, Integer.toString(i));
+                if (monitor != null) {
+                    b.live(monitor.properties(ids.get(k)));
+                } else if (flaw == Flaw.STALE_KEYS_WHEN_OFF) {
+                    b.live(STALE);
+                }
+                GpuInfo info = b.build();
                 infos.add(flaw == Flaw.MUTABLE_KEYS ? new LeakyInfo(info) : info);
+            }
+            if (flaw == Flaw.MONITOR_OUTLIVES_DRIVER) {
+                KEPT.addAll(infos);
             }
             org.slf4j.LoggerFactory.getLogger(MemoryDriver.class).info("Memory devices: handing out {}", infos);
             return infos;
@@ -192,6 +247,50 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
         @Override
         public Map<String, Long> yarnResources(long amount) {
             return Map.of("example.com/memory-device", amount);
+        }
+    }
+
+    /** A health and a metric said once, never refreshed. */
+    private static final io.flinkdevices.sdk.info.LiveProperties STALE = new io.flinkdevices.sdk.info.LiveProperties() {
+        @Override
+        public Optional<String> get(String key) {
+            return key.equals(KEY_HEALTH) ? Optional.of("ok") : key.equals("metric.temperature") ? Optional.of("40") : Optional.empty();
+        }
+
+        @Override
+        public Collection<String> keys() {
+            return java.util.List.of(KEY_HEALTH, "metric.temperature");
+        }
+    };
+
+    /** Reads {@link #faultFile}: present, the device is failed; a temperature otherwise. */
+    static final class FaultFileSampler implements io.flinkdevices.sdk.health.DeviceSampler {
+        private final Path countFile;
+        private final Flaw flaw;
+        private final Map<String, Integer> seen = new HashMap<>();
+
+        FaultFileSampler(Path countFile, Flaw flaw) {
+            this.countFile = countFile;
+            this.flaw = flaw;
+        }
+
+        @Override
+        public Map<String, io.flinkdevices.sdk.health.DeviceSample> sample(Collection<String> ids) {
+            Map<String, io.flinkdevices.sdk.health.DeviceSample> out = new HashMap<>();
+            for (String id : ids) {
+                int i = Integer.parseInt(id.substring(id.indexOf('-') + 1));
+                boolean failed = Files.exists(faultFile(countFile, i));
+                int times = failed ? seen.merge(id, 1, Integer::sum) : 0;
+                if (!failed) {
+                    seen.remove(id);
+                }
+                if (failed && (flaw != Flaw.HEALTH_LATE || times >= 4)) {
+                    out.put(id, io.flinkdevices.sdk.health.DeviceSample.failed("memory device " + i + " failed"));
+                } else {
+                    out.put(id, io.flinkdevices.sdk.health.DeviceSample.builder().metric("temperature", 40).build());
+                }
+            }
+            return out;
         }
     }
 
