@@ -3,6 +3,7 @@ package io.flinkdevices.nvidia;
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.health.DeviceSample;
 import io.flinkdevices.sdk.health.DeviceSampler;
+import io.flinkdevices.sdk.health.HealthState;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
 import java.util.Collection;
@@ -20,7 +21,10 @@ import java.util.Map;
  * or "No supported GPUs were found" and exits non-zero: the last GPU of a host fell off the bus);
  * any other output that cannot be read (garbage, a non-zero exit, nothing) is a failed
  * sample, counted by the monitor in {@code monitor.errors}, not a health change. Xids are not
- * visible to nvidia-smi, so {@code xid_errors} is NVML's only.
+ * visible to nvidia-smi, so {@code xid_errors} is NVML's only; in their place, as NVML's double-bit
+ * ECC event does, a GPU whose volatile uncorrected ECC count rose above what the monitor's first
+ * sample of it read is {@code failed} for good (until the TaskManager restarts, as under the NVIDIA
+ * device plugin): an uncorrectable memory error since this TaskManager handed the GPU out.
  */
 final class SmiSampler implements DeviceSampler {
 
@@ -34,6 +38,10 @@ final class SmiSampler implements DeviceSampler {
     };
 
     private final NvidiaSmiBackend smi;
+    /** Per GPU UUID (lower case): the uncorrected ECC count of its first sample. */
+    private final Map<String, Double> uncorrectedAtStart = new HashMap<>();
+    /** Per GPU UUID (lower case): why it failed for good. */
+    private final Map<String, String> failedForGood = new HashMap<>();
     /** Device id to the UUID of its GPU (a MIG device's parent). */
     private final Map<String, String> gpuOf;
 
@@ -72,10 +80,30 @@ final class SmiSampler implements DeviceSampler {
             } else {
                 DeviceSample.Builder b = DeviceSample.builder();
                 m.forEach(b::metric);
+                String failed = uncorrectedEcc(uuid.toLowerCase(Locale.ROOT), m.get(NvidiaMetrics.ECC_DBE_VOL_TOTAL));
+                if (failed != null) {
+                    b.health(HealthState.FAILED, failed);
+                }
                 out.put(id, b.build());
             }
         }
         return out;
+    }
+
+    /** Why the GPU failed for good, or null: its uncorrected ECC count rose since its first sample. */
+    private String uncorrectedEcc(String uuid, Double count) {
+        String failed = failedForGood.get(uuid);
+        if (failed != null || count == null) {
+            return failed;
+        }
+        Double start = uncorrectedAtStart.putIfAbsent(uuid, count);
+        if (start != null && count > start) {
+            failed = "uncorrected ECC errors: the volatile count rose from " + String.valueOf(start.longValue()) + " to "
+                    + String.valueOf(count.longValue()) + " (nvidia-smi) at "
+                    + java.time.LocalTime.now(java.time.ZoneId.systemDefault()).withNano(0);
+            failedForGood.put(uuid, failed);
+        }
+        return failed;
     }
 
     /** The metrics by lower-case GPU UUID; {@code [N/A]} fields are left out. */

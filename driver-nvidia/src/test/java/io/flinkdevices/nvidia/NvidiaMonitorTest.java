@@ -212,6 +212,31 @@ class NvidiaMonitorTest {
     }
 
     @Test
+    @DisplayName("nvidia-smi: an uncorrected ECC count that rises fails that GPU for good; corrected errors and a count the GPU already had do not")
+    void uncorrectedEccThroughNvidiaSmi() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).install(FakeHost.create(temp));
+        host.doubleBitEcc(1); // before the TaskManager started: the GPU was handed out with it
+        List<ExternalResourceInfo> gpus = infos(Map.of(), 2, "backend", "nvidia-smi", "nvidia-smi.path", host.smi().path().toString(),
+                "monitor.interval", "100 ms", "health.action", "report");
+        ExternalResourceInfo g0 = gpus.get(0);
+        ExternalResourceInfo g1 = gpus.get(1);
+        await("both sampled", () -> g0.getProperty("health").isPresent() && g1.getProperty("health").isPresent());
+        host.singleBitEcc(0);
+        await("corrected ECC counted", reads(g0, "metric.ecc_sbe_vol_total", "1"));
+        assertThat(g0.getProperty("health")).as("corrected: no failure").contains("ok");
+        assertThat(g1.getProperty("health")).as("a count the GPU already had when handed out").contains("ok");
+
+        host.doubleBitEcc(0);
+        await("uncorrected ECC fails GPU 0", reads(g0, "health", "failed"));
+        assertThat(g0.getProperty("health.reason").orElse(""))
+                .startsWith("uncorrected ECC errors: the volatile count rose from 0 to 1 (nvidia-smi) at ");
+        assertThat(g1.getProperty("health")).contains("ok");
+        long samples = Long.parseLong(g0.getProperty("metric.monitor.samples").orElseThrow());
+        await("two more samples", () -> Long.parseLong(g0.getProperty("metric.monitor.samples").orElseThrow()) >= samples + 2);
+        assertThat(g0.getProperty("health")).as("failed for good, as NVML's double-bit ECC event").contains("failed");
+    }
+
+    @Test
     @DisplayName("nvidia-smi finding no GPU at all (the host's last GPU fell off the bus) fails that GPU")
     void lastGpuGone() throws Exception {
         InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));
