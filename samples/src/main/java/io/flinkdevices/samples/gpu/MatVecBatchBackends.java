@@ -4,6 +4,9 @@ import io.flinkdevices.job.batch.BatchBackend;
 import io.flinkdevices.job.batch.BatchSettings;
 import io.flinkdevices.sdk.info.GpuInfo;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * The one place the GPU sample picks a subtask's {@link BatchBackend}: on an NVIDIA GPU the
  * asynchronous path ({@link CudaBatchBackend}: page-locked slots, several batches in flight), else
@@ -11,6 +14,8 @@ import io.flinkdevices.sdk.info.GpuInfo;
  * reason.
  */
 final class MatVecBatchBackends {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MatVecBatchBackends.class);
 
     private MatVecBatchBackends() {}
 
@@ -35,18 +40,27 @@ final class MatVecBatchBackends {
      * @param gpu the subtask's GPU, or null when its TaskManager received none
      */
     static Opened open(GpuInfo gpu, Matrix matrix, BatchSettings settings) {
-        if (gpu != null && "nvidia".equals(gpu.getVendor())
-                && settings.batchSize() <= CudaKernelMatVec.MAX_BATCH) {
-            try {
-                CudaDevices.Found found = CudaDevices.find(gpu);
-                if (found.reason == null) {
-                    return new Opened(
-                            CudaBatchBackend.open(found.ordinal, matrix, settings.batchSize(), settings.slots()),
-                            true,
-                            null);
+        if (gpu != null && "nvidia".equals(gpu.getVendor())) {
+            if (settings.batchSize() > CudaKernelMatVec.MAX_BATCH) {
+                LOG.warn("GPU sample: batches of {} vectors are more than the asynchronous path's kernel takes ({} at most):"
+                        + " the synchronous cuBLAS path, one batch in flight (--slots {} is not used)",
+                        settings.batchSize(), CudaKernelMatVec.MAX_BATCH, settings.slots());
+            } else {
+                try {
+                    CudaDevices.Found found = CudaDevices.find(gpu);
+                    if (found.reason == null) {
+                        return new Opened(
+                                CudaBatchBackend.open(found.ordinal, matrix, settings.batchSize(), settings.slots()),
+                                true,
+                                null);
+                    }
+                    LOG.warn("GPU sample: no asynchronous path on GPU {}: {}", gpu.getUuid().orElse(String.valueOf(gpu.getIndex())),
+                            found.reason);
+                } catch (RuntimeException | LinkageError e) {
+                    // CUDA does not start here: the synchronous paths below say why, or take the CPU
+                    LOG.warn("GPU sample: the asynchronous path did not open on GPU {}: {}",
+                            gpu.getUuid().orElse(String.valueOf(gpu.getIndex())), e.toString());
                 }
-            } catch (RuntimeException | LinkageError e) {
-                // CUDA does not start here: the synchronous paths below say why, or take the CPU
             }
         }
         MatVecBackends.Choice choice = MatVecBackends.choose(gpu, matrix, settings.batchSize());

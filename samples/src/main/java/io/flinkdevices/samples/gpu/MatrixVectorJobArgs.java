@@ -95,7 +95,9 @@ final class MatrixVectorJobArgs {
         try {
             a.settings();
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--batch, --slots, --timeout-ms: " + e.getMessage(), e);
+            String m = String.valueOf(e.getMessage());
+            String option = m.startsWith("slots") ? "--slots" : m.startsWith("batch timeout") ? "--timeout-ms" : "--batch";
+            throw new IllegalArgumentException(option + ": " + m, e);
         }
         return a;
     }

@@ -26,9 +26,11 @@ class MatrixVectorJobArgsTest {
         assertThatThrownBy(() -> MatrixVectorJobArgs.parse("--per-gpu", "2", "--parallelism", "4"))
                 .hasMessage("--per-gpu and --parallelism both set the parallelism: give one of them");
         assertThatThrownBy(() -> MatrixVectorJobArgs.parse("--slots", "20"))
-                .hasMessage("--batch, --slots, --timeout-ms: slots (batches in flight) must be 1 to 16, but is 20");
+                .hasMessage("--slots: slots (batches in flight) must be 1 to 16, but is 20");
         assertThatThrownBy(() -> MatrixVectorJobArgs.parse("--batch", "2000000"))
-                .hasMessage("--batch, --slots, --timeout-ms: batch size must be 1 to 1048576 records, but is 2000000");
+                .hasMessage("--batch: batch size must be 1 to 1048576 records, but is 2000000");
+        assertThatThrownBy(() -> MatrixVectorJobArgs.parse("--timeout-ms", "3600001"))
+                .hasMessage("--timeout-ms: batch timeout must be 1 ms to 1 h (3600000 ms), but is 3600001 ms");
         assertThatThrownBy(() -> MatrixVectorJobArgs.parse("--timeout-ms", "0"))
                 .hasMessage("--timeout-ms must be a positive whole number, but is '0'");
     }
