@@ -247,15 +247,21 @@ public final class MonitoringOnAJobBenchmark {
                     // the guard failed the task; restart-strategy none fails the job
                 }
                 long failed = System.nanoTime();
-                toGuard.add((GUARD_FAILED_AT.get() - t0) / 1e6);
+                if (GUARD_FAILED_AT.get() != 0) {
+                    // per record only: per batch the guard runs inside DeviceBatchOperator, unseen here
+                    toGuard.add((GUARD_FAILED_AT.get() - t0) / 1e6);
+                }
                 toJob.add((failed - t0) / 1e6);
             }
         }
         double ms = org.apache.flink.util.TimeUtils.parseDuration(interval).toMillis();
-        System.out.printf("monitor.interval %s, fail-tasks, %d faults: fault to guard failing median %.0f ms (max %.0f ms,"
-                        + " %.2f intervals), fault to job failed median %.0f ms (max %.0f ms, %.2f intervals)%n",
-                interval, faults, median(toGuard), Collections.max(toGuard), Collections.max(toGuard) / ms,
-                median(toJob), Collections.max(toJob), Collections.max(toJob) / ms);
+        String guard = toGuard.isEmpty()
+                ? "fault to guard failing not seen (checked per batch, inside DeviceBatchOperator)"
+                : String.format("fault to guard failing median %.0f ms (max %.0f ms, %.2f intervals)", median(toGuard),
+                        Collections.max(toGuard), Collections.max(toGuard) / ms);
+        System.out.printf("monitor.interval %s, fail-tasks, %d faults: %s, fault to job failed median %.0f ms (max %.0f ms,"
+                        + " %.2f intervals)%n",
+                interval, faults, guard, median(toJob), Collections.max(toJob), Collections.max(toJob) / ms);
     }
 
     private static void awaitRecords(long n) throws InterruptedException {
