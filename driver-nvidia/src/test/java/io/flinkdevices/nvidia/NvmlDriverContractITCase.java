@@ -1,16 +1,10 @@
 package io.flinkdevices.nvidia;
 
-import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.testkit.contract.BadParam;
-import io.flinkdevices.testkit.contract.DriverCapability;
-import io.flinkdevices.testkit.contract.DriverContractKit;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
 import io.flinkdevices.testkit.fake.NvmlStandIn;
-
-import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
-import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,21 +12,19 @@ import org.junit.jupiter.api.DisplayName;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.function.Function;
 
 /**
  * The NVIDIA driver keeps the driver contract through its {@code nvml} backend, the first one
  * {@code auto} tries: on a host of H100s answered by the stand-in {@code libnvidia-ml.so.1}
  * (built with the host's C compiler; skipped, saying why, where none is). A failed GPU is one
  * that fell off the bus: NVML still counts it and answers {@code NVML_ERROR_GPU_IS_LOST} for it.
+ * The factory, the timeout, the typed view and the capabilities are the nvidia-smi run's.
  */
 @DisplayName("The NVIDIA GPU driver keeps the driver contract through NVML")
-class NvmlDriverContractITCase extends DriverContractKit {
+class NvmlDriverContractITCase extends NvidiaDriverContractITCase {
 
     private static final Duration NO_LONGER_ANSWERING = Duration.ofMinutes(1);
 
@@ -45,21 +37,6 @@ class NvmlDriverContractITCase extends DriverContractKit {
             System.out.println("Skipped: " + why);
             Assumptions.abort(why);
         });
-    }
-
-    @Override
-    protected ExternalResourceDriverFactory factory() {
-        return new NvidiaGpuDriverFactory(Map.of());
-    }
-
-    @Override
-    protected ExternalResourceDriverFactory factory(FakeHost host) {
-        return new NvidiaGpuDriverFactory(host.environment());
-    }
-
-    @Override
-    protected Map<String, String> timeoutParams(Duration timeout) {
-        return Map.of("timeout", timeout.toMillis() + " ms");
     }
 
     @Override
@@ -111,16 +88,6 @@ class NvmlDriverContractITCase extends DriverContractKit {
             }
             return nvidia;
         }
-    }
-
-    @Override
-    protected Function<ExternalResourceInfo, GpuInfo> typedView() {
-        return GpuInfo::from;
-    }
-
-    @Override
-    protected Set<DriverCapability> capabilities() {
-        return EnumSet.allOf(DriverCapability.class);
     }
 
     @Override

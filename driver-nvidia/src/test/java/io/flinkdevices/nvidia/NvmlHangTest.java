@@ -85,18 +85,8 @@ class NvmlHangTest {
             host.nvmlHangs(false);
         }
 
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        List<GpuInfo> again = null;
-        while (again == null) {
-            try {
-                again = retrieve(2, "backend", "nvml", "nvml.library", lib, "timeout", "10 s", "monitor.interval", "0");
-            } catch (DeviceDriverException e) {
-                if (System.nanoTime() > until || !e.getMessage().contains("has not returned")) {
-                    throw e;
-                }
-                Thread.sleep(20);
-            }
-        }
+        List<GpuInfo> again = onceNvmlAnswers(() -> retrieve(2, "backend", "nvml", "nvml.library", lib, "timeout", "10 s",
+                "monitor.interval", "0"));
         assertThat(again).extracting(g -> g.getUuid().orElse(null)).as("NVML answers again")
                 .containsExactly(FakeNvidiaHost.gpuUuid(0), FakeNvidiaHost.gpuUuid(1));
     }
@@ -139,22 +129,33 @@ class NvmlHangTest {
         }
         NvidiaGpuDriver again = (NvidiaGpuDriver) new NvidiaGpuDriverFactory(Map.of()).createExternalResourceDriver(c);
         try {
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            GpuInfo gpu = null;
-            while (gpu == null) {
-                try {
-                    gpu = again.retrieveResourceInfo(1).iterator().next();
-                } catch (DeviceDriverException e) {
-                    if (System.nanoTime() > until || !e.getMessage().contains("has not returned")) {
-                        throw e;
-                    }
-                    Thread.sleep(20);
-                }
-            }
+            GpuInfo gpu = onceNvmlAnswers(() -> again.retrieveResourceInfo(1).iterator().next());
             awaitHealth(gpu, "ok");
             assertThat(gpu.getProperty("metric.gpu_temp")).as("samples again").isPresent();
         } finally {
             again.stopMonitor();
+        }
+    }
+
+    private interface Discovery<T> {
+        T run() throws Exception;
+    }
+
+    /**
+     * {@code discovery} once the call left running in NVML has returned: until then (at most 10 s)
+     * the deadline refuses at once, saying it "has not returned".
+     */
+    private static <T> T onceNvmlAnswers(Discovery<T> discovery) throws Exception {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                return discovery.run();
+            } catch (DeviceDriverException e) {
+                if (System.nanoTime() > until || !e.getMessage().contains("has not returned")) {
+                    throw e;
+                }
+                Thread.sleep(20);
+            }
         }
     }
 
