@@ -178,12 +178,7 @@ public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory 
                             + defaultValue + " on the PATH"));
             return Path.of(defaultValue);
         }
-        java.util.Optional<String> invalid = DriverParams.invalidPath(raw);
-        if (invalid.isPresent()) {
-            params.problem(key, "is not a valid path: '" + raw + "' (" + invalid.get() + ")");
-            return Path.of(defaultValue);
-        }
-        return Path.of(raw);
+        return params.validPath(key, raw).orElse(Path.of(defaultValue));
     }
 
     private static void label(DriverParams params, String key, String label, Map<String, String> selector) {

@@ -73,7 +73,8 @@ public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFact
     private final OpenCl openCl;
     private final Map<String, String> environment;
     /**
-     * The OpenCL runtime's calls at discovery, each at most {@value #TIMEOUT} long; one per
+     * The OpenCL runtime's calls at discovery and the monitor's availability queries, each at most
+     * the driver's {@value #TIMEOUT} (60 s by default); one per
      * resource (Flink creates a factory per resource), so a blocked runtime costs each resource
      * its own timeout once, then refuses at once.
      */

@@ -120,9 +120,7 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
         Duration timeout = params.duration(TIMEOUT, DiscoveryScript.DEFAULT_TIMEOUT);
         boolean scriptSet = params.isSet(SCRIPT_PATH) || params.isSet(SCRIPT_ARGS);
         String scriptPath = params.string(SCRIPT_PATH, FLINK_DEFAULT_SCRIPT);
-        java.util.Optional<String> invalid = DriverParams.invalidPath(scriptPath);
-        if (invalid.isPresent()) {
-            params.problem(SCRIPT_PATH, "is not a valid path: '" + scriptPath + "' (" + invalid.get() + ")");
+        if (params.validPath(SCRIPT_PATH, scriptPath).isEmpty()) {
             scriptPath = FLINK_DEFAULT_SCRIPT;
         }
         String scriptArgs = params.string(SCRIPT_ARGS, "");

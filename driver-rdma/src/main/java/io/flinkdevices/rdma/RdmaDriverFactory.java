@@ -98,9 +98,7 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
                     + " against the TaskManager's working directory; write the absolute path or remove the key for /sys");
             rootRaw = "/sys";
         }
-        java.util.Optional<String> invalidRoot = DriverParams.invalidPath(rootRaw);
-        if (invalidRoot.isPresent()) {
-            params.problem(SYSFS_ROOT, "is not a valid path: '" + rootRaw + "' (" + invalidRoot.get() + ")");
+        if (params.validPath(SYSFS_ROOT, rootRaw).isEmpty()) {
             rootRaw = "/sys";
         }
         String patternRaw = params.string(DEVICE_PATTERN, ".*");

@@ -37,8 +37,8 @@ import java.util.Optional;
  * metric.<name>} key the device has when the call is made ({@code port_rcv_data}, {@code
  * monitor_errors}, ...; dots become {@code _}). A device's metric keys come with its monitor's
  * first sample: a call made before that sample (a slow first sample on a loaded TaskManager) waits
- * for it, at most {@link #FIRST_SAMPLE_WAIT} in all, and registers only {@code health} and {@code
- * monitor_errors} for a device still without one, with one WARN line. A gauge reads the info's
+ * for it, at most {@link #FIRST_SAMPLE_WAIT} in all, and registers only {@code health}, {@code
+ * monitor_errors} and {@code monitor_samples} for a device still without one, with one WARN line. A gauge reads the info's
  * latest sample, never waits, and reads NaN while the value is absent. Devices without monitoring
  * (the driver does not monitor, or {@code monitor.interval} is 0) get no gauges.
  */
@@ -116,7 +116,7 @@ public final class DeviceMetrics {
         }
         if (!waiting.isEmpty()) {
             LOG.warn("Devices {} of external resource '{}' had no sample of their monitor after {} s: they get the health and "
-                    + "monitor_errors gauges only, without the device's metrics", waiting, resourceName, FIRST_SAMPLE_WAIT.toSeconds());
+                    + "monitor_errors and monitor_samples gauges only, without the device's metrics", waiting, resourceName, FIRST_SAMPLE_WAIT.toSeconds());
         }
     }
 

@@ -239,32 +239,24 @@ public final class DriverParams {
             problem(key, "expected a path but the value is empty");
             return defaultValue;
         }
-        Path p;
-        try {
-            p = Path.of(v);
-        } catch (InvalidPathException e) {
-            problem(key, "is not a valid path: '" + v + "' (" + e.getReason() + ")");
-            return defaultValue;
+        Optional<Path> p = validPath(key, v);
+        if (p.isPresent() && hostPathsChecked()) {
+            fileProblem(p.get(), check).ifPresent(why -> problem(key, why));
         }
-        if (hostPathsChecked()) {
-            fileProblem(p, check).ifPresent(why -> problem(key, why));
-        }
-        return p;
+        return p.orElse(defaultValue);
     }
 
     /**
-     * Why {@code value} cannot be a path on this platform (a NUL character, say), as {@link
-     * java.nio.file.InvalidPathException#getReason()} puts it; empty when it can. For a path a
-     * driver reads as a plain string (a default name looked up on the PATH, a root checked later):
-     * record {@code "is not a valid path: ..."} against its key rather than let {@code Path.of}
-     * throw without naming it.
+     * {@code value} of {@code key} as a path; empty, with the problem {@code is not a valid path}
+     * recorded against the key, where it cannot be one (a NUL character, say): for a path a driver
+     * reads as a string, rather than let {@code Path.of} throw without naming the key.
      */
-    public static Optional<String> invalidPath(String value) {
+    public Optional<Path> validPath(String key, String value) {
         try {
-            Path.of(value);
-            return Optional.empty();
+            return Optional.of(Path.of(value));
         } catch (InvalidPathException e) {
-            return Optional.of(e.getReason());
+            problem(key, "is not a valid path: '" + value + "' (" + e.getReason() + ")");
+            return Optional.empty();
         }
     }
 

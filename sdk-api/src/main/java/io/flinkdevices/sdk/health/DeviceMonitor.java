@@ -127,9 +127,9 @@ public final class DeviceMonitor {
     /**
      * Starts the thread, which takes the first sample right away; returns without waiting for it,
      * so that a slow tool never delays the TaskManager's start. Until that sample completes, an
-     * info's live keys hold {@code health.device}, {@code health.action} and {@code
-     * metric.monitor.errors} but no {@code health} and no metric (nothing was seen yet: absent,
-     * never guessed). Does nothing when monitoring is off, when it runs, or after {@link #stop()}.
+     * info's live keys hold {@code health.device}, {@code health.action}, {@code
+     * metric.monitor.errors} and {@code metric.monitor.samples} but no {@code health} and no other
+     * metric (nothing was seen yet: absent, never guessed). Does nothing when monitoring is off, when it runs, or after {@link #stop()}.
      */
     public void start() {
         synchronized (this) {

@@ -55,7 +55,8 @@ public abstract class RetrievalContract extends ContractSuite {
      * {@code maxDevices()}.
      *
      * <p>Must hold: the set has exactly {@code amount} elements, all different by {@code equals}
-     * and by their properties (so that {@code DeviceSelection} can tell them apart), and no two
+     * and by their fixed properties, live keys left out (so that {@code DeviceSelection}, which
+     * orders by those, can tell them apart), and no two
      * name the same {@code uuid}.
      */
     @Test
