@@ -228,8 +228,20 @@ final class OpenClFpgaDriver
         }
     }
 
-    /** Whether the program loads on {@code d} (always, without a program); records why not. */
+    /**
+     * Whether {@code d} can be offered: the runtime says it is available ({@code
+     * CL_DEVICE_AVAILABLE}, as the monitor reads it: a board it calls unavailable would read
+     * {@code failed} at the first sample) and the program loads on it (always, without a program);
+     * records why not.
+     */
     private boolean accept(ClDevice d, Map<ClDevice, String> rejected) throws DeviceDriverException {
+        boolean available = deadline.call("CL_DEVICE_AVAILABLE of " + d + " (clGetDeviceInfo)", settings.timeout,
+                settings.timeoutKey, () -> openCl.available(d));
+        if (!available) {
+            LOG.warn("OpenCL device {} is not offered: the runtime reports it not available (CL_DEVICE_AVAILABLE is false)", d);
+            rejected.put(d, "not available (CL_DEVICE_AVAILABLE is false)");
+            return false;
+        }
         if (settings.program == null) {
             return true;
         }
@@ -246,10 +258,16 @@ final class OpenClFpgaDriver
     private DeviceDriverException tooFewAfterProgram(
             long amount, List<ClDevice> candidates, Map<ClDevice, String> rejected) {
         StringBuilder sb = new StringBuilder();
-        sb.append(settings.program.key).append(": ").append(settings.program.path)
-                .append(" must load on ").append(amount).append(" OpenCL device(s) (")
-                .append(settings.amountKey).append(") but it failed on ").append(rejected.size())
-                .append(" of the ").append(candidates.size()).append(" matching devices");
+        if (settings.program == null) {
+            sb.append(settings.amountKey).append(": ").append(amount).append(" OpenCL device(s) asked for, but ")
+                    .append(rejected.size()).append(" of the ").append(candidates.size())
+                    .append(" matching devices cannot be offered");
+        } else {
+            sb.append(settings.program.key).append(": ").append(settings.program.path)
+                    .append(" must load on ").append(amount).append(" OpenCL device(s) (")
+                    .append(settings.amountKey).append(") but it failed on ").append(rejected.size())
+                    .append(" of the ").append(candidates.size()).append(" matching devices");
+        }
         Set<String> reasons = new LinkedHashSet<>(rejected.values());
         if (reasons.size() == 1) {
             sb.append(" ").append(rejected.keySet()).append(": ").append(reasons.iterator().next());

@@ -4,6 +4,7 @@ import io.flinkdevices.sdk.info.FpgaInfo;
 import io.flinkdevices.testkit.contract.BadParam;
 import io.flinkdevices.testkit.contract.DriverCapability;
 import io.flinkdevices.testkit.contract.DriverContractKit;
+import io.flinkdevices.testkit.fake.DeviceFaults;
 import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
 
@@ -47,6 +48,15 @@ class OpenClFpgaDriverContractTest extends DriverContractKit {
             lines.append("pac_a10 : Intel PAC Platform (pac_ee0000").append(i).append(")\n");
         }
         host.tree("opencl").file("devices", lines.toString());
+        // a board the host's faults call failed is one the runtime reports not available
+        host.faults(DeviceFaults.tracking("the runtime reports the board not available (CL_DEVICE_AVAILABLE false)",
+                faulty -> host.tree("opencl").file("unavailable", faulty.stream().map(String::valueOf)
+                        .collect(java.util.stream.Collectors.joining("\n", "", "\n")))));
+        StringBuilder unavailable = new StringBuilder();
+        for (int failed : host.failedDevices()) {
+            unavailable.append(failed).append('\n');
+        }
+        host.tree("opencl").file("unavailable", unavailable.toString());
         hosts.add(host);
         return Map.of(
                 "platform.pattern", "^" + Pattern.quote(platformName(host)) + "$",
@@ -125,11 +135,30 @@ class OpenClFpgaDriverContractTest extends DriverContractKit {
             return java.util.Optional.empty();
         }
 
-        /** A device is available while its host still lists it (a board that vanished is not). */
+        /**
+         * A device is available while its host still lists it (a board that vanished is not) and
+         * its index is not in the host's {@code opencl/unavailable} file.
+         */
         @Override
         public boolean available(ClDevice device) {
-            return platforms().stream().filter(p -> p.name.equals(device.platformName))
-                    .anyMatch(p -> p.devices.stream().anyMatch(d -> d.name.equals(device.name)));
+            for (FakeHost host : hosts) {
+                if (!platformName(host).equals(device.platformName)) {
+                    continue;
+                }
+                List<String> lines = deviceLines(host.tree("opencl"));
+                int index = lines.indexOf(device.name);
+                return index >= 0 && !unavailable(host).contains(String.valueOf(index));
+            }
+            return false;
+        }
+
+        private List<String> unavailable(FakeHost host) {
+            Path file = host.tree("opencl").path("unavailable");
+            try {
+                return Files.isRegularFile(file) ? Files.readAllLines(file) : List.of();
+            } catch (IOException e) {
+                return List.of();
+            }
         }
     }
 }

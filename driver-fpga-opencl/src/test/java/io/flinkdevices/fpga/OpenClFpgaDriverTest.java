@@ -100,6 +100,19 @@ class OpenClFpgaDriverTest {
         }
 
         @Test
+        @DisplayName("a board the runtime reports not available (CL_DEVICE_AVAILABLE false) is not offered, and asking for it says why")
+        void unavailableBoardNotOffered() throws Exception {
+            FakeOpenCl cl = host().available("pac_a10 : Intel PAC Platform (pac_ee00000)", false);
+            Map<String, String> intel = Map.of("platform.pattern", "Intel\\(R\\) FPGA");
+
+            assertThat(names(retrieve(create(cl, intel), 1))).containsExactly("pac_a10 : Intel PAC Platform (pac_ee00001)");
+            assertThatThrownBy(() -> retrieve(create(cl, intel), 2))
+                    .isInstanceOf(DeviceDriverException.class)
+                    .hasMessageContaining("2 OpenCL device(s) asked for, but 1 of the 2 matching devices cannot be offered")
+                    .hasMessageContaining("not available (CL_DEVICE_AVAILABLE is false)");
+        }
+
+        @Test
         @DisplayName("the platform pattern is a regex found anywhere in the platform name")
         void platformPattern() throws Exception {
             List<FpgaInfo> infos = retrieve(create(host(), Map.of("platform.pattern", "Xilinx")), 1);
