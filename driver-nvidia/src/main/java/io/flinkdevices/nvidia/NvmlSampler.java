@@ -38,7 +38,8 @@ import java.util.Map;
 final class NvmlSampler implements DeviceSampler {
 
     private static final Logger LOG = LoggerFactory.getLogger(NvmlSampler.class);
-    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
+    /** When a health failure was seen, as its reason says it ({@code 12:03:07}); the nvidia-smi sampler's too. */
+    static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
     /** Events handled per sample at most, so that a storm cannot hold the monitor. */
     static final int MAX_EVENTS_PER_SAMPLE = 1000;
     static final long EVENTS = NvmlLibrary.EVENT_XID_CRITICAL | NvmlLibrary.EVENT_DOUBLE_BIT_ECC | NvmlLibrary.EVENT_SINGLE_BIT_ECC;

@@ -100,7 +100,7 @@ final class SmiSampler implements DeviceSampler {
         if (start != null && count > start) {
             failed = "uncorrected ECC errors: the volatile count rose from " + String.valueOf(start.longValue()) + " to "
                     + String.valueOf(count.longValue()) + " (nvidia-smi) at "
-                    + java.time.LocalTime.now(java.time.ZoneId.systemDefault()).withNano(0);
+                    + java.time.LocalTime.now(java.time.ZoneId.systemDefault()).format(NvmlSampler.TIME);
             failedForGood.put(uuid, failed);
         }
         return failed;

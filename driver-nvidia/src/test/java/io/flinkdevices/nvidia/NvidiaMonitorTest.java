@@ -229,7 +229,8 @@ class NvidiaMonitorTest {
         host.doubleBitEcc(0);
         await("uncorrected ECC fails GPU 0", reads(g0, "health", "failed"));
         assertThat(g0.getProperty("health.reason").orElse(""))
-                .startsWith("uncorrected ECC errors: the volatile count rose from 0 to 1 (nvidia-smi) at ");
+                .startsWith("uncorrected ECC errors: the volatile count rose from 0 to 1 (nvidia-smi) at ")
+                .matches(".* at \\d\\d:\\d\\d:\\d\\d");
         assertThat(g1.getProperty("health")).contains("ok");
         long samples = Long.parseLong(g0.getProperty("metric.monitor.samples").orElseThrow());
         await("two more samples", () -> Long.parseLong(g0.getProperty("metric.monitor.samples").orElseThrow()) >= samples + 2);
