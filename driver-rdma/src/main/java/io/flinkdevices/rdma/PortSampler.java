@@ -4,6 +4,7 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.health.DeviceSample;
 import io.flinkdevices.sdk.health.DeviceSampler;
 import io.flinkdevices.sdk.health.HealthState;
+import io.flinkdevices.sdk.host.HostValues;
 import io.flinkdevices.sdk.host.Sysfs;
 
 import java.util.ArrayList;
@@ -17,7 +18,8 @@ import java.util.Optional;
  * Samples the handed-out ports from sysfs, no process: {@code ports/<n>/state} and {@code
  * phys_state} for health (anything but ACTIVE/LinkUp is {@code failed}; back to both is recovery;
  * a port or device folder that vanished is {@code failed}), and the counters of {@code
- * ports/<n>/counters/} as metrics.
+ * ports/<n>/counters/} as metrics. A counter or state number that is no such number is a failed
+ * sample (counted in {@code monitor.errors}), never a metric or a failed port.
  */
 final class PortSampler implements DeviceSampler {
 
@@ -38,7 +40,7 @@ final class PortSampler implements DeviceSampler {
     }
 
     @Override
-    public Map<String, DeviceSample> sample(Collection<String> ids) {
+    public Map<String, DeviceSample> sample(Collection<String> ids) throws DeviceDriverException {
         // every port's attributes in one go: under a root that is not the kernel's sysfs each
         // attribute would otherwise cost a switch to HostFiles' opener thread and back
         List<String> ahead = new ArrayList<>();
@@ -64,34 +66,49 @@ final class PortSampler implements DeviceSampler {
         return SysfsPorts.CLASS + "/" + id.substring(0, slash) + "/ports/" + id.substring(slash + 1) + "/";
     }
 
-    private static DeviceSample sample(Sysfs sys, String id) {
+    /**
+     * One port's sample. What cannot be read (a port gone, a file that is not a file) is the port's
+     * health; a number that is there but is no count or state ({@code -5}, {@code NaN},
+     * {@code 18446744073709551615}, random bytes) is thrown: the monitor counts a failed sample
+     * rather than turning garbage into a metric or a failed port.
+     */
+    private static DeviceSample sample(Sysfs sys, String id) throws DeviceDriverException {
         String port = folder(id);
+        Optional<String> state;
+        Optional<String> phys;
+        Map<String, String> counters = new LinkedHashMap<>();
         try {
             Optional<String> gone = sys.folderProblem(port);
             if (gone.isPresent()) {
                 return DeviceSample.failed("port " + id + " vanished: " + sys.resolve(port) + " " + gone.get());
             }
-            Optional<String> state = sys.attribute(port + "state");
-            Optional<String> phys = sys.attribute(port + "phys_state");
+            state = sys.attribute(port + "state");
+            phys = sys.attribute(port + "phys_state");
             if (state.isEmpty() || phys.isEmpty()) {
                 return DeviceSample.failed("port " + id + " vanished: " + sys.resolve(port) + " has no state");
             }
-            DeviceSample.Builder b = DeviceSample.builder();
-            String stateName = name(state.get());
-            String physName = name(phys.get());
-            number(state.get()).ifPresent(n -> b.metric(PORT_STATE, n));
-            number(phys.get()).ifPresent(n -> b.metric(PHYS_STATE, n));
-            if (!"ACTIVE".equals(stateName) || !"LinkUp".equals(physName)) {
-                b.health(HealthState.FAILED, "port " + id + " state " + stateName + " (phys_state " + physName + ")");
-            }
             for (String c : COUNTERS) {
-                Optional<Long> v = sys.longAttribute(port + "counters/" + c);
-                v.ifPresent(n -> b.metric(c, n));
+                Optional<String> v = sys.attribute(port + "counters/" + c);
+                if (v.isPresent()) {
+                    counters.put(c, v.get());
+                }
             }
-            return b.build();
         } catch (DeviceDriverException e) {
             return DeviceSample.failed("port " + id + " cannot be read: " + e.getMessage());
         }
+        HostValues values = HostValues.of("sysfs", "port " + id);
+        DeviceSample.Builder b = DeviceSample.builder();
+        String stateName = name(state.get());
+        String physName = name(phys.get());
+        number(values, sys.resolve(port + "state").toString(), state.get(), b, PORT_STATE);
+        number(values, sys.resolve(port + "phys_state").toString(), phys.get(), b, PHYS_STATE);
+        if (!"ACTIVE".equals(stateName) || !"LinkUp".equals(physName)) {
+            b.health(HealthState.FAILED, "port " + id + " state " + stateName + " (phys_state " + physName + ")");
+        }
+        for (Map.Entry<String, String> c : counters.entrySet()) {
+            b.metric(c.getKey(), values.count(sys.resolve(port + "counters/" + c.getKey()).toString(), c.getValue()));
+        }
+        return b.build();
     }
 
     /** {@code "4: ACTIVE"} -> {@code ACTIVE}; the whole text when it has no number. */
@@ -100,15 +117,16 @@ final class PortSampler implements DeviceSampler {
         return colon < 0 ? v.strip() : v.substring(colon + 1).strip();
     }
 
-    private static Optional<Long> number(String v) {
+    /**
+     * The number in front of a state text ({@code 4} of {@code 4: ACTIVE}) as the metric {@code
+     * metric}; none when the text has no number. The kernel's port states are 0 to 5 and its
+     * physical states 0 to 7: anything but a small whole number is garbage.
+     */
+    private static void number(HostValues values, String file, String v, DeviceSample.Builder b, String metric)
+            throws DeviceDriverException {
         int colon = v.indexOf(':');
-        if (colon <= 0) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(Long.parseLong(v.substring(0, colon).strip()));
-        } catch (NumberFormatException e) {
-            return Optional.empty();
+        if (colon > 0) {
+            b.metric(metric, values.number(file, v.substring(0, colon).strip(), 0, 255, "(the kernel's state number)"));
         }
     }
 }

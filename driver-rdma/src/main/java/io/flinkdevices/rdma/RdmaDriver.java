@@ -72,7 +72,8 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
         if (amount <= 0) {
             throw new DeviceDriverException(amountKey + ": the amount of RDMA ports must be at least 1 but is " + amount);
         }
-        List<RdmaPort> all = sysfs.ports();
+        List<String> leftOut = new ArrayList<>();
+        List<RdmaPort> all = sysfs.ports(leftOut);
         Map<String, RdmaPort> offered = new LinkedHashMap<>();
         List<String> notOffered = new ArrayList<>();
         for (RdmaPort p : all) {
@@ -97,7 +98,10 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
             throw new DeviceDriverException(
                     "Asked for " + amount + " RDMA ports (" + amountKey + ") but " + sysfs.describe() + " has "
                             + offered.size() + " that are healthy and match the selectors" + (offered.isEmpty() ? "" : " " + offered.keySet())
-                            + (all.isEmpty() ? "; the host has no RDMA port" : "; every port: " + describe(all, notOffered))
+                            + (all.isEmpty() ? "; the host has no RDMA port" + (leftOut.isEmpty() ? "" : " it could read")
+                                    : "; every port: " + describe(all, notOffered))
+                            + (leftOut.isEmpty() ? "" : "; left out while they vanished or were half there (a driver"
+                                    + " reload or hot removal?): " + leftOut)
                             + (offered.isEmpty() ? ". Change the selectors or check the ports"
                                     : ". Lower " + amountKey + " to " + offered.size() + ", or change the selectors"));
         }

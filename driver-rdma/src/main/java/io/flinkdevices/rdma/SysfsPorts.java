@@ -59,6 +59,15 @@ final class SysfsPorts {
      * round (mostly one more): a discovery pays two or three thread switches, not one an attribute.
      */
     List<RdmaPort> ports() throws DeviceDriverException {
+        return ports(new ArrayList<>());
+    }
+
+    /**
+     * Every port of every NIC, as {@link #ports()}; a NIC that vanished or is half there while it is
+     * read (see {@link #guard}) is left out with one WARN and added to {@code leftOut} as {@code
+     * <dev> (<what is missing>)}, for the message of a retrieval that finds too few ports.
+     */
+    List<RdmaPort> ports(List<String> leftOut) throws DeviceDriverException {
         Optional<String> folder = sys.folderProblem(CLASS);
         if (folder.isPresent()) {
             throw new DeviceDriverException(describe() + ": " + sys.resolve(CLASS) + " " + folder.get() + "; expected the"
@@ -68,7 +77,7 @@ final class SysfsPorts {
         Map<String, Map<Integer, String>> nics = new LinkedHashMap<>();
         Map<String, GidScan> scans = new LinkedHashMap<>();
         for (String dev : sys.list(CLASS)) {
-            guard(nics, dev, () -> nics.put(dev, portFolders(dev, scans)));
+            guard(nics, leftOut, dev, () -> nics.put(dev, portFolders(dev, scans)));
         }
         List<String> ahead = new ArrayList<>();
         for (Map.Entry<String, Map<Integer, String>> nic : nics.entrySet()) {
@@ -85,13 +94,13 @@ final class SysfsPorts {
         Map<String, List<RdmaPort.Builder>> found = new LinkedHashMap<>();
         for (String dev : new ArrayList<>(nics.keySet())) {
             Sysfs read = s;
-            guard(nics, dev, () -> found.put(dev, device(read, dev, nics.get(dev))));
+            guard(nics, leftOut, dev, () -> found.put(dev, device(read, dev, nics.get(dev))));
         }
         // the GID tables, all ports of all NICs a round at a time
         while (true) {
             for (String dev : new ArrayList<>(nics.keySet())) {
                 Sysfs read = s;
-                guard(nics, dev, () -> {
+                guard(nics, leftOut, dev, () -> {
                     for (String p : nics.get(dev).values()) {
                         scans.get(p).take(read);
                     }
@@ -123,22 +132,33 @@ final class SysfsPorts {
     }
 
     /**
-     * Runs {@code step} of NIC {@code dev}; a NIC that goes away while it is read (a driver unbind,
-     * a VF removed, a reset) leaves a name in the listing and nothing behind it: it is dropped from
-     * {@code nics} and the other NICs are offered.
+     * Runs {@code step} of NIC {@code dev}. A NIC that goes away while it is read (a driver unbind,
+     * a VF removed, a reset) leaves a name in the listing and nothing behind it; during a driver
+     * reload or a hot removal its folder stays a moment while its files ({@code ports/1/state}) or
+     * folders ({@code ports/}) are gone or not yet back. Either way it is dropped from {@code nics}
+     * with one WARN and the other NICs are offered. A file that is there and damaged stays an
+     * error: that NIC is not half there but broken, and the operator must hear of it.
      */
-    private void guard(Map<String, ?> nics, String dev, NicStep step) throws DeviceDriverException {
+    private void guard(Map<String, ?> nics, List<String> leftOut, String dev, NicStep step) throws DeviceDriverException {
         try {
             step.run();
         } catch (DeviceDriverException e) {
             Optional<String> gone = sys.folderProblem(CLASS + "/" + dev)
                     .filter(why -> why.startsWith("does not exist") || why.endsWith("which does not exist"));
-            if (gone.isEmpty()) {
+            if (gone.isEmpty() && !Sysfs.vanished(e)) {
                 throw e;
             }
             nics.remove(dev);
-            LOG.warn("RDMA device {} vanished while it was read ({} {}), skipped; the other devices are offered."
-                    + " What failed: {}", dev, sys.resolve(CLASS + "/" + dev), gone.get(), e.getMessage());
+            if (gone.isPresent()) {
+                leftOut.add(dev + " (" + sys.resolve(CLASS + "/" + dev) + " " + gone.get() + ")");
+                LOG.warn("RDMA device {} vanished while it was read ({} {}), skipped; the other devices are offered."
+                        + " What failed: {}", dev, sys.resolve(CLASS + "/" + dev), gone.get(), e.getMessage());
+            } else {
+                leftOut.add(dev + " (half there: " + e.getMessage() + ")");
+                LOG.warn("RDMA device {} is half there while it is read (its folder {} is there, but {}: a driver reload"
+                        + " or hot removal?), skipped; the other devices are offered", dev, sys.resolve(CLASS + "/" + dev),
+                        e.getMessage());
+            }
         }
     }
 

@@ -3,6 +3,7 @@ package io.flinkdevices.rdma;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flinkdevices.sdk.config.DriverConfigException;
+import io.flinkdevices.sdk.host.Sysfs;
 import io.flinkdevices.testkit.contract.BadInputTable;
 import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -62,6 +64,19 @@ class RdmaBadInputTest {
         return sys;
     }
 
+    /** An InfiniBand host whose mlx5_0 port 1 counter {@code counter} reads {@code content}. */
+    private FakeFileTree withCounter(String counter, String content) {
+        return withPortFile("counters/" + counter, content);
+    }
+
+    /**
+     * A monitor sample of mlx5_0/1, as the driver's monitor takes it: a bad number must be thrown
+     * (a failed sample the monitor counts), not turned into a metric or a failed port.
+     */
+    private static void sample(FakeFileTree sys) throws Exception {
+        new PortSampler(Sysfs.at(sys.root(), P + "sysfs.root")).sample(List.of("mlx5_0/1"));
+    }
+
     /** An InfiniBand host whose {@code rel} is a FIFO: reading it would wait for a writer. */
     private FakeFileTree withFifo(String rel) throws Exception {
         FakeFileTree sys = ib();
@@ -83,6 +98,10 @@ class RdmaBadInputTest {
         truncatedGid.file("class/infiniband/mlx5_0/ports/1/gids/0", "fe80:0000:0000");
         FakeFileTree noLinkLayer = ib();
         noLinkLayer.remove("class/infiniband/mlx5_0/ports/1/link_layer");
+        FakeFileTree noState = ib();
+        noState.remove("class/infiniband/mlx5_0/ports/1/state");
+        FakeFileTree noPorts = ib();
+        noPorts.remove("class/infiniband/mlx5_0/ports");
         Path missing = temp.resolve("no-sys");
         FakeFileTree nanRate = withPortFile("rate", "NaN Gb/sec (4X HDR)");
         FakeFileTree infiniteRate = withPortFile("rate", "Infinity Gb/sec (4X HDR)");
@@ -126,8 +145,24 @@ class RdmaBadInputTest {
                                 "ports/1/state is 'ACTIVE'", "expected '<number>: <name>'")
                         .row("truncated GID", () -> attempt(params(truncatedGid), 1),
                                 "ports/1/gids/0 is 'fe80:0000:0000'", "expected a GID of eight groups")
-                        .row("port without link_layer", () -> attempt(params(noLinkLayer), 1),
-                                P + "sysfs.root", "ports/1/link_layer does not exist", "expected a sysfs attribute")
+                        .row("port without link_layer (the NIC is half there: left out)", () -> attempt(params(noLinkLayer), 1),
+                                P + "sysfs.root", "ports/1/link_layer does not exist", "expected a sysfs attribute",
+                                "left out while they vanished or were half there", "mlx5_0 (half there")
+                        .row("port state gone while the NIC's folder stays (driver reload)", () -> attempt(params(noState), 1),
+                                AMOUNT, "has 0 that are healthy", "left out while they vanished or were half there (a driver reload or hot removal?)",
+                                "ports/1/state does not exist")
+                        .row("ports folder gone while the NIC's folder stays (hot removal)", () -> attempt(params(noPorts), 1),
+                                AMOUNT, "left out while they vanished or were half there", "cannot list", "mlx5_0/ports: No such file or directory")
+                        .row("monitor: counter negative", () -> sample(withCounter("port_rcv_data", "-5")),
+                                "counters/port_rcv_data of port mlx5_0/1 is '-5'", "expected a whole number from 0 to 9223372036854775807")
+                        .row("monitor: counter over 64 bits", () -> sample(withCounter("port_xmit_data", "99999999999999999999")),
+                                "counters/port_xmit_data of port mlx5_0/1 is '99999999999999999999'", "expected a whole number from 0")
+                        .row("monitor: counter all ones (u64 unknown)", () -> sample(withCounter("symbol_error", "18446744073709551615")),
+                                "counters/symbol_error of port mlx5_0/1 is '18446744073709551615'", "expected a whole number from 0")
+                        .row("monitor: counter NaN", () -> sample(withCounter("link_downed", "NaN")),
+                                "counters/link_downed of port mlx5_0/1 is 'NaN'", "expected a whole number from 0")
+                        .row("monitor: state number garbage", () -> sample(withPortFile("state", "-1: ACTIVE")),
+                                "ports/1/state of port mlx5_0/1 is '-1'", "expected a number from 0 to 255")
                         .row("no port matching the selectors", () -> attempt(params(good, "link-layer", "ethernet"), 1),
                                 AMOUNT, "has 0 that are healthy and match the selectors",
                                 "mlx5_0/1 (InfiniBand, ACTIVE/LinkUp, 200 Gb/s): link layer InfiniBand, not ethernet",

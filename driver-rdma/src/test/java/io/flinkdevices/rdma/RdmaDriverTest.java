@@ -161,6 +161,74 @@ class RdmaDriverTest {
     }
 
     @Test
+    @DisplayName("a NIC whose folder is there while a port file or its ports folder is gone (driver reload, hot removal) is left out with one WARN; a damaged file stays an error")
+    void halfThereNic() throws Exception {
+        FakeFileTree sys = host(FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).infiniband("mlx5_1", 200, true)
+                .infiniband("mlx5_2", 200, true));
+        sys.remove("class/infiniband/mlx5_0/ports/1/state");
+        sys.remove("class/infiniband/mlx5_1/ports");
+
+        try (LogCapture log = LogCapture.warnings(SysfsPorts.class)) {
+            assertThat(get(driver(sys), 1)).extracting(p -> p.getDevice() + "/" + p.getPort()).containsExactly("mlx5_2/1");
+            assertThat(log.text()).contains("RDMA device mlx5_0 is half there while it is read (its folder "
+                    + sys.path("class/infiniband/mlx5_0") + " is there, but ")
+                    .contains(sys.path("class/infiniband/mlx5_0/ports/1/state") + " does not exist")
+                    .contains("RDMA device mlx5_1 is half there")
+                    .contains("cannot list " + sys.path("class/infiniband/mlx5_1/ports") + ": No such file or directory");
+            assertThat(log.text().split("\n")).filteredOn(l -> l.contains("is half there")).hasSize(2);
+        }
+        assertThatThrownBy(() -> get(driver(sys), 2))
+                .hasMessageContaining("has 1 that are healthy and match the selectors [mlx5_2/1]")
+                .hasMessageContaining("left out while they vanished or were half there (a driver reload or hot removal?)")
+                .hasMessageContaining("mlx5_0 (half there: ")
+                .hasMessageContaining("ports/1/state does not exist");
+
+        sys.file("class/infiniband/mlx5_2/ports/1/state", "ACTIVE");
+        assertThatThrownBy(() -> get(driver(sys), 1))
+                .as("a file that is there and damaged is the operator's to fix, not a device to skip")
+                .hasMessageContaining("mlx5_2/ports/1/state is 'ACTIVE'; expected '<number>: <name>'");
+    }
+
+    @Test
+    @DisplayName("retrievals while a NIC's port files and ports folder come and go (a driver reloading in a loop) all succeed with the other NIC")
+    void flappingNic() throws Exception {
+        FakeFileTree sys = host(FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).infiniband("mlx5_1", 200, true));
+        Path ports = sys.path("class/infiniband/mlx5_0/ports");
+        Path aside = sys.path("class/infiniband/mlx5_0/ports.away");
+        Path state = sys.path("class/infiniband/mlx5_0/ports/1/state");
+        Path stateAside = sys.path("class/infiniband/mlx5_0/state.away");
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong flaps = new java.util.concurrent.atomic.AtomicLong();
+        Thread reload = new Thread(() -> {
+            try {
+                while (!stop.get()) {
+                    // renames: each file is either whole or absent, as sysfs shows it
+                    Files.move(state, stateAside);
+                    Files.move(stateAside, state);
+                    Files.move(ports, aside);
+                    Files.move(aside, ports);
+                    flaps.incrementAndGet();
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, "driver reload");
+        reload.setDaemon(true);
+        reload.start();
+        try {
+            ExternalResourceDriver d = driver(sys);
+            for (int i = 0; i < 40; i++) {
+                assertThat(get(d, 1)).extracting(RdmaInfo::getDevice).as("retrieval " + i).isSubsetOf("mlx5_0", "mlx5_1").hasSize(1);
+            }
+        } finally {
+            stop.set(true);
+            reload.join(10_000);
+        }
+        assertThat(reload.isAlive()).isFalse();
+        assertThat(flaps.get()).as("the NIC flapped during the retrievals").isPositive();
+    }
+
+    @Test
     @DisplayName("selectors: pattern, link layer, min rate, netdevs, PCI ids; each rejected port named with its reason")
     void selectors() throws Exception {
         FakeFileTree sys = host(FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).roce("mlx5_1", "ens1f0", "10.0.0.1", 100));

@@ -92,6 +92,31 @@ class RdmaMonitorTest {
     }
 
     @Test
+    @DisplayName("a garbage counter (negative, over 64 bits, NaN) is a failed sample: counted, degraded after three, never a metric or a failed port, and counting resumes with good values")
+    void garbageCounter() throws Exception {
+        FakeFileTree sys = FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).installOn(FakeHost.create(temp));
+        ExternalResourceInfo info = FirstSample.await(driver(sys, "monitor.interval", "100 ms").retrieveResourceInfo(1)).get(0);
+        assertThat(info.getProperty("metric.monitor.errors")).contains("0");
+
+        for (String garbage : List.of("-5", "18446744073709551615", "NaN")) {
+            long before = Long.parseLong(info.getProperty("metric.monitor.errors").orElseThrow());
+            sys.file("class/infiniband/mlx5_0/ports/1/counters/port_rcv_data", garbage);
+            await("a failed sample for " + garbage,
+                    () -> Long.parseLong(info.getProperty("metric.monitor.errors").orElseThrow()) > before);
+            assertThat(info.getProperty("metric.port_rcv_data")).as("never the garbage as a metric").contains("0");
+            assertThat(info.getProperty("health")).as("never failed").isNotEqualTo(Optional.of("failed"));
+        }
+        await("degraded after three failed samples", () -> info.getProperty("health").equals(Optional.of("degraded")));
+        assertThat(info.getProperty("health.reason").orElseThrow())
+                .contains(sys.path("class/infiniband/mlx5_0/ports/1/counters/port_rcv_data") + " of port mlx5_0/1 is '")
+                .contains("expected a whole number from 0 to 9223372036854775807");
+
+        sys.file("class/infiniband/mlx5_0/ports/1/counters/port_rcv_data", "8192");
+        await("ok again with the good value", () -> info.getProperty("health").equals(Optional.of("ok"))
+                && info.getProperty("metric.port_rcv_data").equals(Optional.of("8192")));
+    }
+
+    @Test
     @DisplayName("reads a device that vanished as failed, naming the port")
     void deviceVanishes() throws Exception {
         FakeFileTree sys = FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).installOn(FakeHost.create(temp));

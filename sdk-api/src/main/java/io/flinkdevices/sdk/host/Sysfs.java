@@ -200,9 +200,30 @@ public final class Sysfs {
     public String requireAttribute(String relative) throws DeviceDriverException {
         Optional<String> v = attribute(relative);
         if (v.isEmpty()) {
-            throw errors.error(resolve(relative) + " does not exist; expected a sysfs attribute there");
+            // the cause tells vanished() that the file is missing, not damaged
+            throw errors.error(resolve(relative) + " does not exist; expected a sysfs attribute there",
+                    new NoSuchFileException(resolve(relative).toString()));
         }
         return v.get();
+    }
+
+    /**
+     * Whether {@code e}, thrown by a reader of this class, says that a file or folder is not there
+     * (the OS's {@code ENOENT}: an attribute that {@link #requireAttribute} or {@link #properties}
+     * wants, a folder {@link #list} lists) or that its device is gone ({@code ENODEV}, what a read
+     * of a removed device's attribute answers), rather than that it is there and damaged. During a
+     * driver reload or a hot removal a device's folder stays a moment while its files are gone or
+     * not yet back: a driver leaves such a device out (with one WARN) and offers the others, while a
+     * file that is there and damaged stays an error.
+     */
+    public static boolean vanished(DeviceDriverException e) {
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof NoSuchFileException
+                    || t instanceof IOException && String.valueOf(t.getMessage()).endsWith("No such device")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

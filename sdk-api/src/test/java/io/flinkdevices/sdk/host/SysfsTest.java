@@ -160,4 +160,38 @@ class SysfsTest {
                 .startsWith("cannot be opened (Too many levels of symbolic links").endsWith(": a symbolic link loop)"));
         assertThat(sys().folderProblem("n/rate")).contains("is not a folder but a file");
     }
+
+    @Test
+    @DisplayName("a missing attribute or an unlistable folder is told apart from a damaged file: only the first reads as vanished")
+    void vanishedOrDamaged() throws Exception {
+        file("class/x/nic/ports/1/state", "4: ACTIVE\n");
+        file("class/x/nic/ports/1/rate", "fast\n");
+        file("class/x/nic/properties", "simd_count 3\n\u0001\n");
+
+        DeviceDriverException gone = catchDriver(() -> sys().requireAttribute("class/x/nic/ports/1/phys_state"));
+        assertThat(gone.getMessage()).contains(root.resolve("class/x/nic/ports/1/phys_state") + " does not exist");
+        assertThat(Sysfs.vanished(gone)).isTrue();
+        assertThat(Sysfs.vanished(catchDriver(() -> sys().list("class/x/nic/ports/2")))).isTrue();
+        assertThat(Sysfs.vanished(catchDriver(() -> sys().properties("class/x/gone/properties")))).isTrue();
+
+        assertThat(Sysfs.vanished(catchDriver(() -> sys().longAttribute("class/x/nic/ports/1/rate")))).isFalse();
+        assertThat(Sysfs.vanished(catchDriver(() -> sys().properties("class/x/nic/properties")))).isFalse();
+        assertThat(Sysfs.vanished(catchDriver(() -> sys().list("class/x/nic/ports/1/state"))))
+                .as("a file where a folder is expected is damaged, not gone").isFalse();
+    }
+
+    private interface Read {
+        void run() throws Exception;
+    }
+
+    private static DeviceDriverException catchDriver(Read read) {
+        try {
+            read.run();
+        } catch (DeviceDriverException e) {
+            return e;
+        } catch (Exception e) {
+            throw new AssertionError("expected a DeviceDriverException but got " + e, e);
+        }
+        throw new AssertionError("expected a DeviceDriverException but nothing was thrown");
+    }
 }
