@@ -17,7 +17,7 @@ import java.nio.ByteBuffer;
  * in. A slot's buffers belong to the task between {@link #finish(int)} (or creation) and {@link
  * #start(int, int)}, and to the device from {@code start} until {@code finish} returns. A device
  * that cannot work asynchronously does all its work in {@code start} and returns at once from
- * {@code finish}.
+ * {@code finish} with the count of results it wrote.
  *
  * <p>Buffers: {@link #input(int)} holds {@link #batchSize()} records of {@link #inputRecordBytes()}
  * bytes each, one after the other; {@link #output(int)} the same for results. Both are direct (for
@@ -57,8 +57,17 @@ public interface BatchBackend extends AutoCloseable {
      */
     void start(int slot, int records) throws Exception;
 
-    /** Waits, bounded, until the slot's output holds the results of its last {@link #start}. */
-    void finish(int slot) throws Exception;
+    /**
+     * Waits, bounded, until the slot's output holds the results of its last {@link #start}, and
+     * says how many it wrote there: the {@code records} of that {@code start} when the batch went
+     * through (0 for a slot with nothing in flight). The batcher emits results only for a batch
+     * whose every result was written: a count that differs from the batch's records fails the
+     * task with a {@link BatchFailedException} naming the backend, the slot and the batch, rather
+     * than emitting unwritten rows (zeros, or an earlier batch's results) as results.
+     *
+     * @return the results written into the slot's output buffer
+     */
+    int finish(int slot) throws Exception;
 
     /** One line for the log: which device, which path, pinned or pageable buffers. */
     String describe();

@@ -57,6 +57,9 @@ public final class Batcher<IN, OUT> implements AutoCloseable {
     /** Per slot: records in the batch. */
     private final int[] elements;
     private final long[] fillStartNanos;
+    /** Per slot: the number of its batch in flight, counted from 1, for messages. */
+    private final long[] batchNumbers;
+    private long batches;
     private int filling;
     private int inFlight;
     private boolean closed;
@@ -87,6 +90,7 @@ public final class Batcher<IN, OUT> implements AutoCloseable {
         counts = new int[slots];
         elements = new int[slots];
         fillStartNanos = new long[slots];
+        batchNumbers = new long[slots];
         for (int s = 0; s < slots; s++) {
             inputs[s] = checkCapacity(backend.input(s), inBytes, "input", s);
             outputs[s] = checkCapacity(backend.output(s), outBytes, "output", s);
@@ -94,12 +98,31 @@ public final class Batcher<IN, OUT> implements AutoCloseable {
     }
 
     private ByteBuffer checkCapacity(ByteBuffer b, int recordBytes, String which, int slot) {
-        long needed = (long) batchSize * recordBytes;
-        if (b == null || b.capacity() < needed) {
-            throw new IllegalArgumentException(device + ": the " + which + " buffer of slot " + slot + " holds "
-                    + (b == null ? "nothing" : b.capacity() + " bytes") + " but a batch needs " + needed);
+        String problem = bufferProblem(b, (long) batchSize * recordBytes);
+        if (problem != null) {
+            throw new IllegalArgumentException(device + ": the " + which + " buffer of slot " + slot + problem);
         }
         return b;
+    }
+
+    /**
+     * Why {@code b} cannot hold {@code needed} bytes from offset 0 to its limit, or null. The codec's
+     * absolute gets and puts stop at the limit, so a backend that moved the limit (a {@code flip()}
+     * after writing) breaks the codec as surely as a smaller buffer would.
+     */
+    private static String bufferProblem(ByteBuffer b, long needed) {
+        if (b == null) {
+            return " is missing (null) but a batch needs " + needed + " bytes";
+        }
+        if (b.capacity() < needed) {
+            return " holds " + b.capacity() + " bytes but a batch needs " + needed;
+        }
+        if (b.limit() < needed) {
+            return " has its limit at " + b.limit() + " of " + b.capacity() + " bytes but a batch needs " + needed
+                    + " (the buffers' position and limit are the task's: a backend reads and writes absolute offsets"
+                    + " and leaves them alone)";
+        }
+        return null;
     }
 
     /**
@@ -126,8 +149,15 @@ public final class Batcher<IN, OUT> implements AutoCloseable {
         int e = elements[slot];
         if (e == 0) {
             fillStartNanos[slot] = System.nanoTime();
+            refreshInput(slot);
         }
-        codec.encode(record, inputs[slot], row * inBytes);
+        try {
+            codec.encode(record, inputs[slot], row * inBytes);
+        } catch (IndexOutOfBoundsException ex) {
+            throw new IllegalStateException(device + ": " + codec.getClass().getName() + ".encode wrote past the input"
+                    + " buffer of slot " + slot + " (limit " + inputs[slot].limit() + " bytes) for the record at row " + row
+                    + " (offset " + (row * inBytes) + "; a row is " + inBytes + " bytes): " + ex.getMessage(), ex);
+        }
         records[slot][e] = record;
         timestamps[slot][e] = timestamp;
         firstRows[slot][e] = row;
@@ -182,14 +212,31 @@ public final class Batcher<IN, OUT> implements AutoCloseable {
         return device;
     }
 
+    /**
+     * Takes the slot's input buffer from the backend again as a new batch begins: a backend may hand
+     * out a new one between batches, and one that shrank or replaced it with a smaller one is
+     * refused here with what it did, before a codec's put fails with a bare index error.
+     */
+    private void refreshInput(int slot) throws BatchFailedException {
+        ByteBuffer in = backend.input(slot);
+        String problem = bufferProblem(in, (long) batchSize * inBytes);
+        if (problem != null) {
+            throw new BatchFailedException(device, "fill", batches + 1, slot, 0,
+                    "the backend's input buffer of slot " + slot + problem, null);
+        }
+        inputs[slot] = in;
+    }
+
     private void startFilling() throws Exception {
         int slot = filling;
         int n = counts[slot];
+        long batch = ++batches;
+        batchNumbers[slot] = batch;
         codec.encodeBatch(inputs[slot], n);
         try {
             backend.start(slot, n);
         } catch (Exception e) {
-            throw new BatchFailedException(device, "start", slot, n, e);
+            throw new BatchFailedException(device, "start", batch, slot, n, e);
         }
         inFlight++;
         listener.started(n, inFlight);
@@ -204,19 +251,43 @@ public final class Batcher<IN, OUT> implements AutoCloseable {
     private void finishOldest() throws Exception {
         int slot = Math.floorMod(filling - inFlight, slots);
         int n = counts[slot];
+        long number = batchNumbers[slot];
+        int written;
         try {
-            backend.finish(slot);
+            written = backend.finish(slot);
         } catch (Exception e) {
-            throw new BatchFailedException(device, "finish", slot, n, e);
+            throw new BatchFailedException(device, "finish", number, slot, n, e);
+        }
+        if (written != n) {
+            // rows the device did not write hold zeros or an earlier batch's results: emitting them
+            // would checkpoint wrong results as processed
+            throw new BatchFailedException(device, "finish", number, slot, n, written < n && written >= 0
+                    ? "the backend wrote " + written + " of the batch's " + n + " results; the task fails rather than"
+                            + " emit " + (n - written) + " unwritten rows as results"
+                    : "the backend reports " + written + " results written, but the batch has " + n + " rows", null);
         }
         inFlight--;
-        ByteBuffer out = outputs[slot];
+        ByteBuffer out = backend.output(slot);
+        String problem = bufferProblem(out, (long) n * outBytes);
+        if (problem != null) {
+            throw new BatchFailedException(device, "finish", number, slot, n,
+                    "the backend's output buffer of slot " + slot + problem, null);
+        }
+        outputs[slot] = out;
         Object[] batch = records[slot];
         long[] ts = timestamps[slot];
         int[] first = firstRows[slot];
         int count = elements[slot];
         for (int i = 0; i < count; i++) {
-            OUT result = codec.decode((IN) batch[i], out, first[i] * outBytes);
+            OUT result;
+            try {
+                result = codec.decode((IN) batch[i], out, first[i] * outBytes);
+            } catch (IndexOutOfBoundsException ex) {
+                throw new IllegalStateException(device + ": " + codec.getClass().getName() + ".decode read past the"
+                        + " output buffer of slot " + slot + " (limit " + out.limit() + " bytes) for the record at row "
+                        + first[i] + " (offset " + (first[i] * outBytes) + "; a result is " + outBytes + " bytes): "
+                        + ex.getMessage(), ex);
+            }
             batch[i] = null;
             emitter.emit(result, ts[i]);
         }

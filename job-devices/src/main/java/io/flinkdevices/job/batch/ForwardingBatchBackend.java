@@ -19,10 +19,11 @@ import java.util.Objects;
  *         this.nanos = nanos;
  *     }
  *
- *     public void finish(int slot) throws Exception {
+ *     public int finish(int slot) throws Exception {
  *         long t = System.nanoTime();
- *         super.finish(slot);
+ *         int written = super.finish(slot);
  *         nanos.add(System.nanoTime() - t);
+ *         return written;
  *     }
  * }
  * }</pre>
@@ -81,8 +82,8 @@ public abstract class ForwardingBatchBackend implements BatchBackend {
     }
 
     @Override
-    public void finish(int slot) throws Exception {
-        delegate.finish(slot);
+    public int finish(int slot) throws Exception {
+        return delegate.finish(slot);
     }
 
     @Override

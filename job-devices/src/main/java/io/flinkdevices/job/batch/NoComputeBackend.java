@@ -17,7 +17,7 @@ import java.nio.ByteOrder;
  *       longs (trailing bytes added one by one).
  * </ul>
  *
- * The work happens in {@link #start}; {@link #finish} returns at once.
+ * The work happens in {@link #start}; {@link #finish} returns at once with its count.
  */
 @PublicEvolving
 public final class NoComputeBackend implements BatchBackend {
@@ -36,6 +36,8 @@ public final class NoComputeBackend implements BatchBackend {
     private final int outBytes;
     private final ByteBuffer[] inputs;
     private final ByteBuffer[] outputs;
+    /** Per slot: the records of its last start, written by then (the work happens in start). */
+    private final int[] written;
 
     private NoComputeBackend(Mode mode, BatchSettings settings, int recordBytes) {
         BatchSettings.checkBufferSize(settings.batchSize(), recordBytes, "input");
@@ -45,6 +47,7 @@ public final class NoComputeBackend implements BatchBackend {
         this.outBytes = mode == Mode.COPY ? recordBytes : Long.BYTES;
         inputs = new ByteBuffer[settings.slots()];
         outputs = new ByteBuffer[settings.slots()];
+        written = new int[settings.slots()];
         for (int s = 0; s < inputs.length; s++) {
             inputs[s] = direct(batchSize * inBytes);
             outputs[s] = direct(batchSize * outBytes);
@@ -123,17 +126,19 @@ public final class NoComputeBackend implements BatchBackend {
         }
         ByteBuffer in = inputs[slot];
         ByteBuffer out = outputs[slot];
+        written[slot] = 0;
         if (mode == Mode.COPY) {
             ByteBuffer from = in.duplicate();
             from.limit(records * inBytes).position(0);
             ByteBuffer to = out.duplicate();
             to.position(0);
             to.put(from);
-            return;
+        } else {
+            for (int i = 0; i < records; i++) {
+                out.putLong(i * Long.BYTES, checksum(in, i * inBytes, inBytes));
+            }
         }
-        for (int i = 0; i < records; i++) {
-            out.putLong(i * Long.BYTES, checksum(in, i * inBytes, inBytes));
-        }
+        written[slot] = records;
     }
 
     // one call per record rather than one loop per batch: the JIT compiles a method called
@@ -153,7 +158,11 @@ public final class NoComputeBackend implements BatchBackend {
     }
 
     @Override
-    public void finish(int slot) {}
+    public int finish(int slot) {
+        int n = written[slot];
+        written[slot] = 0;
+        return n;
+    }
 
     @Override
     public String describe() {

@@ -93,7 +93,7 @@ class BatcherTest {
         b.add(2L, 0);
         assertThatThrownBy(() -> b.add(3L, 0))
                 .isInstanceOf(BatchFailedException.class)
-                .hasMessage("recording backend: finish of a batch of 2 records in slot 0 failed:"
+                .hasMessage("recording backend: finish of batch 1 (2 records) in slot 0 failed:"
                         + " CUDA_ERROR_LAUNCH_FAILED on GPU 0");
         assertThat(emitted).isEmpty();
     }
@@ -105,7 +105,7 @@ class BatcherTest {
         backend.failOn = "start 0 1";
         Batcher<Long, Long> b = batcher(backend);
         b.add(0L, 0);
-        assertThatThrownBy(b::drain).hasMessageContaining("start of a batch of 1 records in slot 0 failed:"
+        assertThatThrownBy(b::drain).hasMessageContaining("start of batch 1 (1 records) in slot 0 failed:"
                 + " CUDA_ERROR_ILLEGAL_ADDRESS on GPU 0");
     }
 

@@ -38,14 +38,14 @@ final class FailingOnceFactory implements BatchBackendFactory {
             }
 
             @Override
-            public void finish(int slot) throws Exception {
+            public int finish(int slot) throws Exception {
                 if (failAfterBatches >= 0
                         && starts.get() > failAfterBatches
                         && CountingSink.CHECKPOINTS.getOrDefault(run, new AtomicInteger()).get() > 0
                         && failed.compareAndSet(false, true)) {
                     throw new Exception("CUDA_ERROR_LAUNCH_FAILED: injected once by the test");
                 }
-                super.finish(slot);
+                return super.finish(slot);
             }
         };
     }

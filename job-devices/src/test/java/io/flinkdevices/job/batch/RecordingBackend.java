@@ -69,7 +69,7 @@ class RecordingBackend implements BatchBackend {
     }
 
     @Override
-    public void finish(int slot) throws Exception {
+    public int finish(int slot) throws Exception {
         String call = "finish " + slot;
         calls.add(call);
         if (call.equals(failOn)) {
@@ -80,6 +80,7 @@ class RecordingBackend implements BatchBackend {
         }
         started[slot] = false;
         buffers.start(slot, records[slot]);
+        return buffers.finish(slot);
     }
 
     @Override

@@ -46,8 +46,8 @@ final class FailingFirBackends implements BatchBackendFactory {
             }
 
             @Override
-            public void finish(int slot) throws Exception {
-                super.finish(slot);
+            public int finish(int slot) throws Exception {
+                int written = super.finish(slot);
                 if (failAfterBatches >= 0
                         && starts.get() > failAfterBatches
                         && Trickle.checkpointed(run)
@@ -55,6 +55,7 @@ final class FailingFirBackends implements BatchBackendFactory {
                     throw new IllegalStateException(b.describe() + ": the batch in slot " + slot
                             + " failed with CL_OUT_OF_RESOURCES (injected once by the test)");
                 }
+                return written;
             }
         };
     }

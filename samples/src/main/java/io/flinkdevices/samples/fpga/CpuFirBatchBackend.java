@@ -22,6 +22,8 @@ final class CpuFirBatchBackend implements BatchBackend {
     private final int[] positions;
     private final float[] samples;
     private final float[] results;
+    /** The results of the last start, written by then (the work happens in start). */
+    private int written;
 
     /** @param reason why the subtask takes the CPU path, for {@link #describe()} */
     CpuFirBatchBackend(float[] taps, int batchSize, String reason) {
@@ -83,6 +85,7 @@ final class CpuFirBatchBackend implements BatchBackend {
         if (records < 1 || records > batchSize) {
             throw new IllegalArgumentException("records must be in 1.." + batchSize + " but is " + records);
         }
+        written = 0;
         input.duplicate().order(ByteOrder.nativeOrder()).asIntBuffer().get(0, positions, 0, records);
         int used = 0;
         for (int i = 0; i < records; i++) {
@@ -103,11 +106,15 @@ final class CpuFirBatchBackend implements BatchBackend {
             results[i] = acc;
         }
         output.duplicate().order(ByteOrder.nativeOrder()).asFloatBuffer().put(0, results, 0, records);
+        written = records;
     }
 
     @Override
-    public void finish(int slot) {
+    public int finish(int slot) {
         check(slot);
+        int n = written;
+        written = 0;
+        return n;
     }
 
     @Override

@@ -99,12 +99,13 @@ final class FirBackends implements BatchBackendFactory {
         }
 
         @Override
-        public void finish(int slot) throws Exception {
+        public int finish(int slot) throws Exception {
             long t0 = System.nanoTime();
-            super.finish(slot);
+            int written = super.finish(slot);
             nanos.add(System.nanoTime() - t0);
             records.add(started[slot]);
             batches.add(1);
+            return written;
         }
     }
 }

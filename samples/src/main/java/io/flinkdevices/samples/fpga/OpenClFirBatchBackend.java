@@ -303,10 +303,10 @@ public final class OpenClFirBatchBackend implements BatchBackend {
     }
 
     @Override
-    public void finish(int slot) throws InterruptedException {
+    public int finish(int slot) throws InterruptedException {
         Slot s = slot(slot);
         if (!s.inFlight) {
-            return;
+            return 0;
         }
         Duration timeout = args.finishTimeout();
         boolean inTime = s.completed.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -330,6 +330,7 @@ public final class OpenClFirBatchBackend implements BatchBackend {
             throw new IllegalStateException(
                     program.describe() + ": the batch in slot " + slot + " failed with " + CL.stringFor_errorCode(status));
         }
+        return s.n[0];
     }
 
     @Override

@@ -23,6 +23,8 @@ final class CpuMatVec implements MatVecBackend, BatchBackend {
     private final FloatBuffer output;
     private final float[] x;
     private final float[] y;
+    /** The results of the last start, written by then (the work happens in start). */
+    private int written;
 
     CpuMatVec(Matrix matrix, int batchSize) {
         this.matrix = matrix;
@@ -109,11 +111,17 @@ final class CpuMatVec implements MatVecBackend, BatchBackend {
 
     @Override
     public void start(int slot, int records) {
+        written = 0;
         multiply(records);
+        written = records;
     }
 
     @Override
-    public void finish(int slot) {}
+    public int finish(int slot) {
+        int n = written;
+        written = 0;
+        return n;
+    }
 
     @Override
     public String describe() {

@@ -250,10 +250,10 @@ public final class CudaBatchBackend implements BatchBackend {
     }
 
     @Override
-    public void finish(int slot) throws InterruptedException {
+    public int finish(int slot) throws InterruptedException {
         checkUsable(slot);
         if (inFlight[slot] == 0) {
-            return;
+            return 0;
         }
         current();
         CUevent event = done[slot];
@@ -271,6 +271,7 @@ public final class CudaBatchBackend implements BatchBackend {
             throw new IllegalStateException(
                     device + ": the batch of " + records + " vectors in slot " + slot + " failed: " + CudaCheck.name(rc));
         }
+        return records;
     }
 
     @Override

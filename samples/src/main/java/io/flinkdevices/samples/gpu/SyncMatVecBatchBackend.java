@@ -68,8 +68,9 @@ final class SyncMatVecBatchBackend implements BatchBackend {
     }
 
     @Override
-    public void finish(int slot) {
+    public int finish(int slot) {
         output.asFloatBuffer().put(0, backend.output(), 0, records * rows);
+        return records;
     }
 
     @Override

@@ -38,11 +38,12 @@ final class TimedBatchBackend extends ForwardingBatchBackend {
     }
 
     @Override
-    public void finish(int slot) throws Exception {
+    public int finish(int slot) throws Exception {
         long t = System.nanoTime();
         long c = threads.getCurrentThreadCpuTime();
-        super.finish(slot);
+        int written = super.finish(slot);
         cpuNanos.add(threads.getCurrentThreadCpuTime() - c);
         nanos.add(System.nanoTime() - t);
+        return written;
     }
 }

@@ -92,12 +92,13 @@ final class LookupBatchBackend implements BatchBackend {
     }
 
     @Override
-    public void finish(int slot) throws Exception {
+    public int finish(int slot) throws Exception {
         int n = counts[slot];
         long t = System.nanoTime();
         client.receive(n, vectors[slot]);
         nanosLookup.add(System.nanoTime() - t);
         outputs[slot].asFloatBuffer().put(0, vectors[slot], 0, n * dim);
+        return n;
     }
 
     @Override

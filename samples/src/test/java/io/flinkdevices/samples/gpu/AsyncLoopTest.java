@@ -89,11 +89,14 @@ class AsyncLoopTest {
         }
 
         @Override
-        public void finish(int slot) {
-            if (pending[slot] != null) {
-                out[slot].asFloatBuffer().put(0, pending[slot]);
-                pending[slot] = null;
+        public int finish(int slot) {
+            if (pending[slot] == null) {
+                return 0;
             }
+            out[slot].asFloatBuffer().put(0, pending[slot]);
+            int n = pendingCount[slot];
+            pending[slot] = null;
+            return n;
         }
 
         @Override
