@@ -116,8 +116,24 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
             }
         }
         List<String> ids = new ArrayList<>(targets.keySet());
-        for (Map.Entry<String, io.flinkdevices.sdk.health.DeviceSample> e :
-                new GpuSampler(monitorSysfs, monitorDevRoot, targets).sample(ids).entrySet()) {
+        GpuSampler sampler = new GpuSampler(monitorSysfs, monitorDevRoot, targets);
+        Map<String, io.flinkdevices.sdk.health.DeviceSample> samples;
+        try {
+            samples = sampler.sample(ids);
+        } catch (DeviceDriverException garbage) {
+            // a number that is garbage on one GPU says nothing of its health (the monitor counts such
+            // samples as failed, never the GPU): judge the others one by one, offer that one
+            samples = new LinkedHashMap<>();
+            for (String id : ids) {
+                try {
+                    samples.putAll(sampler.sample(List.of(id)));
+                } catch (DeviceDriverException e) {
+                    LOG.warn("AMD GPU driver for {}: the health of {} cannot be judged at start, offered: {}", amountKey, id,
+                            e.getMessage());
+                }
+            }
+        }
+        for (Map.Entry<String, io.flinkdevices.sdk.health.DeviceSample> e : samples.entrySet()) {
             if (e.getValue().health() == io.flinkdevices.sdk.health.HealthState.FAILED) {
                 failed.put(e.getKey(), e.getValue().reason());
             }

@@ -1,6 +1,7 @@
 package io.flinkdevices.amd;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.host.HostValues;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -160,7 +161,9 @@ final class AmdSmiBackend implements Backend {
             return -1;
         }
         try {
-            return Math.multiplyExact(value, factor);
+            long bytes = Math.multiplyExact(value, factor);
+            // no GPU has a petabyte: the size is garbage, left out like an unreadable one
+            return bytes > HostValues.MAX_MEMORY_BYTES ? -1 : bytes;
         } catch (ArithmeticException e) {
             return -1; // no GPU has 8 EiB: the size is garbage, left out like an unreadable one
         }

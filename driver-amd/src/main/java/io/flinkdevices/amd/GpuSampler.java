@@ -4,6 +4,7 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.health.DeviceSample;
 import io.flinkdevices.sdk.health.DeviceSampler;
 import io.flinkdevices.sdk.health.HealthState;
+import io.flinkdevices.sdk.host.HostValues;
 import io.flinkdevices.sdk.host.Sysfs;
 
 import java.nio.file.Files;
@@ -83,7 +84,7 @@ final class GpuSampler implements DeviceSampler {
     }
 
     @Override
-    public Map<String, DeviceSample> sample(Collection<String> ids) {
+    public Map<String, DeviceSample> sample(Collection<String> ids) throws DeviceDriverException {
         Sysfs s = readAhead(ids);
         Map<Integer, DeviceSample> byGpu = new HashMap<>();
         Map<String, DeviceSample> out = new LinkedHashMap<>();
@@ -153,44 +154,42 @@ final class GpuSampler implements DeviceSampler {
         return sys.readAhead(ahead);
     }
 
-    private DeviceSample gpu(Sysfs sys, String id, int minor) {
+    /**
+     * The sample of the GPU behind render node {@code minor}. What cannot be read (the device folder
+     * gone, a file that is not a file) is the GPU's health; a number that is there but is garbage
+     * ({@code -5}, {@code NaN}, {@code 99999999999999999999}, random bytes, a temperature of
+     * 10^308 °C) is thrown: the monitor counts a failed sample ({@code degraded} after three) rather
+     * than turning it into a metric, a missing metric or a failed GPU, and the uncorrectable counts
+     * are compared again once they read right.
+     */
+    private DeviceSample gpu(Sysfs sys, String id, int minor) throws DeviceDriverException {
         String dev = "class/drm/renderD" + minor + "/device/";
-        DeviceSample.Builder b = DeviceSample.builder();
         Optional<String> folder = sys.folderProblem(dev);
         if (folder.isPresent()) {
             return DeviceSample.failed("GPU of " + id + " vanished: " + sys.resolve(dev) + " " + folder.get());
         }
+        // file -> its text, read first; the numbers are checked after, outside the read's error handling
+        Map<String, String> texts = new LinkedHashMap<>();
+        String hw = null;
+        List<String> rasFiles = new ArrayList<>();
         try {
             // plain calls, no lambdas: this runs at TaskManager start, where every new lambda costs a class
-            metric(b, "gpu_busy_percent", sys.longAttribute(dev + "gpu_busy_percent"), 1);
-            metric(b, "mem_info_vram_used", sys.longAttribute(dev + "mem_info_vram_used"), 1);
-            metric(b, "mem_info_vram_total", sys.longAttribute(dev + "mem_info_vram_total"), 1);
+            read(sys, dev + "gpu_busy_percent", texts);
+            read(sys, dev + "mem_info_vram_used", texts);
+            read(sys, dev + "mem_info_vram_total", texts);
             if (sys.exists(dev + "hwmon")) {
                 for (String h : sys.list(dev + "hwmon")) {
-                    String hw = dev + "hwmon/" + h + "/";
-                    metric(b, "temperature_celsius", sys.longAttribute(hw + "temp1_input"), 1000.0);
-                    metric(b, "power_watts", sys.longAttribute(hw + "power1_average"), 1_000_000.0);
+                    hw = dev + "hwmon/" + h + "/";
+                    read(sys, hw + "temp1_input", texts);
+                    read(sys, hw + "power1_average", texts);
                     break;
                 }
             }
             if (sys.exists(dev + "ras")) {
                 for (String f : sys.list(dev + "ras")) {
-                    if (!f.endsWith("_err_count")) {
-                        continue;
-                    }
-                    String block = metricName(f.substring(0, f.length() - "_err_count".length()));
-                    Map<String, Long> counts = ras(sys.requireAttribute(dev + "ras/" + f));
-                    Long ue = counts.get("ue");
-                    Long ce = counts.get("ce");
-                    if (ue != null) {
-                        b.metric("ras_" + block + "_ue", ue);
-                        Long first = baseline.putIfAbsent(minor + "/" + block, ue);
-                        if (first != null && ue > first) {
-                            b.health(HealthState.FAILED, "GPU of " + id + ": RAS " + block + " uncorrectable errors " + first + " -> " + ue);
-                        }
-                    }
-                    if (ce != null) {
-                        b.metric("ras_" + block + "_ce", ce);
+                    if (f.endsWith("_err_count")) {
+                        rasFiles.add(f);
+                        texts.put(dev + "ras/" + f, sys.requireAttribute(dev + "ras/" + f));
                     }
                 }
             }
@@ -201,13 +200,53 @@ final class GpuSampler implements DeviceSampler {
             }
             return DeviceSample.failed("GPU of " + id + " cannot be read: " + e.getMessage());
         }
+        String device = "the GPU of " + id;
+        HostValues values = HostValues.of("sysfs", device);
+        DeviceSample.Builder b = DeviceSample.builder();
+        metric(b, "gpu_busy_percent", values, sys, texts, dev + "gpu_busy_percent", HostValues.PERCENT, 1, "%");
+        metric(b, "mem_info_vram_used", values, sys, texts, dev + "mem_info_vram_used", HostValues.MAX_MEMORY_BYTES, 1, "bytes");
+        metric(b, "mem_info_vram_total", values, sys, texts, dev + "mem_info_vram_total", HostValues.MAX_MEMORY_BYTES, 1, "bytes");
+        if (hw != null) {
+            metric(b, "temperature_celsius", values, sys, texts, hw + "temp1_input", HostValues.MAX_CELSIUS * 1000, 1000.0,
+                    "millidegrees Celsius");
+            metric(b, "power_watts", values, sys, texts, hw + "power1_average", HostValues.MAX_WATTS * 1_000_000, 1_000_000.0,
+                    "microwatts");
+        }
+        for (String f : rasFiles) {
+            String block = metricName(f.substring(0, f.length() - "_err_count".length()));
+            String rel = dev + "ras/" + f;
+            Map<String, Long> counts = ras(values, device, sys.resolve(rel).toString(), texts.get(rel));
+            Long ue = counts.get("ue");
+            Long ce = counts.get("ce");
+            b.metric("ras_" + block + "_ue", ue);
+            Long first = baseline.putIfAbsent(minor + "/" + block, ue);
+            if (first != null && ue > first) {
+                b.health(HealthState.FAILED, "GPU of " + id + ": RAS " + block + " uncorrectable errors " + first + " -> " + ue);
+            }
+            if (ce != null) {
+                b.metric("ras_" + block + "_ce", ce);
+            }
+        }
         return b.build();
     }
 
-    /** A whole-number value, in {@code unitsPerValue} units of the attribute, as a metric when present. */
-    private static void metric(DeviceSample.Builder b, String name, Optional<Long> value, double unitsPerValue) {
-        if (value.isPresent()) {
-            b.metric(name, value.get() / unitsPerValue);
+    /** Puts the text of attribute {@code rel} into {@code texts} when the file exists. */
+    private static void read(Sysfs sys, String rel, Map<String, String> texts) throws DeviceDriverException {
+        Optional<String> v = sys.attribute(rel);
+        if (v.isPresent()) {
+            texts.put(rel, v.get());
+        }
+    }
+
+    /**
+     * The attribute {@code rel}, a number from 0 to {@code max} in the attribute's units, as the
+     * metric {@code name} in {@code unitsPerValue} of them, when the file exists.
+     */
+    private static void metric(DeviceSample.Builder b, String name, HostValues values, Sysfs sys, Map<String, String> texts,
+            String rel, double max, double unitsPerValue, String unit) throws DeviceDriverException {
+        String text = texts.get(rel);
+        if (text != null) {
+            b.metric(name, values.number(sys.resolve(rel).toString(), text, 0, max, unit) / unitsPerValue);
         }
     }
 
@@ -222,19 +261,29 @@ final class GpuSampler implements DeviceSampler {
         return new String(c);
     }
 
-    /** {@code "ue: 0\nce: 3"} -> {ue=0, ce=3}; lines of another shape are skipped. */
-    static Map<String, Long> ras(String text) {
+    /**
+     * {@code "ue: 0\nce: 3"} -> {ue=0, ce=3}, as the kernel's amdgpu RAS prints a block's counts
+     * ({@code <name>: <count>} lines; newer kernels add {@code de:}, deferred errors). The {@code ue}
+     * line must be there and every line must be such a count: a file of random bytes or a count
+     * beyond 64 bits is garbage, thrown, not a metric that silently disappears.
+     */
+    static Map<String, Long> ras(HostValues values, String device, String file, String text) throws DeviceDriverException {
         Map<String, Long> out = new HashMap<>();
         for (String line : text.split("\n")) {
-            int colon = line.indexOf(':');
-            if (colon <= 0) {
+            if (line.isBlank()) {
                 continue;
             }
-            try {
-                out.put(line.substring(0, colon).strip().toLowerCase(Locale.ROOT), Long.parseLong(line.substring(colon + 1).strip()));
-            } catch (NumberFormatException e) {
-                // not a count
+            int colon = line.indexOf(':');
+            String name = colon <= 0 ? "" : line.substring(0, colon).strip().toLowerCase(Locale.ROOT);
+            if (!name.matches("[a-z]{1,8}")) {
+                throw new DeviceDriverException("sysfs: " + file + " of " + device + " has the line '"
+                        + Names.printable(line, 80) + "'; expected '<ue|ce|de>: <count>' lines (a damaged file?)");
             }
+            out.put(name, values.count(file + " '" + name + "'", line.substring(colon + 1)));
+        }
+        if (!out.containsKey("ue")) {
+            throw new DeviceDriverException("sysfs: " + file + " of " + device + " has no 'ue: <count>' line;"
+                    + " expected the uncorrectable error count (a damaged file?)");
         }
         return out;
     }

@@ -1,6 +1,7 @@
 package io.flinkdevices.amd;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.host.HostValues;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -72,7 +73,7 @@ final class RocmSmiBackend implements Backend {
                     gpus.size(),
                     unique == null ? null : AmdSmiBackend.hex16(unique),
                     series != null ? Names.printable(series, Names.MAX_NAME) : "AMD GPU" + (model == null ? "" : " " + Names.printable(model, 16)),
-                    vram != null && vram.matches("\\d{1,19}") ? Long.parseLong(vram) : -1,
+                    vram(vram),
                     pci,
                     AmdSmiBackend.printable(SmiTool.text(c, "GFX Version"), 16),
                     -1,
@@ -82,5 +83,14 @@ final class RocmSmiBackend implements Backend {
                     AmdSmiBackend.printable(model, 16)));
         }
         return gpus;
+    }
+
+    /** The VRAM in bytes; -1 (left out) when it is not a whole number up to {@link HostValues#MAX_MEMORY_BYTES}. */
+    private static long vram(String text) {
+        if (text == null || !text.matches("\\d{1,16}")) {
+            return -1;
+        }
+        long bytes = Long.parseLong(text);
+        return bytes > HostValues.MAX_MEMORY_BYTES ? -1 : bytes;
     }
 }

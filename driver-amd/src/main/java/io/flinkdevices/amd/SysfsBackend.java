@@ -1,6 +1,7 @@
 package io.flinkdevices.amd;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.host.HostValues;
 import io.flinkdevices.sdk.host.Sysfs;
 
 import org.slf4j.Logger;
@@ -81,10 +82,24 @@ final class SysfsBackend implements Backend {
         Sysfs sys = this.sys.readAhead(propertyFiles);
         List<Node> nodes = new ArrayList<>();
         List<String> otherVendors = new ArrayList<>();
+        List<String> halfThere = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
             String name = names.get(i);
             String rel = propertyFiles.get(i);
-            Map<String, String> p = sys.properties(rel);
+            Map<String, String> p;
+            try {
+                p = sys.properties(rel);
+            } catch (DeviceDriverException e) {
+                // a node removed or not yet back (a driver reload, a hot removal, a partition mode
+                // change) lists a name whose files are gone: left out; a damaged file stays an error
+                if (!Sysfs.vanished(e)) {
+                    throw e;
+                }
+                halfThere.add("node " + name + " (" + sys.resolve(rel) + " does not exist)");
+                LOG.warn("{}: KFD node {} vanished or is half there while it is read ({} does not exist: a driver reload"
+                        + " or hot removal?), left out; the other GPUs are offered", describe(), name, sys.resolve(rel));
+                continue;
+            }
             if (sys.longProperty(p, rel, "simd_count") <= 0) {
                 continue; // a CPU node
             }
@@ -95,13 +110,18 @@ final class SysfsBackend implements Backend {
             }
             nodes.add(new Node(name, rel, p));
         }
-        skipped = otherVendors.isEmpty()
+        String vendors = otherVendors.isEmpty()
                 ? ""
                 : otherVendors.size() + " GPU agent" + (otherVendors.size() == 1 ? " was" : "s were")
                         + " skipped for a vendor_id other than AMD's 4098 (0x1002): " + otherVendors;
         if (!otherVendors.isEmpty()) {
-            LOG.info("{}: {}", describe(), skipped);
+            LOG.info("{}: {}", describe(), vendors);
         }
+        String gone = halfThere.isEmpty()
+                ? ""
+                : halfThere.size() + " KFD node" + (halfThere.size() == 1 ? " was" : "s were") + " left out while"
+                        + " they vanished or were half there (a driver reload or hot removal?): " + halfThere;
+        skipped = vendors.isEmpty() || gone.isEmpty() ? vendors + gone : vendors + "; " + gone;
         sys = sys.readAhead(deviceAttributes(nodes));
         Map<String, Integer> partitionsSeen = new HashMap<>();
         Map<String, String[]> perGpu = new HashMap<>();
@@ -139,7 +159,8 @@ final class SysfsBackend implements Backend {
                 if (product.isEmpty()) {
                     product = "AMD GPU" + (deviceId == null ? "" : " " + deviceId);
                 }
-                long vram = sys.longAttribute(dev + "mem_info_vram_total").orElse(-1L);
+                // a size beyond any device (or below 0) is a damaged file, not a property
+                long vram = sys.longAttribute(dev + "mem_info_vram_total", 0, HostValues.MAX_MEMORY_BYTES).orElse(-1L);
                 gpu = new String[] {upper(compute), upper(memory), product, deviceId, Long.toString(vram)};
                 perGpu.put(pci, gpu);
             }

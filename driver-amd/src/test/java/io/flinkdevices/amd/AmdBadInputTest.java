@@ -1,5 +1,6 @@
 package io.flinkdevices.amd;
 
+import io.flinkdevices.sdk.host.Sysfs;
 import io.flinkdevices.testkit.contract.BadInputTable;
 import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeAmdHost.Model;
@@ -19,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -91,6 +93,23 @@ class AmdBadInputTest {
         return amd;
     }
 
+    /** One MI210 whose PCI device folder file {@code rel} (under {@code class/drm/renderD128/device/}) reads {@code content}. */
+    private FakeAmdHost.Installed withDeviceFile(String rel, String content) {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI210, 1).installOn(host());
+        amd.sys().file("devices/pci0000:00/" + FakeAmdHost.pciAddress(0) + "/" + rel, content);
+        return amd;
+    }
+
+    /**
+     * A monitor sample of the host's GPU (render node 128), as the driver's monitor takes it: a bad
+     * number must be thrown (a failed sample the monitor counts), not turned into a metric, a
+     * missing metric or a failed GPU.
+     */
+    private static void sample(FakeAmdHost.Installed amd) throws Exception {
+        new GpuSampler(Sysfs.at(amd.sys().root(), P + "sysfs.root"), amd.dev().root(),
+                Map.of("gpu0", new GpuSampler.Target(128, List.of(128)))).sample(List.of("gpu0"));
+    }
+
     /** One MI210 whose sysfs file {@code rel} is a FIFO: reading it would wait for a writer. */
     private FakeAmdHost.Installed withFifo(String rel) throws Exception {
         FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI210, 1).installOn(host());
@@ -116,6 +135,8 @@ class AmdBadInputTest {
         FakeAmdHost.Installed unreadable = FakeAmdHost.builder().gpus(Model.MI210, 1).installOn(host());
         unreadable.sys().remove("class/kfd/kfd/topology/nodes/1/properties");
         unreadable.sys().dir("class/kfd/kfd/topology/nodes/1/properties");
+        FakeAmdHost.Installed nodeHalfThere = FakeAmdHost.builder().gpus(Model.MI210, 1).installOn(host());
+        nodeHalfThere.sys().remove("class/kfd/kfd/topology/nodes/1/properties");
         FakeAmdHost.Installed noKfd = FakeAmdHost.builder().gpus(Model.MI210, 1).withoutKfd().installOn(host());
         FakeAmdHost.Installed noRender = FakeAmdHost.builder().gpus(Model.MI210, 1).withoutRenderNode(0).installOn(host());
         Path plainFile = Files.writeString(temp.resolve("plain"), "x");
@@ -256,6 +277,29 @@ class AmdBadInputTest {
                         .row("sysfs: a RAS count a FIFO (start-time health check)", () -> attempt(Map.of(), params(sysfs(fifoRas)), 1),
                                 AMOUNT, "found 0", "not offered because their health is failed",
                                 "ras/umc_err_count is not a regular file but a FIFO (named pipe)")
+                        .row("sysfs: a KFD node's properties gone while its folder stays (driver reload)", () -> attempt(Map.of(), params(sysfs(nodeHalfThere)), 1),
+                                AMOUNT, "found 0", "1 KFD node was left out while they vanished or were half there",
+                                "nodes/1/properties does not exist")
+                        .row("monitor: RAS ue count over 64 bits", () -> sample(withDeviceFile("ras/umc_err_count", "ue: 99999999999999999999\nce: 0\n")),
+                                "ras/umc_err_count 'ue' of the GPU of gpu0 is '99999999999999999999'", "expected a whole number from 0 to 9223372036854775807")
+                        .row("monitor: RAS count random bytes", () -> sample(withDeviceFile("ras/gfx_err_count", "\u00ff\u00fe\u0007\u0000")),
+                                "ras/gfx_err_count of the GPU of gpu0 has the line", "expected '<ue|ce|de>: <count>' lines")
+                        .row("monitor: RAS count without its ue line", () -> sample(withDeviceFile("ras/umc_err_count", "ce: 4\n")),
+                                "ras/umc_err_count of the GPU of gpu0 has no 'ue: <count>' line", "expected the uncorrectable error count")
+                        .row("monitor: RAS ue count negative", () -> sample(withDeviceFile("ras/umc_err_count", "ue: -5\nce: 0\n")),
+                                "'ue' of the GPU of gpu0 is '-5'", "expected a whole number from 0")
+                        .row("monitor: temperature 1e308", () -> sample(withDeviceFile("hwmon/hwmon0/temp1_input", "1e308")),
+                                "temp1_input of the GPU of gpu0 is '1e308'", "expected a number from 0 to 200000 millidegrees Celsius")
+                        .row("monitor: power Infinity", () -> sample(withDeviceFile("hwmon/hwmon0/power1_average", "Infinity")),
+                                "power1_average of the GPU of gpu0 is 'Infinity'", "expected a number from 0 to 10000000000 microwatts")
+                        .row("monitor: busy percent NaN", () -> sample(withDeviceFile("gpu_busy_percent", "NaN")),
+                                "gpu_busy_percent of the GPU of gpu0 is 'NaN'", "expected a number from 0 to 100 %")
+                        .row("monitor: busy percent 101", () -> sample(withDeviceFile("gpu_busy_percent", "101")),
+                                "gpu_busy_percent of the GPU of gpu0 is '101'", "expected a number from 0 to 100 %")
+                        .row("monitor: VRAM used all ones (u64 unknown)", () -> sample(withDeviceFile("mem_info_vram_used", "18446744073709551615")),
+                                "mem_info_vram_used of the GPU of gpu0 is '18446744073709551615'", "expected a number from 0 to 1125899906842624 bytes")
+                        .row("sysfs: VRAM total beyond any device", () -> attempt(Map.of(), params(sysfs(withDeviceFile("mem_info_vram_total", "99999999999999999"))), 1),
+                                P + "sysfs.root", "mem_info_vram_total is '99999999999999999'", "expected a whole number from 0 to 1125899906842624")
                         .row("sysfs: only agents of another vendor", () -> attempt(Map.of(), params(sysfs(otherVendor)), 1),
                                 AMOUNT, "found 0", "1 GPU agent was skipped for a vendor_id other than AMD's 4098 (0x1002): [node 1 vendor_id 4318]")
                         .row("amd-smi prints JSON nested 5000 deep", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting(deep)), 1),

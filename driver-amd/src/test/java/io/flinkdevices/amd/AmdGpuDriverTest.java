@@ -9,6 +9,7 @@ import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeAmdHost.Model;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.StopDeviceMonitors;
+import io.flinkdevices.testkit.logging.LogCapture;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.configuration.Configuration;
@@ -22,6 +23,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -52,6 +54,31 @@ class AmdGpuDriverTest {
 
     private static List<GpuInfo> get(ExternalResourceDriver d, long amount) throws Exception {
         return d.retrieveResourceInfo(amount).stream().map(GpuInfo::from).collect(Collectors.toList());
+    }
+
+    @Test
+    @DisplayName("sysfs: a KFD node listed while its properties are gone (driver reload, hot removal) is left out with one WARN; the other GPUs are offered, a damaged file stays an error")
+    void halfThereNode() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 3).installOn(host());
+        amd.sys().remove("class/kfd/kfd/topology/nodes/2/properties");
+        String[] kv = roots(amd, "backend", "sysfs").toArray(new String[0]);
+
+        try (LogCapture log = LogCapture.warnings(SysfsBackend.class)) {
+            assertThat(get(driver(Map.of(), kv), 2)).extracting(GpuInfo::getPciAddress)
+                    .containsExactly(Optional.of(FakeAmdHost.pciAddress(0)), Optional.of(FakeAmdHost.pciAddress(2)));
+            assertThat(log.text()).contains("KFD node 2 vanished or is half there while it is read ("
+                    + amd.sys().path("class/kfd/kfd/topology/nodes/2/properties") + " does not exist: a driver reload or hot removal?)");
+            assertThat(log.text().split("\n")).filteredOn(l -> l.contains("half there")).hasSize(1);
+        }
+        assertThatThrownBy(() -> get(driver(Map.of(), kv), 3))
+                .hasMessageContaining("found 2")
+                .hasMessageContaining("1 KFD node was left out while they vanished or were half there (a driver reload or hot removal?):"
+                        + " [node 2 (" + amd.sys().path("class/kfd/kfd/topology/nodes/2/properties") + " does not exist)]");
+
+        amd.sys().file("class/kfd/kfd/topology/nodes/2/properties", "simd_count lots\nvendor_id 4098\n");
+        assertThatThrownBy(() -> get(driver(Map.of(), kv), 1))
+                .as("a file that is there and damaged is the operator's to fix")
+                .hasMessageContaining("nodes/2/properties 'simd_count' is 'lots'");
     }
 
     @Test

@@ -90,6 +90,39 @@ class AmdMonitorTest {
     }
 
     @Test
+    @DisplayName("garbage RAS counts, temperatures, power and busy figures are failed samples: degraded after three, never a failed GPU, the last good metric kept; a UE rise is seen once the counts read right")
+    void garbageNumbers() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 1).installOn(FakeHost.create(temp));
+        ExternalResourceInfo g = infos(amd, 1, "monitor.interval", "100 ms").get(0);
+        String dir = "devices/pci0000:00/" + FakeAmdHost.pciAddress(0) + "/";
+        String[][] cases = {
+            {"ras/umc_err_count", "ue: 99999999999999999999\nce: 0\n", "ras/umc_err_count 'ue' of the GPU of", "is '99999999999999999999'; expected a whole number from 0 to 9223372036854775807"},
+            {"ras/umc_err_count", "\u00ff\u00fe\u0007 random", "ras/umc_err_count of the GPU of", "expected '<ue|ce|de>: <count>' lines"},
+            {"ras/umc_err_count", "ue: -5\nce: 0\n", "ras/umc_err_count 'ue'", "is '-5'; expected a whole number from 0"},
+            {"hwmon/hwmon0/temp1_input", "1e308", "hwmon/hwmon0/temp1_input of the GPU of", "is '1e308'; expected a number from 0 to 200000 millidegrees Celsius"},
+            {"hwmon/hwmon0/power1_average", "NaN", "hwmon/hwmon0/power1_average", "is 'NaN'; expected a number from 0 to 10000000000 microwatts"},
+            {"gpu_busy_percent", "-5", "gpu_busy_percent of the GPU of", "is '-5'; expected a number from 0 to 100 %"},
+            {"mem_info_vram_used", "18446744073709551615", "mem_info_vram_used", "is '18446744073709551615'; expected a number from 0 to 1125899906842624 bytes"},
+        };
+        for (String[] c : cases) {
+            String good = amd.sys().read(dir + c[0]);
+            amd.sys().file(dir + c[0], c[1]);
+            await("degraded by " + c[0] + " '" + c[1] + "'", () -> g.getProperty("health").equals(Optional.of("degraded"))
+                    && g.getProperty("health.reason").orElse("").contains(c[3]));
+            assertThat(g.getProperty("health.reason").orElseThrow()).contains(c[2]);
+            assertThat(g.getProperty("metric.ras_umc_ue")).as("the last good metric stays").contains("0");
+            assertThat(g.getProperty("metric.temperature_celsius")).contains("35");
+            amd.sys().file(dir + c[0], good);
+            await("ok again after " + c[0], () -> g.getProperty("health").equals(Optional.of("ok")));
+        }
+        assertThat(Long.parseLong(g.getProperty("metric.monitor.errors").orElseThrow())).isGreaterThanOrEqualTo(3L * cases.length);
+
+        amd.rasErrors(0, "umc", 2, 0);
+        await("a UE rise after garbage still fails the GPU", () -> g.getProperty("health").equals(Optional.of("failed")));
+        assertThat(g.getProperty("health.reason").orElseThrow()).contains("RAS umc uncorrectable errors 0 -> 2");
+    }
+
+    @Test
     @DisplayName("a vanished render node fails its GPU; partitions report their parent GPU's health")
     void renderNodeAndPartitions() throws Exception {
         FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 2, "CPX", "NPS4").installOn(FakeHost.create(temp));

@@ -212,7 +212,7 @@ public final class HostValues {
         if (Double.isNaN(d) || Double.isInfinite(d)) {
             return Double.toString(d);
         }
-        if (d == Math.rint(d) && Math.abs(d) < 1e15) {
+        if (d == Math.rint(d) && Math.abs(d) <= 9007199254740992d) { // 2^53: every whole number up to it is exact
             return Long.toString((long) d);
         }
         return BigDecimal.valueOf(d).stripTrailingZeros().toString();
