@@ -30,9 +30,11 @@ import java.util.function.Function;
  * TaskManager it runs in. Subtasks on one TaskManager therefore get distinct devices only when
  * their indexes differ modulo the number of devices, as they do when a single TaskManager runs
  * consecutive subtasks. With several TaskManagers, subtasks 0 and 2 on a TaskManager with two
- * GPUs both pick the first GPU while the second stays idle. Where exclusive use matters,
- * coordinate between the tasks of a TaskManager (a lock per device) instead of relying on the
- * index.
+ * GPUs both pick the first GPU while the second stays idle, and two jobs in one TaskManager both
+ * pick its first device. Jobs that can should lease their devices instead ({@code
+ * io.flinkdevices.job.DeviceLeases} in job-devices: each task its own device or share of one,
+ * whatever its index and whichever job it belongs to); this class stays the choice for jobs that
+ * cannot depend on job-devices.
  */
 @PublicEvolving
 public final class DeviceSelection {
@@ -61,11 +63,20 @@ public final class DeviceSelection {
             }
         }
         List<ExternalResourceInfo> ordered = working.isEmpty() ? new ArrayList<>(infos) : working;
-        ordered.sort(Comparator.comparing(DeviceSelection::sortKey));
+        ordered.sort(order());
         return Optional.of(view.apply(ordered.get(subtaskIndex % ordered.size())));
     }
 
     private static final String FAILED = "failed";
+
+    /**
+     * The order {@link #forSubtask} picks in: by the infos' fixed properties (numbers in numeric
+     * order), never by the live keys a monitor changes, so it stays the same while a job runs. Also
+     * the order a lease picks among devices that are otherwise alike.
+     */
+    public static Comparator<ExternalResourceInfo> order() {
+        return Comparator.comparing(DeviceSelection::sortKey);
+    }
 
     private static String sortKey(ExternalResourceInfo info) {
         StringBuilder sb = new StringBuilder();
