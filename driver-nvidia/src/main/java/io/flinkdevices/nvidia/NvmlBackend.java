@@ -83,9 +83,20 @@ final class NvmlBackend implements Backend {
         return "nvml (" + library + (Nvml.DEFAULT_LIBRARY.equals(library) ? "" : ", " + libraryKey) + ")";
     }
 
-    /** NVML, loaded and initialised (once per library path). */
+    /** NVML, proved in a child ({@link NvmlProbe}), loaded and initialised (once per library path). */
     Nvml nvml() throws DeviceDriverException {
+        prove();
         return Nvml.open(library);
+    }
+
+    /**
+     * Proves the library in a child JVM before this JVM calls it ({@link NvmlProbe}), unless a call
+     * of this JVM is still blocked in it: that is refused at once by the deadline, as before.
+     */
+    private void prove() throws DeviceDriverException {
+        if (!deadline.blocked()) {
+            NvmlProbe.require(library, Nvml.DEFAULT_LIBRARY.equals(library) ? null : libraryKey, timeout, timeoutKey, describe());
+        }
     }
 
     @Override
@@ -104,6 +115,7 @@ final class NvmlBackend implements Backend {
 
     @Override
     public List<GpuInfo> devices(long amount) throws DeviceDriverException {
+        prove(); // outside the deadline: the child has its own time limit
         return bounded("discovery (nvmlInit_v2 and the GPU queries)", new Discovery(this));
     }
 

@@ -113,6 +113,26 @@ class NvidiaBadInputTest {
             table.row("NVML refusing to start (no permission)", () -> attempt(Map.of(), params("backend", "nvml", "nvml.library", lib), 1),
                     "NVML (" + lib + ") refused to start", "'Insufficient Permissions'", "/dev/nvidiactl");
         }
+        if (NvmlStandIn.unavailable().isPresent()) {
+            table.skip("NVML crashing the process that calls it", NvmlStandIn.unavailable().get());
+        } else {
+            // each would end this JVM if the driver called the library here: the child it proves it in dies instead
+            String[][] crashes = {
+                {"INIT_SEGV", "died of SIGSEGV", "inside nvmlInit_v2"},
+                {"INIT_ABORT", "died of SIGABRT", "inside nvmlInit_v2"},
+                {"INIT_EXIT", "exited with code 3", "inside nvmlInit_v2"},
+                {"ERROR_STRING_BAD_POINTER", "died of SIGSEGV", "inside nvmlErrorString(0)"},
+                {"SAMPLE_SEGV", "died of SIGSEGV", "inside nvmlDeviceGetUtilizationRates"},
+                {"SAMPLE_ABORT", "died of SIGABRT", "inside nvmlDeviceGetUtilizationRates"}};
+            for (String[] c : crashes) {
+                io.flinkdevices.testkit.fake.InstalledNvidiaHost crashing =
+                        FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(host());
+                String lib = NvmlStandIn.installOn(crashing).toString();
+                crashing.nvmlCrashes(io.flinkdevices.testkit.fake.InstalledNvidiaHost.NvmlCrash.valueOf(c[0]));
+                table.row("NVML crashing: " + c[0], () -> attempt(Map.of(), params("backend", "nvml", "nvml.library", lib), 1),
+                        "NVML (" + lib + ") is not used", c[1], c[2], P + "nvml.library", "backend to nvidia-smi");
+            }
+        }
         Path notElf = Files.writeString(temp.resolve("libnvidia-ml.so.1"), "not a library\n");
         BadInputTable.Result result =
                 table

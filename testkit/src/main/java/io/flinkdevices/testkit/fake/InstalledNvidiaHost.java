@@ -29,6 +29,7 @@ import java.util.Locale;
  * init    &lt;nvmlReturn_t nvmlInit_v2 returns&gt;
  * hang    1 (only while {@link #nvmlHangs} is on: every call waits until the line is gone)
  * slow    &lt;ms nvmlInit_v2 takes&gt; (only after {@link #nvmlSlowStart})
+ * crash   &lt;init|errorstring|sample&gt; &lt;segv|abort|exit|badpointer&gt; (only while {@link #nvmlCrashes} names one)
  * gpu     &lt;index&gt; &lt;uuid&gt; &lt;name&gt; &lt;pci bus id&gt; &lt;memory total B&gt; &lt;memory used B&gt; &lt;util %&gt; &lt;memory util %&gt;
  *         &lt;temperature C&gt; &lt;power mW&gt; &lt;ECC corrected&gt; &lt;ECC uncorrected&gt; &lt;cc major&gt; &lt;cc minor&gt;
  *         &lt;MIG capable 0|1&gt; &lt;MIG enabled 0|1&gt; &lt;lost 0|1&gt;
@@ -72,6 +73,7 @@ public final class InstalledNvidiaHost {
     private int initError;
     private boolean nvmlHangs;
     private long slowStartMillis;
+    private NvmlCrash crash;
     private long sequence;
     private String query;
     private String list;
@@ -205,6 +207,45 @@ public final class InstalledNvidiaHost {
         return this;
     }
 
+    /**
+     * How a broken or mismatched {@code libnvidia-ml.so.1} ends the process that calls it: the
+     * stand-in NVML does it at the call named, in whatever process calls it.
+     */
+    @PublicEvolving
+    public enum NvmlCrash {
+        /** {@code nvmlInit_v2} writes to address 8 (SIGSEGV). */
+        INIT_SEGV("init", "segv"),
+        /** {@code nvmlInit_v2} calls {@code abort()} (SIGABRT). */
+        INIT_ABORT("init", "abort"),
+        /** {@code nvmlInit_v2} calls {@code exit(3)}. */
+        INIT_EXIT("init", "exit"),
+        /** {@code nvmlErrorString} returns a pointer to no readable memory (16), for every code. */
+        ERROR_STRING_BAD_POINTER("errorstring", "badpointer"),
+        /** {@code nvmlDeviceGetUtilizationRates}, which only a monitor sample calls, writes to address 8. */
+        SAMPLE_SEGV("sample", "segv"),
+        /** {@code nvmlDeviceGetUtilizationRates} calls {@code abort()}. */
+        SAMPLE_ABORT("sample", "abort");
+
+        private final String where;
+        private final String how;
+
+        NvmlCrash(String where, String how) {
+            this.where = where;
+            this.how = how;
+        }
+    }
+
+    /**
+     * The stand-in NVML crashes as {@code crash} says from now on, in every process that calls it
+     * ({@code null}: it does not crash). The fake {@code nvidia-smi} is not affected: a driver that
+     * falls back to it still finds the GPUs.
+     */
+    public synchronized InstalledNvidiaHost nvmlCrashes(NvmlCrash crash) {
+        this.crash = crash;
+        writeState();
+        return this;
+    }
+
     private InstalledNvidiaHost event(int gpu, long type, long data, long gi, long ci) {
         events.add(String.join("\t", "event", Long.toString(++sequence), Integer.toString(gpu), Long.toString(type),
                 Long.toString(data), Long.toString(gi), Long.toString(ci)));
@@ -269,6 +310,9 @@ public final class InstalledNvidiaHost {
         }
         if (slowStartMillis > 0) {
             sb.append("slow\t").append(slowStartMillis).append('\n');
+        }
+        if (crash != null) {
+            sb.append("crash\t").append(crash.where).append('\t').append(crash.how).append('\n');
         }
         List<FakeNvidiaHost.Model> models = gpus.models();
         for (int i = 0; i < models.size(); i++) {

@@ -79,6 +79,12 @@ static int init_error;
 static int hang; /* "hang 1": every call blocks until the line is gone, as a driver that no longer answers */
 static long slow_ms; /* "slow <ms>": nvmlInit_v2 takes that long, as NVML bringing up GPUs without persistence mode */
 static int initialized;
+/* "crash <where> <how>": where is init (nvmlInit_v2), errorstring (nvmlErrorString) or sample
+ * (nvmlDeviceGetUtilizationRates, which only a monitor sample calls); how is segv, abort or exit
+ * (exit code 3), and for errorstring badpointer (a pointer to no readable memory), as a broken or
+ * mismatched library does. */
+static char crash_where[16];
+static char crash_how[16];
 
 static int state_path(char *out, size_t n) {
     Dl_info info;
@@ -109,6 +115,8 @@ static int reload(void) {
     char path[4096];
     hang = 0;
     slow_ms = 0;
+    crash_where[0] = 0;
+    crash_how[0] = 0;
     if (state_path(path, sizeof path) != 0) {
         return -1;
     }
@@ -129,6 +137,9 @@ static int reload(void) {
             hang = atoi(field(&c));
         } else if (strcmp(kind, "slow") == 0) {
             slow_ms = atol(field(&c));
+        } else if (strcmp(kind, "crash") == 0) {
+            snprintf(crash_where, sizeof crash_where, "%s", field(&c));
+            snprintf(crash_how, sizeof crash_how, "%s", field(&c));
         } else if (strcmp(kind, "gpu") == 0 && gpu_count < MAX_GPUS) {
             device_t *g = &gpus[gpu_count++];
             int mig_count = 0;
@@ -188,6 +199,21 @@ static int reload(void) {
     return 0;
 }
 
+/* With the lock held: crashes the process the way the state says, where it says "crash <where>". */
+static void crash_if(const char *where) {
+    if (strcmp(crash_where, where) != 0) {
+        return;
+    }
+    if (strcmp(crash_how, "segv") == 0) {
+        volatile int *nowhere = (volatile int *) 8;
+        *nowhere = 1;
+    } else if (strcmp(crash_how, "abort") == 0) {
+        abort();
+    } else if (strcmp(crash_how, "exit") == 0) {
+        exit(3);
+    }
+}
+
 /* With the lock held: while the state says "hang", waits (the lock released) and re-reads it. */
 static void wait_while_hanging(void) {
     while (hang) {
@@ -236,6 +262,7 @@ static nvmlReturn_t enter(device_t *d) {
 nvmlReturn_t nvmlInit_v2(void) {
     pthread_mutex_lock(&lock);
     nvmlReturn_t rc = reload() != 0 ? NVML_ERROR_DRIVER_NOT_LOADED : init_error;
+    crash_if("init");
     wait_while_hanging();
     if (slow_ms > 0) {
         struct timespec pause = {slow_ms / 1000, (slow_ms % 1000) * 1000 * 1000};
@@ -258,6 +285,16 @@ nvmlReturn_t nvmlShutdown(void) {
 }
 
 const char *nvmlErrorString(nvmlReturn_t r) {
+    pthread_mutex_lock(&lock);
+    reload();
+    int bad = strcmp(crash_where, "errorstring") == 0;
+    if (bad && strcmp(crash_how, "badpointer") != 0) {
+        crash_if("errorstring");
+    }
+    pthread_mutex_unlock(&lock);
+    if (bad) {
+        return (const char *) 16;
+    }
     switch (r) {
         case 0: return "Success";
         case 1: return "Uninitialized";
@@ -355,6 +392,7 @@ typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
 
 nvmlReturn_t nvmlDeviceGetUtilizationRates(device_t *d, nvmlUtilization_t *u) {
     ENTER(d);
+    crash_if("sample");
     if (d->is_mig) LEAVE(NVML_ERROR_NOT_SUPPORTED);
     u->gpu = d->util;
     u->memory = d->mem_util;
