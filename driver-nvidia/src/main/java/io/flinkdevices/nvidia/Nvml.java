@@ -81,6 +81,16 @@ final class Nvml {
         }
     }
 
+    /**
+     * Whether {@code library} is loaded and initialised in this class loader: the copy in memory is
+     * what is called from then on, whatever happens to the file.
+     */
+    static boolean isOpen(String library) {
+        synchronized (OPENED) {
+            return OPENED.get(library) instanceof Nvml;
+        }
+    }
+
     private static Nvml load(String library) throws DeviceDriverException, ClassNotFoundException {
         JnaStart.start();
         NvmlLibrary lib;

@@ -90,11 +90,12 @@ final class NvmlBackend implements Backend {
     }
 
     /**
-     * Proves the library in a child JVM before this JVM calls it ({@link NvmlProbe}), unless a call
-     * of this JVM is still blocked in it: that is refused at once by the deadline, as before.
+     * Proves the library in a child JVM before this JVM calls it ({@link NvmlProbe}), unless this
+     * JVM has loaded it already (its copy in memory was proved), or a call of this JVM is still
+     * blocked in it: that is refused at once by the deadline, as before.
      */
     private void prove() throws DeviceDriverException {
-        if (!deadline.blocked()) {
+        if (!Nvml.isOpen(library) && !deadline.blocked()) {
             NvmlProbe.require(library, Nvml.DEFAULT_LIBRARY.equals(library) ? null : libraryKey, timeout, timeoutKey, describe());
         }
     }

@@ -38,7 +38,9 @@ import java.util.Set;
  * every call runs in a process of its own.
  *
  * <p>The verdict is kept per class loader (one per plugin folder: a TaskManager's) and per library
- * file: its path, size and modification time; a library replaced on disk is proved again. Hangs
+ * file: its path, size and modification time; a refused library replaced on disk is proved again.
+ * Once the library is loaded in this JVM nothing is proved any more ({@link Nvml#isOpen}): the copy
+ * in memory is what runs, whatever happens to the file. Hangs
  * are not refused here: where NVML does not return within the driver's {@code timeout} the child
  * says so and exits, and the TaskManager's own call runs under {@link
  * io.flinkdevices.sdk.nativelib.NativeDeadline} as before (a GPU whose driver no longer answers is

@@ -111,7 +111,7 @@ class NvmlCrashITCase {
     }
 
     @Test
-    @DisplayName("a sound library is proved once per file: later discoveries start no child, a replaced file is proved again")
+    @DisplayName("a sound library is proved once: later discoveries and the monitor start no child")
     void soundLibraryProvedOnce() throws Exception {
         InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).install(FakeHost.create(temp));
         String lib = NvmlStandIn.installOn(host).toString();
@@ -120,9 +120,27 @@ class NvmlCrashITCase {
         assertThat(retrieve(2, "backend", "nvml", "nvml.library", lib, "monitor.interval", "100 ms")).hasSize(2);
         assertThat(retrieve(1, "backend", "nvml", "nvml.library", lib, "monitor.interval", "0")).hasSize(1);
         assertThat(NvmlProbe.children()).as("one child for two discoveries and a monitor").isEqualTo(children + 1);
+    }
 
+    @Test
+    @DisplayName("a refused library is not proved again until its file changes: then it is, and used")
+    void replacedLibraryProvedAgain() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).install(FakeHost.create(temp));
+        String lib = NvmlStandIn.installOn(host).toString();
+        host.nvmlCrashes(NvmlCrash.INIT_ABORT);
+        int children = NvmlProbe.children();
+        for (int i = 0; i < 2; i++) {
+            assertThatThrownBy(() -> retrieve(2, "backend", "nvml", "nvml.library", lib, "monitor.interval", "0"))
+                    .hasMessageContaining("died of SIGABRT inside nvmlInit_v2");
+        }
+        assertThat(NvmlProbe.children()).as("the verdict is kept for the file").isEqualTo(children + 1);
+
+        host.nvmlCrashes(null);
+        assertThatThrownBy(() -> retrieve(2, "backend", "nvml", "nvml.library", lib, "monitor.interval", "0"))
+                .as("the same file: the same verdict, however the host changed").hasMessageContaining("died of SIGABRT");
         Files.setLastModifiedTime(Path.of(lib), FileTime.fromMillis(System.currentTimeMillis() - Duration.ofHours(1).toMillis()));
-        assertThat(retrieve(2, "backend", "nvml", "nvml.library", lib, "monitor.interval", "0")).hasSize(2);
-        assertThat(NvmlProbe.children()).as("the file changed: proved again").isEqualTo(children + 2);
+        assertThat(retrieve(2, "backend", "nvml", "nvml.library", lib, "monitor.interval", "0"))
+                .as("the file changed (an operator replaced it): proved again, and used").hasSize(2);
+        assertThat(NvmlProbe.children()).isEqualTo(children + 2);
     }
 }
