@@ -4,6 +4,9 @@ import io.flinkdevices.sdk.DeviceDriverException;
 
 import com.sun.jna.Pointer;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * What NVML says of one GPU that a later discovery in the same TaskManager need not ask again: its
  * name, total memory, PCI address and compute capability, which cannot change while the GPU is in
@@ -16,6 +19,8 @@ import com.sun.jna.Pointer;
  * ago is the mode now.
  */
 final class GpuFacts {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GpuFacts.class);
 
     /** How long a MIG mode read is used again, in nanoseconds: one second. */
     static final long MIG_MODE_TTL_NANOS = 1_000_000_000L;
@@ -44,7 +49,14 @@ final class GpuFacts {
         String architecture = null;
         try {
             int[] cc = nvml.computeCapability(device);
-            architecture = "sm_" + cc[0] + cc[1];
+            // CUDA's compute capabilities are 1.0 and up, minor one digit: anything else names no
+            // architecture (a major of -5 would read sm_-50), so it is left out, not handed on
+            if (cc[0] >= 1 && cc[0] <= 99 && cc[1] >= 0 && cc[1] <= 9) {
+                architecture = "sm_" + cc[0] + cc[1];
+            } else {
+                LOG.warn("NVML (nvmlDeviceGetCudaComputeCapability) reports compute capability major {} minor {} for GPU {};"
+                        + " expected a major from 1 to 99 and a minor from 0 to 9: its architecture is left out", cc[0], cc[1], uuid);
+            }
         } catch (NvmlException e) {
             if (!e.unsupported()) {
                 throw e;

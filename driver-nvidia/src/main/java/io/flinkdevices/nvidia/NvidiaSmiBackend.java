@@ -2,6 +2,7 @@ package io.flinkdevices.nvidia;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.config.DriverParams;
+import io.flinkdevices.sdk.host.HostValues;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.sdk.process.Executables;
 import io.flinkdevices.sdk.process.ExternalCommand;
@@ -170,6 +171,7 @@ final class NvidiaSmiBackend implements Backend {
         Set<String> uuids = new HashSet<>();
         String[] lines = LINE_BREAK.split(stdout, -1);
         List<String> warnings = new ArrayList<>();
+        List<String> unreadable = new ArrayList<>();
         for (int n = 0; n < lines.length; n++) {
             String line = lines[n].strip();
             if (line.isEmpty()) {
@@ -185,6 +187,17 @@ final class NvidiaSmiBackend implements Backend {
                         + " (index, uuid, name, memory.total, pci.bus_id, "
                         + (computeCap ? "compute_cap, " : "") + "mig.mode.current) but found "
                         + f.length + (f.length < fields ? " (truncated output?)" : ""));
+            }
+            String lost = null;
+            for (int i = 0; i < f.length && lost == null; i++) {
+                lost = halfThere(f[i]) ? f[i].strip() : null;
+            }
+            if (lost != null) {
+                // a GPU going or being reset while nvidia-smi reads it: left out, the others serve
+                unreadable.add("line " + (n + 1) + ": '" + abbreviate(line, 160) + "'");
+                LOG.warn("{} listed a GPU it could not read (line {}: '{}', a field is {}): left out, as a GPU that"
+                        + " falls off the bus or is being reset; the other GPUs are offered", source, n + 1, abbreviate(line, 160), lost);
+                continue;
             }
             for (int i = 0; i < f.length; i++) {
                 f[i] = value(f[i]);
@@ -204,9 +217,14 @@ final class NvidiaSmiBackend implements Backend {
             GpuInfo.Builder b = GpuInfo.builder("nvidia", index).uuid(f[1]).name(f[2]);
             if (f[3] != null) {
                 try {
-                    b.memoryBytes(Math.multiplyExact(Long.parseLong(f[3]), 1024L * 1024L));
+                    long bytes = Math.multiplyExact(Long.parseLong(f[3]), 1024L * 1024L);
+                    if (bytes < 0 || bytes > HostValues.MAX_MEMORY_BYTES) {
+                        throw new NumberFormatException();
+                    }
+                    b.memoryBytes(bytes);
                 } catch (NumberFormatException | ArithmeticException e) {
-                    throw unexpected(source, n, line, "memory.total '" + f[3] + "' is not a number of MiB");
+                    throw unexpected(source, n, line, "memory.total '" + f[3] + "' is not a number of MiB from 0 to "
+                            + HostValues.MAX_MEMORY_BYTES / (1024 * 1024));
                 }
             }
             if (f[4] != null) {
@@ -219,8 +237,9 @@ final class NvidiaSmiBackend implements Backend {
             }
             if (computeCap && f[5] != null) {
                 Matcher m = COMPUTE_CAP.matcher(f[5]);
-                if (!m.matches()) {
-                    throw unexpected(source, n, line, "compute_cap '" + f[5] + "' is not like 9.0");
+                // 1.0 is the first CUDA GPU: a major of 0 names no architecture (sm_05 would be handed on)
+                if (!m.matches() || Integer.parseInt(m.group(1)) < 1) {
+                    throw unexpected(source, n, line, "compute_cap '" + f[5] + "' is not like 9.0 (major 1 to 99)");
                 }
                 b.architecture("sm_" + Integer.parseInt(m.group(1)) + Integer.parseInt(m.group(2)));
             }
@@ -230,6 +249,11 @@ final class NvidiaSmiBackend implements Backend {
         }
         gpus.sort((a, c) -> Integer.compare(a.info.getIndex(), c.info.getIndex()));
         warn(source, warnings);
+        if (gpus.isEmpty() && !unreadable.isEmpty()) {
+            throw new DeviceDriverException(source + " listed " + unreadable.size() + " GPU(s) but could not read any of them"
+                    + " ([GPU is lost], [Unknown Error]: GPUs falling off the bus or being reset): " + unreadable
+                    + "; expected at least one GPU it can read (nvidia-smi -q names the fault)");
+        }
         return gpus;
     }
 
@@ -346,6 +370,16 @@ final class NvidiaSmiBackend implements Backend {
             return null; // [N/A], [Not Supported], [Unknown Error], [Insufficient Permissions]
         }
         return v;
+    }
+
+    /**
+     * Whether a field says nvidia-smi could not read it from a GPU that is going or half there:
+     * {@code [GPU is lost]}, {@code [Unknown Error]}, {@code [GPU requires reset]}. {@code [N/A]} and
+     * {@code [Not Supported]} are not: the GPU lacks the value.
+     */
+    static boolean halfThere(String field) {
+        String v = field.strip().toLowerCase(Locale.ROOT);
+        return v.startsWith("[") && v.endsWith("]") && (v.contains("lost") || v.contains("unknown error") || v.contains("reset"));
     }
 
     private static Integer parseIndex(String s) {

@@ -4,6 +4,7 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.health.DeviceSample;
 import io.flinkdevices.sdk.health.DeviceSampler;
 import io.flinkdevices.sdk.health.HealthState;
+import io.flinkdevices.sdk.host.HostValues;
 import io.flinkdevices.sdk.nativelib.NativeGuard;
 
 import com.sun.jna.Memory;
@@ -200,7 +201,7 @@ final class NvmlSampler implements DeviceSampler {
         }
     }
 
-    private Map<String, DeviceSample> sampleUnguarded(Collection<String> ids) throws NvmlException {
+    private Map<String, DeviceSample> sampleUnguarded(Collection<String> ids) throws DeviceDriverException {
         drainEvents();
         Map<Pointer, Object> byGpu = new HashMap<>();
         Map<String, DeviceSample> out = new LinkedHashMap<>();
@@ -233,39 +234,50 @@ final class NvmlSampler implements DeviceSampler {
         return out;
     }
 
-    /** The GPU's metrics, or why it is failed (lost). */
-    private Object gpuMetrics(Target t) throws NvmlException {
+    /**
+     * The GPU's metrics, or why it is failed (lost). A value beyond what a GPU can report (a
+     * temperature of 4294967291 °C, a utilisation of 250 %, an unsigned all-ones count) is thrown:
+     * a failed sample, never a metric.
+     */
+    private Object gpuMetrics(Target t) throws DeviceDriverException {
         Map<String, Double> m = new LinkedHashMap<>();
+        HostValues v = HostValues.of("NVML", "GPU " + t.gpuUuid);
         try {
             long[] mem = nvml.memory(t.gpu);
-            m.put(NvidiaMetrics.FB_USED, mem[1] / NvidiaMetrics.MIB);
-            m.put(NvidiaMetrics.FB_TOTAL, mem[0] / NvidiaMetrics.MIB);
+            m.put(NvidiaMetrics.FB_USED, bytes(v, "nvmlDeviceGetMemoryInfo used", mem[1]) / NvidiaMetrics.MIB);
+            m.put(NvidiaMetrics.FB_TOTAL, bytes(v, "nvmlDeviceGetMemoryInfo total", mem[0]) / NvidiaMetrics.MIB);
             // each one written out, not passed as a lambda: the first sample is taken at
             // TaskManager start, where each lambda would spin a class of its own
             try {
                 int[] u = nvml.utilization(t.gpu);
-                m.put(NvidiaMetrics.GPU_UTIL, (double) u[0]);
-                m.put(NvidiaMetrics.MEM_COPY_UTIL, (double) u[1]);
+                // C unsigned ints: read as unsigned, so that garbage shows as NVML gave it
+                m.put(NvidiaMetrics.GPU_UTIL, v.number("nvmlDeviceGetUtilizationRates gpu", u[0] & 0xffffffffL, 0, HostValues.PERCENT, "%"));
+                m.put(NvidiaMetrics.MEM_COPY_UTIL,
+                        v.number("nvmlDeviceGetUtilizationRates memory", u[1] & 0xffffffffL, 0, HostValues.PERCENT, "%"));
             } catch (NvmlException e) {
                 unlessUnsupported(e);
             }
             try {
-                m.put(NvidiaMetrics.GPU_TEMP, (double) nvml.temperature(t.gpu));
+                m.put(NvidiaMetrics.GPU_TEMP,
+                        v.number("nvmlDeviceGetTemperature", nvml.temperature(t.gpu) & 0xffffffffL, 0, HostValues.MAX_CELSIUS, "°C"));
             } catch (NvmlException e) {
                 unlessUnsupported(e);
             }
             try {
-                m.put(NvidiaMetrics.POWER_USAGE, nvml.powerMilliwatts(t.gpu) / 1000.0);
+                m.put(NvidiaMetrics.POWER_USAGE, v.number("nvmlDeviceGetPowerUsage", (nvml.powerMilliwatts(t.gpu) & 0xffffffffL) / 1000.0,
+                        0, HostValues.MAX_WATTS, "W"));
             } catch (NvmlException e) {
                 unlessUnsupported(e);
             }
             try {
-                m.put(NvidiaMetrics.ECC_SBE_VOL_TOTAL, (double) nvml.eccVolatile(t.gpu, NvmlLibrary.ECC_CORRECTED));
+                m.put(NvidiaMetrics.ECC_SBE_VOL_TOTAL, (double) v.unsignedCount("nvmlDeviceGetTotalEccErrors corrected volatile",
+                        nvml.eccVolatile(t.gpu, NvmlLibrary.ECC_CORRECTED)));
             } catch (NvmlException e) {
                 unlessUnsupported(e);
             }
             try {
-                m.put(NvidiaMetrics.ECC_DBE_VOL_TOTAL, (double) nvml.eccVolatile(t.gpu, NvmlLibrary.ECC_UNCORRECTED));
+                m.put(NvidiaMetrics.ECC_DBE_VOL_TOTAL, (double) v.unsignedCount("nvmlDeviceGetTotalEccErrors uncorrected volatile",
+                        nvml.eccVolatile(t.gpu, NvmlLibrary.ECC_UNCORRECTED)));
             } catch (NvmlException e) {
                 unlessUnsupported(e);
             }
@@ -279,11 +291,17 @@ final class NvmlSampler implements DeviceSampler {
         return m;
     }
 
-    private void migMemory(Target t, DeviceSample.Builder b) throws NvmlException {
+    /** A byte count NVML returned as an unsigned 64-bit value: 0 to {@link HostValues#MAX_MEMORY_BYTES}. */
+    private static double bytes(HostValues v, String field, long bits) throws DeviceDriverException {
+        return v.number(field, v.unsignedCount(field, bits), 0, HostValues.MAX_MEMORY_BYTES, "bytes");
+    }
+
+    private void migMemory(Target t, DeviceSample.Builder b) throws DeviceDriverException {
         try {
             long[] mem = nvml.memory(t.mig);
-            b.metric(NvidiaMetrics.FB_USED, mem[1] / NvidiaMetrics.MIB);
-            b.metric(NvidiaMetrics.FB_TOTAL, mem[0] / NvidiaMetrics.MIB);
+            HostValues v = HostValues.of("NVML", "MIG device of GPU " + t.gpuUuid);
+            b.metric(NvidiaMetrics.FB_USED, bytes(v, "nvmlDeviceGetMemoryInfo used", mem[1]) / NvidiaMetrics.MIB);
+            b.metric(NvidiaMetrics.FB_TOTAL, bytes(v, "nvmlDeviceGetMemoryInfo total", mem[0]) / NvidiaMetrics.MIB);
         } catch (NvmlException e) {
             unlessUnsupported(e);
         }
@@ -299,17 +317,47 @@ final class NvmlSampler implements DeviceSampler {
         }
     }
 
-    private void drainEvents() throws NvmlException {
+    /**
+     * Handles the events NVML queued since the last sample. An event that is garbage (a type that is
+     * not one of the types registered, or several at once; an Xid outside 1 to {@value #MAX_XID})
+     * fails nothing: the other events are handled, and the sample is thrown as failed (counted in
+     * {@code monitor.errors}), naming the first such event.
+     */
+    private void drainEvents() throws DeviceDriverException {
         if (eventSet == null) {
             return;
         }
+        String garbage = null;
         for (int n = 0; n < MAX_EVENTS_PER_SAMPLE; n++) {
             NvmlEvent e = nvml.waitEvent(eventSet, eventData, 0);
             if (e == null) {
-                return;
+                break;
             }
-            handle(e);
+            String why = garbage(e);
+            if (why == null) {
+                handle(e);
+            } else if (garbage == null) {
+                garbage = why;
+            }
         }
+        if (garbage != null) {
+            throw new DeviceDriverException("NVML (nvmlEventSetWait_v2): " + garbage + "; the event was ignored");
+        }
+    }
+
+    /** The largest Xid taken as one: NVIDIA's Xids are below 200, and health.ignored-xids takes up to five digits. */
+    static final long MAX_XID = 99_999;
+
+    /** Why {@code e} cannot be an event NVML was asked for; null when it can. */
+    static String garbage(NvmlEvent e) {
+        if (Long.bitCount(e.type) != 1 || (e.type & EVENTS) == 0) {
+            return "an event of type 0x" + Long.toHexString(e.type) + " (data " + Long.toUnsignedString(e.data)
+                    + "); expected one of the types registered: critical Xid (0x8), double-bit ECC (0x2), single-bit ECC (0x1)";
+        }
+        if ((e.type & NvmlLibrary.EVENT_XID_CRITICAL) != 0 && (e.data < 1 || e.data > MAX_XID)) {
+            return "a critical-Xid event with Xid " + Long.toUnsignedString(e.data) + "; expected an Xid from 1 to " + MAX_XID;
+        }
+        return null;
     }
 
     private void handle(NvmlEvent e) {

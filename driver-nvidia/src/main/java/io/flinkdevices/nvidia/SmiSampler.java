@@ -4,6 +4,7 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.health.DeviceSample;
 import io.flinkdevices.sdk.health.DeviceSampler;
 import io.flinkdevices.sdk.health.HealthState;
+import io.flinkdevices.sdk.host.HostValues;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
 import java.util.Collection;
@@ -24,7 +25,10 @@ import java.util.Map;
  * visible to nvidia-smi, so {@code xid_errors} is NVML's only; in their place, as NVML's double-bit
  * ECC event does, a GPU whose volatile uncorrected ECC count rose above what the monitor's first
  * sample of it read is {@code failed} for good (until the TaskManager restarts, as under the NVIDIA
- * device plugin): an uncorrectable memory error since this TaskManager handed the GPU out.
+ * device plugin): an uncorrectable memory error since this TaskManager handed the GPU out. A value
+ * that is no number or beyond what a GPU can report ({@code NaN}, {@code -5}, {@code 1e308}, {@code
+ * Infinity}, an ECC count of {@code 18446744073709551615}) or that nvidia-smi could not read
+ * ({@code [Unknown Error]}) is a failed sample as well: never a metric, never a GPU failed for good.
  */
 final class SmiSampler implements DeviceSampler {
 
@@ -36,6 +40,17 @@ final class SmiSampler implements DeviceSampler {
         NvidiaMetrics.GPU_UTIL, NvidiaMetrics.MEM_COPY_UTIL, NvidiaMetrics.FB_USED, NvidiaMetrics.FB_TOTAL,
         NvidiaMetrics.GPU_TEMP, NvidiaMetrics.POWER_USAGE, NvidiaMetrics.ECC_SBE_VOL_TOTAL, NvidiaMetrics.ECC_DBE_VOL_TOTAL
     };
+    /** nvidia-smi's name of each of {@link #METRICS}, for messages. */
+    private static final String[] FIELDS = {
+        "utilization.gpu", "utilization.memory", "memory.used", "memory.total", "temperature.gpu", "power.draw",
+        "ecc.errors.corrected.volatile.total", "ecc.errors.uncorrected.volatile.total"
+    };
+    /** The most each of {@link #METRICS} can truly be; the ECC counts are whole numbers up to a signed 64-bit value. */
+    private static final double[] MAX = {
+        HostValues.PERCENT, HostValues.PERCENT, HostValues.MAX_MEMORY_BYTES / NvidiaMetrics.MIB,
+        HostValues.MAX_MEMORY_BYTES / NvidiaMetrics.MIB, HostValues.MAX_CELSIUS, HostValues.MAX_WATTS, -1, -1
+    };
+    private static final String[] UNITS = {"%", "%", "MiB", "MiB", "°C", "W", "", ""};
 
     private final NvidiaSmiBackend smi;
     /** Per GPU UUID (lower case): the uncorrected ECC count of its first sample. */
@@ -119,19 +134,24 @@ final class SmiSampler implements DeviceSampler {
             if (f.length != METRICS.length + 1 || NvidiaSmiBackend.value(f[0]) == null) {
                 throw garbage(source, n, line, "expected " + (METRICS.length + 1) + " comma-separated fields starting with the UUID");
             }
+            String uuid = NvidiaSmiBackend.value(f[0]);
+            HostValues values = HostValues.of(source, "GPU " + uuid);
             Map<String, Double> m = new LinkedHashMap<>();
             for (int i = 0; i < METRICS.length; i++) {
+                if (NvidiaSmiBackend.halfThere(f[i + 1])) {
+                    // nvidia-smi could not read it ([Unknown Error], [GPU is lost]): nothing seen, a failed sample
+                    throw new DeviceDriverException(source + ": " + FIELDS[i] + " of GPU " + uuid + " is '" + f[i + 1].strip()
+                            + "'; expected a number (nvidia-smi could not read it: a GPU falling off the bus or being reset?)");
+                }
                 String v = NvidiaSmiBackend.value(f[i + 1]);
                 if (v == null) {
-                    continue;
+                    continue; // [N/A], [Not Supported]: the GPU does not have it
                 }
-                try {
-                    m.put(METRICS[i], Double.parseDouble(v));
-                } catch (NumberFormatException e) {
-                    throw garbage(source, n, line, METRICS[i] + " '" + v + "' is not a number");
-                }
+                // a garbage number (NaN, -5, 1e308, 18446744073709551615) is a failed sample, never a
+                // metric, and never an ECC count that retires the GPU for good
+                m.put(METRICS[i], MAX[i] < 0 ? (double) values.count(FIELDS[i], v) : values.number(FIELDS[i], v, 0, MAX[i], UNITS[i]));
             }
-            out.put(NvidiaSmiBackend.value(f[0]).toLowerCase(Locale.ROOT), m);
+            out.put(uuid.toLowerCase(Locale.ROOT), m);
         }
         if (out.isEmpty()) {
             throw new DeviceDriverException(source + " listed no GPU; expected one line per GPU");

@@ -2,7 +2,11 @@ package io.flinkdevices.nvidia;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.host.HostValues;
 import io.flinkdevices.sdk.info.GpuInfo;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,6 +24,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * so that both give the same infos and the same messages.
  */
 final class UnitSelector {
+
+    private static final Logger LOG = LoggerFactory.getLogger(UnitSelector.class);
 
     private final VisibleDevices visible;
     private final String migProfile;
@@ -52,8 +58,25 @@ final class UnitSelector {
      *
      * @param source the backend, for messages
      */
-    List<GpuInfo> select(List<NvidiaSmiBackend.Gpu> gpus, List<NvidiaSmiBackend.Mig> migs, String source)
+    List<GpuInfo> select(List<NvidiaSmiBackend.Gpu> listedGpus, List<NvidiaSmiBackend.Mig> listedMigs, String source)
             throws DeviceDriverException {
+        List<String> leftOut = new ArrayList<>();
+        List<NvidiaSmiBackend.Gpu> gpus = new ArrayList<>();
+        for (NvidiaSmiBackend.Gpu g : listedGpus) {
+            if (g.info.getUuid().isEmpty() || usable(source, "GPU " + g.info.getIndex(), g.info.getUuid().get(), leftOut)) {
+                gpus.add(g);
+            }
+        }
+        List<NvidiaSmiBackend.Mig> migs = new ArrayList<>();
+        for (NvidiaSmiBackend.Mig m : listedMigs) {
+            if (usable(source, "MIG device " + m.device + " of GPU " + m.gpuIndex, m.uuid, leftOut)) {
+                migs.add(m);
+            }
+        }
+        if (!leftOut.isEmpty() && gpus.isEmpty()) {
+            throw new DeviceDriverException(source + " lists no GPU this driver can hand out: every one was left out for"
+                    + " an identifier that cannot be handed on in " + VisibleDevices.ENV + ": " + leftOut);
+        }
         List<GpuInfo> devices = new ArrayList<>();
         Map<GpuInfo, VisibleDevices.GpuRef> parents = new HashMap<>();
         if (migProfile == null) {
@@ -94,6 +117,23 @@ final class UnitSelector {
             throw noMigUnits(gpus, migs, source);
         }
         return visible.apply(devices, parents);
+    }
+
+    /**
+     * Whether {@code uuid} can be handed on: a UUID with a line feed, a space or a control character
+     * would split into two entries of {@code CUDA_VISIBLE_DEVICES}, or name another device, in the
+     * task that reads it. A device whose tool or library reports such a UUID is left out with one
+     * WARN naming the tool and the field, and added to {@code leftOut}.
+     */
+    private static boolean usable(String source, String device, String uuid, List<String> leftOut) {
+        try {
+            HostValues.of(source, device).identifier("uuid", uuid);
+            return true;
+        } catch (DeviceDriverException e) {
+            LOG.warn("{} is left out: {}", device, e.getMessage());
+            leftOut.add(e.getMessage());
+            return false;
+        }
     }
 
     /** Why MIG mode found no unit: MIG is off on every GPU, or no MIG device has the profile. */

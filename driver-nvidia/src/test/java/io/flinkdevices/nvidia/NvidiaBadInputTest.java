@@ -65,6 +65,22 @@ class NvidiaBadInputTest {
         return h.bin("nvidia-smi");
     }
 
+    /**
+     * What the monitor's nvidia-smi sampler makes of one line of its query: a bad number must be
+     * thrown (a failed sample the monitor counts), never a metric or a GPU failed for good.
+     */
+    private static void smiSample(String line) throws Exception {
+        SmiSampler.parse(line + "\n", "nvidia-smi (/usr/bin/nvidia-smi, " + P + "nvidia-smi.path)");
+    }
+
+    /** What the NVML monitor makes of one event: garbage must be named (and the sample thrown as failed), never fail a GPU. */
+    private static void nvmlEvent(NvmlEvent e) throws Exception {
+        String garbage = NvmlSampler.garbage(e);
+        if (garbage != null) {
+            throw new io.flinkdevices.sdk.DeviceDriverException("NVML (nvmlEventSetWait_v2): " + garbage);
+        }
+    }
+
     private Path script(String name, String body) throws Exception {
         Path s = temp.resolve(name);
         Files.writeString(s, "#!/bin/sh\n" + body + "\n");
@@ -81,6 +97,8 @@ class NvidiaBadInputTest {
         Files.setPosixFilePermissions(plain, PosixFilePermissions.fromString("rw-r--r--"));
         Path folder = Files.createDirectories(temp.resolve("folder"));
         String query = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).queryOutput();
+        String uuid0 = FakeNvidiaHost.gpuUuid(0);
+        String oneGpu = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).queryOutput();
         String duplicateUuids = query.replace(FakeNvidiaHost.gpuUuid(1), FakeNvidiaHost.gpuUuid(0));
         Path noMig = FakeNvidiaHost.builder().gpus(Model.A100_SXM_80GB, 2).installOn(host());
         Path otherProfile = FakeNvidiaHost.builder().gpu(Model.A100_SXM_80GB, "3g.40gb").installOn(host());
@@ -201,6 +219,41 @@ class NvidiaBadInputTest {
                                 P + "nvidia-smi.path", "unexpected line 2", "expected 7 comma-separated fields")
                         .row("nvidia-smi prints more than 4 MiB", () -> attempt(Map.of(), params("nvidia-smi.path", chatty.toString()), 1),
                                 P + "nvidia-smi.path", "printed more than 4 MiB on stdout", "expected one short line per GPU")
+                        .row("nvidia-smi reports a UUID with a space", () -> attempt(Map.of(), params("nvidia-smi.path",
+                                        smiPrinting(oneGpu.replace(uuid0, "GPU-5f1c x")).toString()), 1),
+                                P + "nvidia-smi.path", "lists no GPU this driver can hand out", "uuid of GPU 0 is 'GPU-5f1c x'",
+                                "without spaces or control characters, but it has a space at position 9")
+                        .row("nvidia-smi could not read the only GPU ([GPU is lost])", () -> attempt(Map.of(), params("nvidia-smi.path",
+                                        smiPrinting("0, [GPU is lost], [GPU is lost], [GPU is lost], 00000000:3B:00.0, [GPU is lost], [GPU is lost]\n").toString()), 1),
+                                P + "nvidia-smi.path", "listed 1 GPU(s) but could not read any of them", "[GPU is lost]",
+                                "expected at least one GPU it can read")
+                        .row("nvidia-smi memory.total all ones", () -> attempt(Map.of(), params("nvidia-smi.path",
+                                        smiPrinting(oneGpu.replace(", 81559, ", ", 18446744073709551615, ")).toString()), 1),
+                                P + "nvidia-smi.path", "memory.total '18446744073709551615' is not a number of MiB from 0 to 1073741824")
+                        .row("nvidia-smi compute_cap 0.5", () -> attempt(Map.of(), params("nvidia-smi.path",
+                                        smiPrinting(oneGpu.replace(", 9.0, ", ", 0.5, ")).toString()), 1),
+                                P + "nvidia-smi.path", "compute_cap '0.5' is not like 9.0 (major 1 to 99)")
+                        .row("monitor: nvidia-smi temperature NaN", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, NaN, 90.50, 0, 0"),
+                                P + "nvidia-smi.path", "temperature.gpu of GPU " + uuid0 + " is 'NaN'", "expected a number from 0 to 200 °C")
+                        .row("monitor: nvidia-smi temperature -5", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, -5, 90.50, 0, 0"),
+                                "temperature.gpu of GPU " + uuid0 + " is '-5'", "expected a number from 0 to 200 °C")
+                        .row("monitor: nvidia-smi temperature 1e308", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, 1e308, 90.50, 0, 0"),
+                                "temperature.gpu of GPU " + uuid0 + " is '1e308'", "expected a number from 0 to 200 °C")
+                        .row("monitor: nvidia-smi utilization Infinity", () -> smiSample(uuid0 + ", Infinity, 0, 1024, 81559, 35, 90.50, 0, 0"),
+                                "utilization.gpu of GPU " + uuid0 + " is 'Infinity'", "expected a number from 0 to 100 %")
+                        .row("monitor: nvidia-smi power 1e308", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, 35, 1e308, 0, 0"),
+                                "power.draw of GPU " + uuid0 + " is '1e308'", "expected a number from 0 to 10000 W")
+                        .row("monitor: nvidia-smi ECC count 18446744073709551615", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, 35, 90.50, 0, 18446744073709551615"),
+                                "ecc.errors.uncorrected.volatile.total of GPU " + uuid0 + " is '18446744073709551615'",
+                                "expected a whole number from 0 to 9223372036854775807")
+                        .row("monitor: nvidia-smi ECC count -5", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, 35, 90.50, -5, 0"),
+                                "ecc.errors.corrected.volatile.total of GPU " + uuid0 + " is '-5'", "expected a whole number from 0")
+                        .row("monitor: nvidia-smi field [Unknown Error]", () -> smiSample(uuid0 + ", 0, 0, [Unknown Error], 81559, 35, 90.50, 0, 0"),
+                                "memory.used of GPU " + uuid0 + " is '[Unknown Error]'", "nvidia-smi could not read it")
+                        .row("monitor: NVML event with all-ones type and data", () -> nvmlEvent(new NvmlEvent(null, -1L, -1L, -1, -1)),
+                                "an event of type 0xffffffffffffffff (data 18446744073709551615)", "expected one of the types registered")
+                        .row("monitor: NVML critical-Xid event with Xid -1", () -> nvmlEvent(new NvmlEvent(null, 0x8L, -1L, -1, -1)),
+                                "a critical-Xid event with Xid 18446744073709551615", "expected an Xid from 1 to 99999")
                         .row("duplicate GPU UUIDs", () -> attempt(Map.of(), params("nvidia-smi.path", smiPrinting(duplicateUuids).toString()), 1),
                                 P + "nvidia-smi.path", "UUID " + FakeNvidiaHost.gpuUuid(0) + " is listed for two GPUs", "expected every GPU to have its own UUID")
                         .row("duplicate GPU UUIDs with coordination", () -> attempt(Map.of(), params("nvidia-smi.path", smiPrinting(duplicateUuids).toString(),

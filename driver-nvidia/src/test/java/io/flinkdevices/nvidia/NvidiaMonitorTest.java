@@ -2,6 +2,7 @@ package io.flinkdevices.nvidia;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flinkdevices.testkit.fake.FakeExecutable;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
@@ -115,6 +116,68 @@ class NvidiaMonitorTest {
     }
 
     @Test
+    @DisplayName("NVML answering a temperature of -5 (4294967291 unsigned), a utilisation of 250 % or a critical-Xid event with Xid -1: failed samples, never a metric or a failed GPU")
+    void garbageNumbersThroughNvml() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));
+        ExternalResourceInfo g0 = viaNvml(host, 1).get(0);
+        String gpu = "GPU " + FakeNvidiaHost.gpuUuid(0);
+
+        host.thermals(0, -5, 90_000);
+        await("degraded by the temperature", () -> g0.getProperty("health").equals(Optional.of("degraded"))
+                && g0.getProperty("health.reason").orElse("").contains("NVML: nvmlDeviceGetTemperature of " + gpu
+                        + " is '4294967291'; expected a number from 0 to 200 °C"));
+        assertThat(Double.parseDouble(g0.getProperty("metric.gpu_temp").orElseThrow())).isBetween(0.0, 200.0);
+        host.thermals(0, 40, 90_000);
+        await("ok again", reads(g0, "health", "ok"));
+
+        host.load(0, 250, 10);
+        await("degraded by the utilisation", () -> g0.getProperty("health").equals(Optional.of("degraded"))
+                && g0.getProperty("health.reason").orElse("").contains("nvmlDeviceGetUtilizationRates gpu of " + gpu + " is '250'"));
+        host.load(0, 50, 10);
+        await("ok again", reads(g0, "metric.gpu_util", "50"));
+
+        long errors = Long.parseLong(g0.getProperty("metric.monitor.errors").orElseThrow());
+        host.xid(0, -1);
+        await("the garbage event is a failed sample", () -> Long.parseLong(g0.getProperty("metric.monitor.errors").orElseThrow()) > errors);
+        long samples = Long.parseLong(g0.getProperty("metric.monitor.samples").orElseThrow());
+        await("two more samples", () -> Long.parseLong(g0.getProperty("metric.monitor.samples").orElseThrow()) >= samples + 2);
+        assertThat(g0.getProperty("health")).as("Xid -1 fails nothing").contains("ok");
+        assertThat(g0.getProperty("metric.xid_errors")).contains("0");
+
+        host.xid(0, 79);
+        await("a real Xid after it still fails the GPU", reads(g0, "health", "failed"));
+    }
+
+    @Test
+    @DisplayName("NVML delivering an event whose type and data are all ones: a failed sample, the GPU stays ok (it read Xid -1, failed, before)")
+    void allOnesEventThroughNvml() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));
+        ExternalResourceInfo g0 = viaNvml(host, 1).get(0);
+        await("sampled", reads(g0, "health", "ok"));
+        // an event whose type and data are all ones, as a library that lies writes it
+        long before = Long.parseLong(g0.getProperty("metric.monitor.errors").orElseThrow());
+        java.nio.file.Files.writeString(host.nvmlState(), "event\t100000\t0\t18446744073709551615\t18446744073709551615\t4294967295\t4294967295\n",
+                java.nio.file.StandardOpenOption.APPEND);
+        await("the all-ones event is a failed sample", () -> Long.parseLong(g0.getProperty("metric.monitor.errors").orElseThrow()) > before);
+        long after = Long.parseLong(g0.getProperty("metric.monitor.samples").orElseThrow());
+        await("two more samples", () -> Long.parseLong(g0.getProperty("metric.monitor.samples").orElseThrow()) >= after + 2);
+        assertThat(g0.getProperty("health")).as("an all-ones event fails nothing (it read Xid -1 before)").contains("ok");
+
+    }
+
+    @Test
+    @DisplayName("an NVML event with all-ones type and data, several types at once or an Xid outside 1 to 99999 is garbage; registered events are not")
+    void garbageEvents() {
+        assertThat(NvmlSampler.garbage(new NvmlEvent(null, -1L, -1L, -1, -1)))
+                .isEqualTo("an event of type 0xffffffffffffffff (data 18446744073709551615); expected one of the types registered:"
+                        + " critical Xid (0x8), double-bit ECC (0x2), single-bit ECC (0x1)");
+        assertThat(NvmlSampler.garbage(new NvmlEvent(null, 0xAL, 79, -1, -1))).startsWith("an event of type 0xa");
+        assertThat(NvmlSampler.garbage(new NvmlEvent(null, 0x8L, 0, -1, -1))).isEqualTo("a critical-Xid event with Xid 0; expected an Xid from 1 to 99999");
+        assertThat(NvmlSampler.garbage(new NvmlEvent(null, 0x8L, 79, -1, -1))).isNull();
+        assertThat(NvmlSampler.garbage(new NvmlEvent(null, 0x2L, 0, -1, -1))).isNull();
+    }
+
+    @Test
     @DisplayName("health.ignored-xids: all makes Xid 79 harmless; a double-bit ECC event still fails the GPU")
     void ignoredXids() throws Exception {
         InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));
@@ -209,6 +272,43 @@ class NvidiaMonitorTest {
         host.smi().respondWith(io.flinkdevices.testkit.fake.FakeExecutable.Response.success("GPU-??, lots, of, noise\n"));
         await("a failed sample is counted", () -> g0.getProperty("metric.monitor.errors").map(v -> !v.equals("0")).orElse(false));
         assertThat(g0.getProperty("health")).as("one bad sample does not fail the GPU").isNotEqualTo(Optional.of("failed"));
+    }
+
+    /** One line of the monitor's nvidia-smi query for GPU 0, with {@code temperature} and {@code dbe} as given. */
+    private static String sampleLine(String utilization, String temperature, String dbe) {
+        return FakeNvidiaHost.gpuUuid(0) + ", " + utilization + ", 0, 1024, 81559, " + temperature + ", 90.50, 0, " + dbe + "\n";
+    }
+
+    @Test
+    @DisplayName("nvidia-smi answering NaN, -5, 1e308, Infinity or 18446744073709551615: failed samples, degraded after three, never a metric; a garbage ECC count never retires the GPU, a real rise after it still does")
+    void garbageNumbersThroughNvidiaSmi() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));
+        ExternalResourceInfo g0 = infos(Map.of(), 1, "backend", "nvidia-smi", "nvidia-smi.path", host.smi().path().toString(),
+                "monitor.interval", "100 ms", "health.action", "report").get(0);
+        await("the GPU is sampled", reads(g0, "health", "ok"));
+        String[][] cases = {
+            {sampleLine("0", "NaN", "0"), "temperature.gpu of GPU " + FakeNvidiaHost.gpuUuid(0) + " is 'NaN'; expected a number from 0 to 200 °C"},
+            {sampleLine("0", "-5", "0"), "temperature.gpu of GPU " + FakeNvidiaHost.gpuUuid(0) + " is '-5'"},
+            {sampleLine("0", "1e308", "0"), "temperature.gpu of GPU " + FakeNvidiaHost.gpuUuid(0) + " is '1e308'"},
+            {sampleLine("Infinity", "35", "0"), "utilization.gpu of GPU " + FakeNvidiaHost.gpuUuid(0) + " is 'Infinity'; expected a number from 0 to 100 %"},
+            {sampleLine("0", "35", "18446744073709551615"), "ecc.errors.uncorrected.volatile.total of GPU " + FakeNvidiaHost.gpuUuid(0)
+                    + " is '18446744073709551615'; expected a whole number from 0 to 9223372036854775807"},
+            {sampleLine("0", "35", "-5"), "ecc.errors.uncorrected.volatile.total of GPU " + FakeNvidiaHost.gpuUuid(0) + " is '-5'"},
+            {sampleLine("0", "[Unknown Error]", "0"), "temperature.gpu of GPU " + FakeNvidiaHost.gpuUuid(0) + " is '[Unknown Error]'"},
+        };
+        for (String[] c : cases) {
+            host.smi().respondWith(FakeExecutable.Response.success(c[0]));
+            await("degraded by " + c[0].strip(), () -> g0.getProperty("health").equals(Optional.of("degraded"))
+                    && g0.getProperty("health.reason").orElse("").contains(c[1]));
+            assertThat(g0.getProperty("metric.gpu_temp")).as("never the garbage as a metric").isNotEqualTo(Optional.of("NaN"));
+            assertThat(Double.parseDouble(g0.getProperty("metric.gpu_temp").orElse("0"))).isBetween(0.0, 200.0);
+            assertThat(g0.getProperty("metric.ecc_dbe_vol_total")).contains("0");
+            host.smi().respondWith(FakeExecutable.Response.success(sampleLine("0", "35", "0")));
+            await("ok again", reads(g0, "health", "ok"));
+        }
+        host.smi().respondWith(FakeExecutable.Response.success(sampleLine("0", "35", "1")));
+        await("a real rise of the uncorrected count still fails the GPU", reads(g0, "health", "failed"));
+        assertThat(g0.getProperty("health.reason").orElse("")).startsWith("uncorrected ECC errors: the volatile count rose from 0 to 1");
     }
 
     @Test

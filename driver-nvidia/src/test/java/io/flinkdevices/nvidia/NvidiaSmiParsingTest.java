@@ -53,6 +53,33 @@ class NvidiaSmiParsingTest {
         }
 
         @Test
+        @DisplayName("a GPU row nvidia-smi could not read ([GPU is lost], [Unknown Error]: falling off the bus, a reset) is left out with one WARN; the others are listed")
+        void halfThereGpu() throws Exception {
+            try (LogCapture log = LogCapture.warnings(NvidiaSmiBackend.class)) {
+                List<GpuInfo> gpus = parse("0, GPU-4c3d2b1a-1111-2222-3333-444455556666, NVIDIA H100 80GB HBM3, 81559, 00000000:07:00.0, 9.0, Disabled\n"
+                        + "1, [GPU is lost], [GPU is lost], [GPU is lost], 00000000:3B:00.0, [GPU is lost], [GPU is lost]\n"
+                        + "2, GPU-9f8e7d6c-aaaa-bbbb-cccc-ddddeeeeffff, NVIDIA H100 80GB HBM3, [Unknown Error], 00000000:3C:00.0, 9.0, Disabled\n"
+                        + "3, GPU-00000000-0000-0000-0000-000000000003, NVIDIA H100 80GB HBM3, 81559, 00000000:3D:00.0, 9.0, [N/A]\n", true);
+                assertThat(gpus).extracting(GpuInfo::getIndex).containsExactly(0, 3);
+                assertThat(log.text()).contains(SRC + " listed a GPU it could not read (line 2: '1, [GPU is lost]")
+                        .contains("a field is [GPU is lost]): left out, as a GPU that falls off the bus or is being reset")
+                        .contains("(line 3: '2, GPU-9f8e7d6c").contains("a field is [Unknown Error]");
+                assertThat(log.text().split("\n")).filteredOn(l -> l.contains("could not read")).hasSize(2);
+            }
+        }
+
+        @Test
+        @DisplayName("a compute capability with major 0, or a memory.total beyond any GPU, is an unexpected line naming the field")
+        void impossibleNumbers() {
+            assertThatThrownBy(() -> parse("0, GPU-1, T4, 15360, 00000000:00:1E.0, 0.5, [N/A]\n", true))
+                    .hasMessageContaining("compute_cap '0.5' is not like 9.0 (major 1 to 99)");
+            assertThatThrownBy(() -> parse("0, GPU-1, T4, 18446744073709551615, 00000000:00:1E.0, 7.5, [N/A]\n", true))
+                    .hasMessageContaining("memory.total '18446744073709551615' is not a number of MiB from 0 to 1073741824");
+            assertThatThrownBy(() -> parse("0, GPU-1, T4, -5, 00000000:00:1E.0, 7.5, [N/A]\n", true))
+                    .hasMessageContaining("memory.total '-5' is not a number of MiB");
+        }
+
+        @Test
         @DisplayName("tolerates [N/A], [Not Supported], extra blanks, CR LF and blank lines")
         void unknownValuesAndBlanks() throws Exception {
             List<GpuInfo> gpus =

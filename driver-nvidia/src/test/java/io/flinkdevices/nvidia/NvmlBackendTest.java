@@ -11,6 +11,7 @@ import io.flinkdevices.testkit.fake.FakeNvidiaHost.Model;
 import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
 import io.flinkdevices.testkit.fake.NvmlStandIn;
 import io.flinkdevices.testkit.fake.StopDeviceMonitors;
+import io.flinkdevices.testkit.logging.LogCapture;
 
 import org.apache.flink.configuration.Configuration;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -122,5 +124,57 @@ class NvmlBackendTest {
                 .hasMessageStartingWith("native library libnvidia-ml-not-here.so.1 (NVIDIA management library, through JNA)"
                         + " could not be loaded (libnvidia-ml-not-here.so.1: cannot open shared object file: No such file or directory);")
                 .hasMessageContaining("install the NVIDIA driver");
+    }
+
+    /** Rewrites field {@code field} (0 = the record kind) of the stand-in's {@code gpu} record of GPU {@code gpu}. */
+    private static void gpuField(InstalledNvidiaHost host, int gpu, int field, String value) throws Exception {
+        List<String> lines = new ArrayList<>();
+        for (String line : Files.readAllLines(host.nvmlState())) {
+            String[] f = line.split("\t", -1);
+            if (f[0].equals("gpu") && f[1].equals(Integer.toString(gpu))) {
+                f[field] = value;
+                line = String.join("\t", f);
+            }
+            lines.add(line);
+        }
+        Files.write(host.nvmlState(), lines);
+    }
+
+    @Test
+    @DisplayName("a GPU whose UUID from NVML has a space is left out with one WARN naming NVML and the field; alone on the host it is a clear error")
+    void uuidWithASpace() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).install(FakeHost.create(temp));
+        String lib = NvmlStandIn.installOn(host).toString();
+        gpuField(host, 1, 2, "GPU-5f1c x");
+        try (LogCapture log = LogCapture.warnings(UnitSelector.class)) {
+            List<Map<String, String>> gpus = retrieve(host, Map.of(), 1, "backend", "nvml", "nvml.library", lib);
+            assertThat(gpus).singleElement().satisfies(g -> assertThat(g.get("uuid")).isEqualTo(FakeNvidiaHost.gpuUuid(0)));
+            assertThat(log.text()).contains("GPU 1 is left out: nvml (" + lib)
+                    .contains("uuid of GPU 1 is 'GPU-5f1c x'; expected an identifier of 1 to 256 printable characters without"
+                            + " spaces or control characters, but it has a space at position 9");
+        }
+        assertThatThrownBy(() -> retrieve(host, Map.of(), 2, "backend", "nvml", "nvml.library", lib))
+                .hasMessageContaining("Asked for 2").hasMessageContaining("found 1");
+
+        gpuField(host, 0, 2, "GPU-1 2");
+        assertThatThrownBy(() -> retrieve(host, Map.of(), 1, "backend", "nvml", "nvml.library", lib))
+                .isInstanceOf(DeviceDriverException.class)
+                .hasMessageContaining("lists no GPU this driver can hand out: every one was left out for an identifier that cannot"
+                        + " be handed on in CUDA_VISIBLE_DEVICES")
+                .hasMessageContaining("uuid of GPU 0 is 'GPU-1 2'");
+    }
+
+    @Test
+    @DisplayName("a compute capability major of -5 from NVML leaves the architecture out (never sm_-50), with one WARN")
+    void impossibleComputeCapability() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));
+        String lib = NvmlStandIn.installOn(host).toString();
+        gpuField(host, 0, 13, "-5");
+        try (LogCapture log = LogCapture.warnings(GpuFacts.class)) {
+            Map<String, String> g = retrieve(host, Map.of(), 1, "backend", "nvml", "nvml.library", lib).get(0);
+            assertThat(g).doesNotContainKey("architecture").containsEntry("uuid", FakeNvidiaHost.gpuUuid(0));
+            assertThat(log.text()).contains("NVML (nvmlDeviceGetCudaComputeCapability) reports compute capability major -5 minor 0 for GPU "
+                    + FakeNvidiaHost.gpuUuid(0) + "; expected a major from 1 to 99 and a minor from 0 to 9: its architecture is left out");
+        }
     }
 }

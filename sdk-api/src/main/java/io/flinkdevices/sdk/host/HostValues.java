@@ -63,8 +63,13 @@ public final class HostValues {
     /** The longest identifier accepted (NVML's UUID buffer holds 80 bytes, a sysfs attribute a page). */
     public static final int MAX_IDENTIFIER_LENGTH = 256;
 
-    /** A plain decimal number: what tools print. No {@code NaN}, {@code Infinity}, hex or {@code 1d}. */
-    private static final Pattern DECIMAL = Pattern.compile("[+-]?\\d{1,30}(?:\\.\\d{1,30})?(?:[eE][+-]?\\d{1,4})?");
+    /**
+     * A plain decimal number: what tools print. No {@code NaN}, {@code Infinity}, hex or {@code 1d}.
+     * In a holder: discovery checks identifiers at TaskManager start and need not compile it.
+     */
+    private static final class Decimal {
+        static final Pattern PATTERN = Pattern.compile("[+-]?\\d{1,30}(?:\\.\\d{1,30})?(?:[eE][+-]?\\d{1,4})?");
+    }
 
     private final String source;
     private final String device;
@@ -93,7 +98,7 @@ public final class HostValues {
      */
     public double number(String field, String text, double min, double max, String unit) throws DeviceDriverException {
         String t = text == null ? "" : text.strip();
-        if (!DECIMAL.matcher(t).matches()) {
+        if (!Decimal.PATTERN.matcher(t).matches()) {
             throw refused(field, t, range(min, max, unit));
         }
         double v = Double.parseDouble(t);
