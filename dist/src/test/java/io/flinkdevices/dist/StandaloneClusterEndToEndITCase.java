@@ -255,8 +255,11 @@ class StandaloneClusterEndToEndITCase {
             assertThat(report.exitCode).as("%s", report).isZero();
             assertThat(report.output)
                     .contains("external resource 'gpu', 2 subtask(s):")
-                    .contains("subtask 0: uses GPU #0 " + FakeNvidiaHost.gpuUuid(0))
-                    .contains("subtask 1: uses GPU #1 " + FakeNvidiaHost.gpuUuid(1))
+                    // each subtask leased a GPU of its own in the TaskManager process, whichever got which
+                    .containsPattern("subtask 0 on TaskManager \\S+ pid \\d+, gpu: leased #[01] \\(whole\\)")
+                    .containsPattern("subtask 1 on TaskManager \\S+ pid \\d+, gpu: leased #[01] \\(whole\\)")
+                    .contains("leased #0 (whole), GPU #0 " + FakeNvidiaHost.gpuUuid(0))
+                    .contains("leased #1 (whole), GPU #1 " + FakeNvidiaHost.gpuUuid(1))
                     .contains("Every subtask received a device.");
 
             // the fake host's GPUs are no CUDA device: the job runs on the CPU path and says so

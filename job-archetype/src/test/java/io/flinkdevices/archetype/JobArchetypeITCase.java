@@ -54,6 +54,7 @@ class JobArchetypeITCase {
         install(repo, "flink-devices-parent", version, ROOT.resolve("pom.xml"), null, null);
         install(repo, "flink-devices-bom", version, ROOT.resolve("bom/pom.xml"), null, null);
         install(repo, "sdk-api", version, ROOT.resolve("sdk-api/pom.xml"), ROOT.resolve("sdk-api/target/sdk-api-" + version + ".jar"), null);
+        install(repo, "job-devices", version, ROOT.resolve("job-devices/pom.xml"), ROOT.resolve("job-devices/target/job-devices-" + version + ".jar"), null);
         install(repo, "testkit", version, ROOT.resolve("testkit/pom.xml"), ROOT.resolve("testkit/target/testkit-" + version + ".jar"), null);
         Path nvidiaPlugin = ROOT.resolve("driver-nvidia/target/driver-nvidia-" + version + "-plugin.jar");
         install(repo, "driver-nvidia", version, ROOT.resolve("driver-nvidia/pom.xml"), nvidiaPlugin, "plugin");
@@ -90,8 +91,9 @@ class JobArchetypeITCase {
                     .isEqualTo("com.acme.jobs.GpuJob");
         }
         assertThat(entries)
-                .as("the job jar holds the job and sdk-api, nothing of Flink and no logging library")
-                .contains("com/acme/jobs/GpuJob.class", "io/flinkdevices/sdk/info/GpuInfo.class")
+                .as("the job jar holds the job, sdk-api and job-devices, nothing of Flink and no logging library")
+                .contains("com/acme/jobs/GpuJob.class", "io/flinkdevices/sdk/info/GpuInfo.class",
+                        "io/flinkdevices/job/DeviceLeases.class")
                 .noneMatch(e -> e.startsWith("org/apache/flink/"))
                 .noneMatch(e -> e.startsWith("org/slf4j/") || e.startsWith("org/apache/logging/"))
                 .noneMatch(e -> e.startsWith("io/flinkdevices/testkit/") || e.startsWith("io/flinkdevices/nvidia/") || e.startsWith("jcuda/"));
@@ -101,11 +103,12 @@ class JobArchetypeITCase {
         assertThat(cluster[1] + cluster[2] + cluster[3]).as("errors, skipped, failures").isZero();
 
         List<String> printed = flinkRun(it, nvidiaPlugin, "run", "-p", "2", jar.toString());
-        assertThat(printed)
-                .as("flink run without -c: the job jar's own classes and sdk-api in the TaskManager")
-                .contains(
-                        "subtask 0 of 2 uses GPU 0 (NVIDIA H100 80GB HBM3, " + FakeNvidiaHost.gpuUuid(0) + ")",
-                        "subtask 1 of 2 uses GPU 1 (NVIDIA H100 80GB HBM3, " + FakeNvidiaHost.gpuUuid(1) + ")");
+        // flink run without -c: the job jar's own classes, sdk-api and job-devices in the TaskManager;
+        // each subtask leased a GPU of its own, whichever subtask got which
+        List<String> used = printed.stream().filter(l -> l.matches("subtask [01] of 2 uses GPU [01] .*")).toList();
+        assertThat(used).as("one line per subtask").hasSize(2);
+        assertThat(used).anySatisfy(l -> assertThat(l).endsWith("uses GPU 0 (NVIDIA H100 80GB HBM3, " + FakeNvidiaHost.gpuUuid(0) + ")"));
+        assertThat(used).anySatisfy(l -> assertThat(l).endsWith("uses GPU 1 (NVIDIA H100 80GB HBM3, " + FakeNvidiaHost.gpuUuid(1) + ")"));
     }
 
     /**

@@ -14,7 +14,8 @@ import java.util.Objects;
  *
  * <pre>{@code
  * DeviceRequest half = DeviceRequest.share("gpu", 0.5);
- * SlotSharingGroup gpuSlots = half.declareOn(SlotSharingGroup.newBuilder("gpu")).build();
+ * SlotSharingGroup gpuSlots = half.declareOn(SlotSharingGroup.newBuilder("gpu")
+ *         .setCpuCores(1).setTaskHeapMemoryMB(512)).build();   // Flink wants both with any resource
  * stream.map(new Infer(half)).slotSharingGroup(gpuSlots);
  * ...
  * lease = DeviceLeases.acquire(getRuntimeContext(), half);   // in Infer.open()

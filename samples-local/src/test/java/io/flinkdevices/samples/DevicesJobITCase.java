@@ -33,6 +33,8 @@ class DevicesJobITCase {
                     .extracting(d -> d.gpu().orElseThrow().getUuid().orElseThrow())
                     .containsExactly(FakeNvidiaHost.gpuUuid(0), FakeNvidiaHost.gpuUuid(1));
             assertThat(line.picked).isNotNull();
+            assertThat(line.share).as("a whole GPU leased").isEqualTo(1.0);
+            assertThat(line.resource).isEqualTo("gpu");
             GpuInfo gpu = line.picked.gpu().orElseThrow();
             assertThat(gpu.getVendor()).isEqualTo("nvidia");
             assertThat(gpu.getArchitecture()).contains("sm_90");
@@ -52,8 +54,10 @@ class DevicesJobITCase {
         assertThat(ok).as(report).isTrue();
         assertThat(report)
                 .contains("flink-devices AMD driver, unit partition, a simulated host")
-                .contains("subtask 0: uses GPU #0 GPU-" + FakeAmdHost.uniqueId(0, 0) + "/0 (AMD Instinct MI300X OAM, 48 GiB, ROCR_VISIBLE_DEVICES=0)")
-                .contains("subtask 1: uses GPU #1 GPU-" + FakeAmdHost.uniqueId(0, 1) + "/1 (AMD Instinct MI300X OAM, 48 GiB, ROCR_VISIBLE_DEVICES=1)")
+                .contains(", gpu: leased #0 (whole), GPU #0 GPU-" + FakeAmdHost.uniqueId(0, 0) + "/0 (AMD Instinct MI300X OAM, 48 GiB, ROCR_VISIBLE_DEVICES=0)")
+                .contains(", gpu: leased #1 (whole), GPU #1 GPU-" + FakeAmdHost.uniqueId(0, 1) + "/1 (AMD Instinct MI300X OAM, 48 GiB, ROCR_VISIBLE_DEVICES=1)")
+                .containsPattern("subtask 0 on TaskManager \\S+ pid \\d+, gpu: leased #[01] ")
+                .containsPattern("subtask 1 on TaskManager \\S+ pid \\d+, gpu: leased #[01] ")
                 .contains("Every subtask received a device.");
     }
 

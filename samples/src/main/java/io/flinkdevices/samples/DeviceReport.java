@@ -1,6 +1,9 @@
 package io.flinkdevices.samples;
 
-import io.flinkdevices.sdk.info.DeviceSelection;
+import io.flinkdevices.job.DeviceLease;
+import io.flinkdevices.job.DeviceLeaseException;
+import io.flinkdevices.job.DeviceLeases;
+import io.flinkdevices.job.DeviceRequest;
 import io.flinkdevices.sdk.info.FpgaInfo;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.sdk.info.RdmaInfo;
@@ -19,9 +22,11 @@ import java.util.stream.Collectors;
 
 /**
  * A task that reports the devices its TaskManager received for one resource name and the one
- * device this subtask picked. This is all a job author writes to use a flink-devices driver:
- * {@code getExternalResourceInfos(name)}, a typed view ({@link GpuInfo#from}, {@link
- * FpgaInfo#from}, {@link RdmaInfo#from}), and {@link DeviceSelection}. Any kind of device is
+ * device this subtask leased. This is all a job author writes to use a flink-devices driver:
+ * {@code DeviceLeases.acquire(getRuntimeContext(), name)} in {@code open()}, a typed view ({@link
+ * GpuInfo#from}, {@link FpgaInfo#from}, {@link RdmaInfo#from}), and {@code lease.close()} in {@code
+ * close()}. A subtask that finds every device held by other tasks reports who holds them instead
+ * of failing. Any kind of device is
  * described: GPUs, OpenCL devices and RDMA ports by their typed views, a device of another kind
  * (a third-party driver's) by its properties.
  */
@@ -30,11 +35,19 @@ public final class DeviceReport extends RichMapFunction<Long, DeviceReport.Line>
     private static final long serialVersionUID = 1L;
 
     private final String resourceName;
+    private final double share;
     private transient Line line;
+    private transient DeviceLease lease;
 
-    /** Reports the devices of {@code resourceName}. */
+    /** Reports the devices of {@code resourceName}, each subtask leasing a whole one. */
     public DeviceReport(String resourceName) {
+        this(resourceName, 1.0);
+    }
+
+    /** Reports the devices of {@code resourceName}, each subtask leasing {@code share} of one. */
+    public DeviceReport(String resourceName, double share) {
         this.resourceName = resourceName;
+        this.share = share;
     }
 
     @Override
@@ -46,8 +59,36 @@ public final class DeviceReport extends RichMapFunction<Long, DeviceReport.Line>
                         .map(Device::of)
                         .sorted(Comparator.comparing((Device d) -> d.order).thenComparing(d -> d.description))
                         .collect(Collectors.toList());
-        Device mine = DeviceSelection.forSubtask(infos, subtask, Device::of).orElse(null);
-        line = new Line(subtask, all, mine);
+        String taskManager = taskManager();
+        if (infos.isEmpty()) {
+            line = new Line(subtask, taskManager, resourceName, all, null, 0, null);
+            return;
+        }
+        try {
+            lease = DeviceLeases.acquire(getRuntimeContext(), DeviceRequest.share(resourceName, share)
+                    .waitAtMost(java.time.Duration.ZERO));
+            line = new Line(subtask, taskManager, resourceName, all, Device.of(lease.infos().get(0)), lease.share(), null);
+        } catch (DeviceLeaseException e) {
+            line = new Line(subtask, taskManager, resourceName, all, null, 0, e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        if (lease != null) {
+            lease.close();
+        }
+    }
+
+    /** The TaskManager process this subtask runs in, as {@code host pid N}. */
+    private static String taskManager() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "localhost";
+        }
+        return host + " pid " + ProcessHandle.current().pid();
     }
 
     @Override
@@ -176,24 +217,40 @@ public final class DeviceReport extends RichMapFunction<Long, DeviceReport.Line>
 
         /** The subtask index. */
         public final int subtask;
+        /** The TaskManager process the subtask ran in: {@code host pid N}. */
+        public final String taskManager;
+        /** The external resource name. */
+        public final String resource;
         /** Every device of the resource on this subtask's TaskManager, in selection order. */
         public final List<Device> devices;
-        /** The device this subtask uses, or null when the TaskManager got none. */
+        /** The device this subtask leased, or null when it got none. */
         public final Device picked;
+        /** How much of {@link #picked} the subtask leased: 1 for a whole device, 0 for none. */
+        public final double share;
+        /** Why the subtask got no device although its TaskManager had some, or null. */
+        public final String refusal;
 
-        Line(int subtask, List<Device> devices, Device picked) {
+        Line(int subtask, String taskManager, String resource, List<Device> devices, Device picked, double share,
+                String refusal) {
             this.subtask = subtask;
+            this.taskManager = taskManager;
+            this.resource = resource;
             this.devices = new ArrayList<>(devices);
             this.picked = picked;
+            this.share = share;
+            this.refusal = refusal;
         }
 
         @Override
         public String toString() {
             String seen = devices.stream().map(d -> d.shortName).collect(Collectors.joining(", ", "[", "]"));
+            String where = "subtask " + subtask + " on TaskManager " + taskManager + ", " + resource + ": ";
             if (picked == null) {
-                return "subtask " + subtask + ": no device (TaskManager received " + seen + ")";
+                return where + "no device (TaskManager received " + seen + ")" + (refusal == null ? "" : ": " + refusal);
             }
-            return "subtask " + subtask + ": uses " + picked.description + "; TaskManager received " + seen;
+            String amount = share == 1.0 ? "whole" : "share " + java.math.BigDecimal.valueOf(share).stripTrailingZeros().toPlainString();
+            return where + "leased " + picked.shortName + " (" + amount + "), " + picked.description
+                    + "; TaskManager received " + seen;
         }
     }
 }

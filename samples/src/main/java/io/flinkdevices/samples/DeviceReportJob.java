@@ -7,13 +7,13 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * "Which devices did my tasks get?", submitted with {@code flink run}: one subtask per slot asked
- * for reads {@code getExternalResourceInfos(resource)} and prints the devices (GPUs, OpenCL devices,
- * RDMA ports, or any other kind) its TaskManager received and the one {@link
- * io.flinkdevices.sdk.info.DeviceSelection} picked for it.
+ * "Which devices did my tasks get?", submitted with {@code flink run}: every subtask leases a
+ * device (or a share of one) of the resource and prints one line: its TaskManager, the resource,
+ * the device it leased and how much of it, and the devices (GPUs, OpenCL devices, RDMA ports, or
+ * any other kind) its TaskManager received.
  *
  * <pre>
- * flink run -c io.flinkdevices.samples.DeviceReportJob samples-job.jar [--resource gpu] [--parallelism N]
+ * flink run -c io.flinkdevices.samples.DeviceReportJob samples-job.jar [--resource gpu] [--parallelism N] [--share S]
  * </pre>
  *
  * Exits 0 when every subtask got a device, 1 when one did not (with what to check), 2 on a bad
@@ -23,9 +23,10 @@ public final class DeviceReportJob {
 
     static final String USAGE =
             "Usage: flink run -c io.flinkdevices.samples.DeviceReportJob samples-job.jar [options]\n"
-                    + "Prints, for every subtask, the devices its TaskManager received and the one it uses.\n"
+                    + "Prints, for every subtask, the device it leased and the devices its TaskManager received.\n"
                     + "  --resource NAME  the external resource (default gpu)\n"
                     + "  --parallelism N  subtasks (default: the cluster's default parallelism)\n"
+                    + "  --share S        how much of one device each subtask leases, 0 < S <= 1 (default 1)\n"
                     + "  --help           this text\n"
                     + "Exit status: 0 every subtask got a device; 1 one did not; 2 a bad option.\n";
 
@@ -34,6 +35,7 @@ public final class DeviceReportJob {
     public static void main(String[] args) throws Exception {
         String resource = "gpu";
         int parallelism = -1;
+        double share = 1.0;
         for (int i = 0; i < args.length; i++) {
             String key = args[i];
             if (key.equals("--help") || key.equals("-h")) {
@@ -45,6 +47,9 @@ public final class DeviceReportJob {
                 resource = value;
             } else if (key.equals("--parallelism") && value != null && value.matches("[1-9][0-9]{0,4}")) {
                 parallelism = Integer.parseInt(value);
+            } else if (key.equals("--share") && value != null && value.matches("(1(\\.0*)?|0?\\.[0-9]{1,6})")
+                    && Double.parseDouble(value) > 0) {
+                share = Double.parseDouble(value);
             } else {
                 System.err.println("DeviceReportJob: bad option '" + key + (value == null ? "" : " " + value) + "' (see --help)");
                 System.exit(2);
@@ -59,7 +64,7 @@ public final class DeviceReportJob {
                 env.fromSequence(0, 16L * p - 1)
                         .setParallelism(1)
                         .rebalance()
-                        .map(new DeviceReport(resource))
+                        .map(new DeviceReport(resource, share))
                         .setParallelism(p)
                         .executeAndCollect("DeviceReportJob")) {
             it.forEachRemaining(l -> bySubtask.putIfAbsent(l.subtask, l));
@@ -70,9 +75,10 @@ public final class DeviceReportJob {
         if (all) {
             System.out.println("Every subtask received a device.");
         } else {
-            System.out.println("Some subtasks received no '" + resource + "' device: check external-resources in the"
-                    + " TaskManagers' configuration and the driver's 'handing out' line (or Flink's 'Failed to retrieve"
-                    + " information of external resource' WARN) in their logs.");
+            System.out.println("Some subtasks received no '" + resource + "' device: where their TaskManager received none,"
+                    + " check external-resources in the TaskManagers' configuration and the driver's 'handing out' line"
+                    + " (or Flink's 'Failed to retrieve information of external resource' WARN) in their logs; where other"
+                    + " subtasks held every device, run fewer subtasks per TaskManager or lease shares (--share 0.5).");
         }
         System.exit(all ? 0 : 1);
     }

@@ -59,12 +59,18 @@ class DeviceReportTest {
     }
 
     @Test
-    @DisplayName("a subtask's line names the device it uses and what its TaskManager received")
+    @DisplayName("a subtask's line names its TaskManager, the resource, the device it leased, how much, and what its TaskManager received")
     void line() {
         DeviceReport.Device a = DeviceReport.Device.of(RdmaInfo.builder("mlx5_0", 1).state("ACTIVE").linkLayer("InfiniBand").build());
-        DeviceReport.Line line = new DeviceReport.Line(2, List.of(a), a);
-        assertThat(line.toString()).isEqualTo("subtask 2: uses RDMA port mlx5_0/1 (InfiniBand, ACTIVE); TaskManager received [mlx5_0/1]");
-        assertThat(new DeviceReport.Line(0, List.of(), null).toString()).isEqualTo("subtask 0: no device (TaskManager received [])");
+        DeviceReport.Line line = new DeviceReport.Line(2, "tm1 pid 7", "rdma", List.of(a), a, 0.5, null);
+        assertThat(line.toString()).isEqualTo("subtask 2 on TaskManager tm1 pid 7, rdma: leased mlx5_0/1 (share 0.5), RDMA port"
+                + " mlx5_0/1 (InfiniBand, ACTIVE); TaskManager received [mlx5_0/1]");
+        assertThat(new DeviceReport.Line(1, "tm1 pid 7", "rdma", List.of(a), a, 1.0, null).toString())
+                .contains(": leased mlx5_0/1 (whole), ");
+        assertThat(new DeviceReport.Line(0, "tm2 pid 9", "gpu", List.of(), null, 0, null).toString())
+                .isEqualTo("subtask 0 on TaskManager tm2 pid 9, gpu: no device (TaskManager received [])");
+        assertThat(new DeviceReport.Line(3, "tm2 pid 9", "rdma", List.of(a), null, 0, "cannot lease ...").toString())
+                .isEqualTo("subtask 3 on TaskManager tm2 pid 9, rdma: no device (TaskManager received [mlx5_0/1]): cannot lease ...");
     }
 
     private static ExternalResourceInfo info(Map<String, String> props) {

@@ -1,10 +1,10 @@
 package ${package};
 
-import io.flinkdevices.sdk.info.DeviceSelection;
+import io.flinkdevices.job.DeviceLease;
+import io.flinkdevices.job.DeviceLeases;
 import io.flinkdevices.sdk.info.GpuInfo;
 
 import org.apache.flink.api.common.TaskInfo;
-import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -12,10 +12,10 @@ import org.apache.flink.util.CloseableIterator;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
- * A Flink job whose every subtask takes one of the GPUs its TaskManager received and says which.
+ * A Flink job whose every subtask leases a GPU of its own from those its TaskManager received and
+ * says which.
  *
  * <pre>
  * flink run -p 2 -c ${package}.${className} target/${artifactId}-${version}.jar
@@ -57,33 +57,38 @@ public final class ${className} {
         return lines;
     }
 
-    /** Picks this subtask's GPU once, at open, and names it for every record. */
+    /** Leases this subtask's own GPU at open, names it for every record, gives it back at close. */
     static final class UseGpu extends RichMapFunction<Long, String> {
         private static final long serialVersionUID = 1L;
 
+        private transient DeviceLease lease;
         private transient GpuInfo gpu;
 
         @Override
         public void open(OpenContext openContext) {
+            // one whole GPU that no other task of this TaskManager, of this job or another, uses
+            // meanwhile; DeviceLeases.acquire(context, RESOURCE, 0.5) would share one with a second task
+            lease = DeviceLeases.acquire(getRuntimeContext(), RESOURCE);
             // the infos come from the driver's plugin class loader: read them with GpuInfo.from,
             // never with a cast
-            Set<ExternalResourceInfo> infos = getRuntimeContext().getExternalResourceInfos(RESOURCE);
-            int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-            gpu = DeviceSelection.forSubtask(infos, subtask, GpuInfo::from)
-                    .orElseThrow(() -> new IllegalStateException(
-                            "subtask " + subtask + " received no '" + RESOURCE + "' device: its TaskManager needs"
-                                    + " a driver in plugins/ and external-resources: " + RESOURCE
-                                    + " with external-resource." + RESOURCE + ".amount and .driver-factory.class"));
+            gpu = lease.first(GpuInfo::from);
         }
 
         @Override
         public String map(Long record) {
             TaskInfo task = getRuntimeContext().getTaskInfo();
             // work on the GPU goes here: CUDA finds it by gpu.getUuid() or gpu.getPciAddress(), and a
-            // process started for it gets gpu.getVisibleDevicesEnv()=gpu.getVisibleDevicesValue()
+            // process started for it gets lease.environment() (CUDA_VISIBLE_DEVICES of this GPU only)
             return "subtask " + task.getIndexOfThisSubtask() + " of " + task.getNumberOfParallelSubtasks()
                     + " uses GPU " + gpu.getIndex()
                     + " (" + gpu.getName().orElse(gpu.getVendor()) + gpu.getUuid().map(uuid -> ", " + uuid).orElse("") + ")";
+        }
+
+        @Override
+        public void close() {
+            if (lease != null) {
+                lease.close();
+            }
         }
     }
 }

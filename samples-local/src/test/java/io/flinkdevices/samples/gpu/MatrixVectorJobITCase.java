@@ -61,4 +61,36 @@ class MatrixVectorJobITCase {
                 .doesNotContain("GPU path")
                 .contains(": 0 wrong");
     }
+
+    @Test
+    @DisplayName("--per-gpu 2: four subtasks lease half of each of two GPUs, and a matrix over half a GPU's memory is refused before any allocation")
+    void sharesKeepInsideTheirMemoryBudget() throws Exception {
+        // two simulated GPUs of 1 MiB: a 0.5 share may allocate 512 KiB
+        Map<String, String> gpus = Map.of("count", "2", "memory-bytes", Long.toString(1L << 20));
+        try (LocalDeviceCluster cluster = LocalDeviceCluster.builder()
+                .simulatedGpus(MatrixVectorJob.RESOURCE, 2, gpus)
+                .taskManagers(1)
+                .slotsPerTaskManager(4)
+                .set("restart-strategy.type", "none")
+                .build()
+                .start()) {
+            MatrixVectorJobArgs fits = MatrixVectorJobArgs.parse(new String[] {
+                "--gpus", "2", "--per-gpu", "2", "--dims", "24", "--records", "400", "--batch", "16"});
+            StreamExecutionEnvironment env = cluster.createEnvironment();
+            env.setParallelism(fits.jobParallelism());
+            assertThat(MatrixVectorJob.products(env, fits).executeAndCollect(401)).hasSize(400);
+
+            // a 512x512 matrix alone is 1 MiB of floats
+            MatrixVectorJobArgs tooBig = MatrixVectorJobArgs.parse(new String[] {
+                "--gpus", "2", "--per-gpu", "2", "--dims", "512", "--records", "40", "--batch", "16"});
+            StreamExecutionEnvironment env2 = cluster.createEnvironment();
+            env2.setParallelism(tooBig.jobParallelism());
+            Throwable failed = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+                    () -> MatrixVectorJob.products(env2, tooBig).executeAndCollect(41));
+            assertThat(org.apache.flink.util.ExceptionUtils.stringifyException(failed))
+                    .contains("MatrixVectorJob: a 512x512 matrix and 2 batches of 16 vectors need ")
+                    .contains(" bytes of GPU memory, more than this subtask's lease allows: 524288 bytes (gpu: SIM-GPU-")
+                    .contains("a 0.5 share of 1 device");
+        }
+    }
 }

@@ -1,6 +1,8 @@
 package io.flinkdevices.samples.fpga;
 
+import io.flinkdevices.job.DeviceLease;
 import io.flinkdevices.job.batch.BatchBackend;
+import io.flinkdevices.job.batch.LeasedBatchBackend;
 import io.flinkdevices.job.batch.ForwardingBatchBackend;
 import io.flinkdevices.job.batch.BatchBackendFactory;
 import io.flinkdevices.job.batch.BatchSettings;
@@ -12,6 +14,8 @@ import org.apache.flink.api.common.functions.RuntimeContext;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.util.Optional;
 
 
 /**
@@ -46,7 +50,18 @@ final class FirBackends implements BatchBackendFactory {
     public BatchBackend open(BatchSettings settings, RuntimeContext context) throws Exception {
         int subtask = context.getTaskInfo().getIndexOfThisSubtask();
         float[] taps = codec.taps();
-        FpgaInfo info = device.pick(context).orElse(null);
+        Optional<DeviceLease> lease = device.lease(context);
+        try {
+            return open(settings, context, subtask, taps, lease);
+        } catch (Exception | Error e) {
+            lease.ifPresent(DeviceLease::close);
+            throw e;
+        }
+    }
+
+    private BatchBackend open(BatchSettings settings, RuntimeContext context, int subtask, float[] taps,
+            Optional<DeviceLease> lease) throws Exception {
+        FpgaInfo info = lease.map(l -> l.first(FpgaInfo::from)).or(device::fixed).orElse(null);
         BatchBackend backend;
         String line;
         String path;
@@ -68,11 +83,12 @@ final class FirBackends implements BatchBackendFactory {
         context.addAccumulator("devices", devices);
         context.getLongCounter("subtasks-" + path).add(1);
         codec.measure(context.getLongCounter("nanos-marshal"));
-        return new Counted(
+        BatchBackend counted = new Counted(
                 backend,
                 context.getLongCounter("records-" + path),
                 context.getLongCounter("batches"),
                 context.getLongCounter(info != null ? "nanos-kernel" : "nanos-cpu"));
+        return lease.isPresent() ? new LeasedBatchBackend(counted, lease.get()) : counted;
     }
 
     /** A backend whose batches, samples and time in {@code start} and {@code finish} are counted. */

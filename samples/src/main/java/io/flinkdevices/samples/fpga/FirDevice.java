@@ -1,6 +1,7 @@
 package io.flinkdevices.samples.fpga;
 
-import io.flinkdevices.sdk.info.DeviceSelection;
+import io.flinkdevices.job.DeviceLease;
+import io.flinkdevices.samples.SampleLeases;
 import io.flinkdevices.sdk.info.FpgaInfo;
 
 import org.apache.flink.api.common.functions.RuntimeContext;
@@ -12,8 +13,7 @@ import java.util.Optional;
 
 /**
  * Which OpenCL device a FIR subtask filters on, and the program it loads: a fixed {@link FpgaInfo}
- * (local runs), or the one {@link DeviceSelection#forSubtask} picks from {@code
- * getExternalResourceInfos(resourceName)}. The kernel is built from {@code fir.cl} or, given a
+ * (local runs), or one the subtask leases from {@code getExternalResourceInfos(resourceName)}. The kernel is built from {@code fir.cl} or, given a
  * bitstream, loaded with {@code clCreateProgramWithBinary}; without one, a binary the driver
  * loaded ({@link FpgaInfo#getBitstream()} naming a file that is not {@code .cl}) is used.
  */
@@ -39,15 +39,22 @@ final class FirDevice implements Serializable {
         return new FirDevice(null, device, bitstream);
     }
 
-    /** The subtask's device, or empty when the TaskManager received none. */
-    Optional<FpgaInfo> pick(RuntimeContext context) {
+    /** The fixed device of a local run, or empty when devices come from the TaskManager ({@link #lease}). */
+    Optional<FpgaInfo> fixed() {
+        return Optional.ofNullable(fixedDevice);
+    }
+
+    /**
+     * The subtask's lease of a device of the resource, or empty for a fixed device or when the
+     * TaskManager received none. Subtasks share a device: each leases {@code 1 / parallelism} of
+     * one, so the subtasks of a TaskManager spread over its boards.
+     */
+    Optional<DeviceLease> lease(RuntimeContext context) {
         if (fixedDevice != null) {
-            return Optional.of(fixedDevice);
+            return Optional.empty();
         }
-        return DeviceSelection.forSubtask(
-                context.getExternalResourceInfos(resourceName),
-                context.getTaskInfo().getIndexOfThisSubtask(),
-                FpgaInfo::from);
+        double share = Math.max(0.000001, 1.0 / context.getTaskInfo().getNumberOfParallelSubtasks());
+        return SampleLeases.lease(context, resourceName, share);
     }
 
     /** Why a subtask without a device takes the CPU path. */

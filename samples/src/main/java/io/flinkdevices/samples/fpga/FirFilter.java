@@ -24,8 +24,8 @@ public final class FirFilter {
     private FirFilter() {}
 
     /**
-     * Filters on the device {@link io.flinkdevices.sdk.info.DeviceSelection} picks for the
-     * subtask from {@code getExternalResourceInfos(resourceName)}.
+     * Filters on a device the subtask leases from {@code getExternalResourceInfos(resourceName)}
+     * ({@code 1 / parallelism} of one, so subtasks spread over the TaskManager's devices).
      *
      * @param bitstream path of a device binary on the TaskManager host, or null to build {@code
      *     fir.cl} from source

@@ -82,6 +82,8 @@ public final class OpenClFirBatchBackend implements BatchBackend {
         CountDownLatch completed;
         volatile int status;
         boolean inFlight;
+        /** Results a blocking start already wrote (oclgrind), for the next finish; 0 otherwise. */
+        int writtenByStart;
 
         Slot(int batchSize, int taps) {
             int positionBytes = Math.multiplyExact(batchSize, 4);
@@ -262,6 +264,7 @@ public final class OpenClFirBatchBackend implements BatchBackend {
                 CL.clEnqueueNDRangeKernel(queue, s.kernel, 1, null, s.global, local, 0, null, null);
                 if (serial) {
                     CL.clEnqueueReadBuffer(queue, s.outMem, true, 0, (long) records * Sizeof.cl_float, s.outputPtr, 0, null, null);
+                    s.writtenByStart = records;
                     return;
                 }
                 cl_event done = new cl_event();
@@ -306,7 +309,10 @@ public final class OpenClFirBatchBackend implements BatchBackend {
     public int finish(int slot) throws InterruptedException {
         Slot s = slot(slot);
         if (!s.inFlight) {
-            return 0;
+            // a blocking runtime's start wrote the results already
+            int written = s.writtenByStart;
+            s.writtenByStart = 0;
+            return written;
         }
         Duration timeout = args.finishTimeout();
         boolean inTime = s.completed.await(timeout.toMillis(), TimeUnit.MILLISECONDS);

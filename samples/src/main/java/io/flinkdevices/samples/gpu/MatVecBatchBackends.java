@@ -71,4 +71,14 @@ final class MatVecBatchBackends {
         // A synchronous GPU path (cuBLAS), one slot
         return new Opened(new SyncMatVecBatchBackend(choice.backend, matrix.rows(), matrix.cols()), true, null);
     }
+
+    /**
+     * The GPU memory a backend allocates: the matrix, and an input and an output buffer per batch in
+     * flight (the synchronous paths use one).
+     */
+    static long deviceBytes(int rows, int cols, int batchSize, int slots) {
+        long matrix = (long) rows * cols * Float.BYTES;
+        long perSlot = (long) batchSize * ((long) cols + rows) * Float.BYTES;
+        return matrix + perSlot * Math.max(1, slots);
+    }
 }

@@ -224,7 +224,7 @@ public final class MatrixVectorJob {
                         TypeInformation.of(IdVector.class),
                         new DeviceBatchOperator<>(
                                 a.settings(),
-                                new MatVecBatchFactory(a.resource, a.dims, a.dims, MATRIX_SEED),
+                                new MatVecBatchFactory(a.resource, a.dims, a.dims, MATRIX_SEED, a.share()),
                                 new MatVecCodec(a.dims, a.dims)));
     }
 

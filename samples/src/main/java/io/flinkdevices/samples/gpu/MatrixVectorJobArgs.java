@@ -18,7 +18,7 @@ final class MatrixVectorJobArgs {
                     + "  --dims N         vector length and matrix size (default 256)\n"
                     + "  --parallelism N  subtasks (default: the cluster's default parallelism)\n"
                     + "  --gpus N         GPUs the job uses; with --per-gpu sets the parallelism to gpus x per-gpu\n"
-                    + "  --per-gpu N      subtasks sharing each GPU, 1 to 16 (default 1); not with --parallelism\n"
+                    + "  --per-gpu N      subtasks sharing each GPU, each leasing 1/N of it, 1 to 16 (default 1); not with --parallelism\n"
                     + "  --resource NAME  the external resource holding the GPUs (default gpu)\n"
                     + "  --help           this text\n"
                     + "Exit status: 0 every product right (on the GPU or, where a subtask has none, the CPU);\n"
@@ -116,6 +116,11 @@ final class MatrixVectorJobArgs {
             return parallelism;
         }
         return perGpu > 0 ? Math.multiplyExact(gpus, perGpu) : -1;
+    }
+
+    /** How much of one GPU a subtask leases: {@code 1 / --per-gpu}, a whole GPU without it. */
+    double share() {
+        return perGpu > 0 ? 1.0 / perGpu : 1.0;
     }
 
     /** Arguments as the job runs them in tests and local runners. */

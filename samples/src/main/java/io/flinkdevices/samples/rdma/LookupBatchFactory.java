@@ -1,18 +1,22 @@
 package io.flinkdevices.samples.rdma;
 
+import io.flinkdevices.job.DeviceLease;
 import io.flinkdevices.job.batch.BatchBackend;
 import io.flinkdevices.job.batch.BatchBackendFactory;
 import io.flinkdevices.job.batch.BatchSettings;
-import io.flinkdevices.sdk.info.DeviceSelection;
+import io.flinkdevices.job.batch.LeasedBatchBackend;
+import io.flinkdevices.samples.SampleLeases;
 import io.flinkdevices.sdk.info.RdmaInfo;
 
 import org.apache.flink.api.common.functions.RuntimeContext;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
- * Opens a subtask's lookups: takes its RDMA port with {@link DeviceSelection#forSubtask} from
- * {@code getExternalResourceInfos(resourceName)} and reads the table by RDMA where it can ({@link
+ * Opens a subtask's lookups: leases a share of an RDMA port (a port serves many subtasks: each
+ * leases {@code 1 / parallelism} of one, so the subtasks of a TaskManager spread over its ports)
+ * and reads the table by RDMA where it can ({@link
  * RdmaTransport}); otherwise looks up over TCP and says once why. Accumulators {@code subtasks-rdma},
  * {@code subtasks-tcp} and {@code restarted-subtasks} (opened on an attempt after the first).
  */
@@ -44,8 +48,18 @@ final class LookupBatchFactory implements BatchBackendFactory {
         if (batch > TableProtocol.MAX_BATCH) {
             throw new IllegalArgumentException("batch must be 1 to " + TableProtocol.MAX_BATCH + " but is " + batch);
         }
-        RdmaInfo rdma = DeviceSelection.forSubtask(context.getExternalResourceInfos(resourceName), subtask, RdmaInfo::from)
-                .orElse(null);
+        double share = Math.max(0.000001, 1.0 / context.getTaskInfo().getNumberOfParallelSubtasks());
+        Optional<DeviceLease> lease = SampleLeases.lease(context, resourceName, share);
+        try {
+            return open(context, subtask, batch, lease);
+        } catch (Exception | Error e) {
+            lease.ifPresent(DeviceLease::close);
+            throw e;
+        }
+    }
+
+    private BatchBackend open(RuntimeContext context, int subtask, int batch, Optional<DeviceLease> lease) throws Exception {
+        RdmaInfo rdma = lease.map(l -> l.first(RdmaInfo::from)).orElse(null);
         RdmaTransport.Opened opened = RdmaTransport.open(rdma, host, port, dim, batch, timeout);
         LookupClient client;
         String reason = null;
@@ -59,7 +73,8 @@ final class LookupBatchFactory implements BatchBackendFactory {
         }
         System.out.println("EnrichmentJob subtask " + subtask + ": " + client.describe()
                 + (reason == null ? "" : ", because " + reason) + "; batches of " + batch + " keys");
-        return new LookupBatchBackend(client, dim, batch, context.getLongCounter("records"),
+        BatchBackend lookups = new LookupBatchBackend(client, dim, batch, context.getLongCounter("records"),
                 context.getLongCounter("lookups"), context.getLongCounter("nanos-lookup"));
+        return lease.isPresent() ? new LeasedBatchBackend(lookups, lease.get()) : lookups;
     }
 }

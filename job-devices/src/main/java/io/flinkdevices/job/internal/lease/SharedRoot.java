@@ -33,11 +33,23 @@ final class SharedRoot {
     static final String KEY_FORMAT = "format";
     static final String KEY_GROUPS = "groups";
 
+    /** This copy's reference to the table: the MBean server is asked once per class loader. */
+    private static volatile Map<String, Object> cached;
+
     private SharedRoot() {}
 
     /** The table, registered by the first caller in this JVM. */
-    @SuppressWarnings("unchecked")
     static Map<String, Object> get() {
+        Map<String, Object> table = cached;
+        if (table == null) {
+            table = lookUp();
+            cached = table;
+        }
+        return table;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> lookUp() {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
             ObjectName name = new ObjectName(OBJECT_NAME);
