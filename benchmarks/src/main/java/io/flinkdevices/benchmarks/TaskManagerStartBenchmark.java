@@ -57,7 +57,8 @@ import java.util.Set;
  * driver's.
  *
  * <pre>
- * ./mvnw -q -pl benchmarks -am package -DskipTests -Ptaskmanager-start-benchmark [-Dbench.jvms=15]
+ * ./mvnw -q -pl benchmarks -am package -DskipTests -Ptaskmanager-start-benchmark [-Dbench.jvms=15] \
+ *     [-Dbench.nvidia-before=&lt;another build's driver-nvidia plugin jar&gt;]
  * </pre>
  */
 public final class TaskManagerStartBenchmark {
@@ -70,6 +71,11 @@ public final class TaskManagerStartBenchmark {
         NVIDIA("flink-devices NVIDIA (nvidia-smi)", "nvidia", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory", 2),
         /** The same plugin through NVML (JNA), on the testkit's stand-in libnvidia-ml.so.1 of the same 8 GPUs. */
         NVIDIA_NVML("flink-devices NVIDIA (NVML, stand-in library)", "nvidia", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory", 2),
+        /**
+         * The same through another build's plugin jar ({@code --nvidia-before}, skipped without it), in
+         * the same rounds: a change to the NVML path measured beside the build before it.
+         */
+        NVIDIA_NVML_BEFORE("  the same, plugin jar of --nvidia-before", "nvidia-before", "io.flinkdevices.nvidia.NvidiaGpuDriverFactory", 2),
         AMD("flink-devices AMD (sysfs)", "amd", "io.flinkdevices.amd.AmdGpuDriverFactory", 2),
         RDMA("flink-devices RDMA (sysfs)", "rdma", "io.flinkdevices.rdma.RdmaDriverFactory", 2),
         OPENCL("flink-devices OpenCL (PoCL)", "fpga-opencl", "io.flinkdevices.fpga.OpenClFpgaDriverFactory", 1),
@@ -151,8 +157,10 @@ public final class TaskManagerStartBenchmark {
                     if (floor == null) {
                         skipped.put(row, noFloor.length() > 0 ? noFloor.toString() : "no OpenCL loader (libOpenCL.so.1) on this host");
                     }
-                } else if (row == Row.NVIDIA_NVML && noStandIn.isPresent()) {
+                } else if ((row == Row.NVIDIA_NVML || row == Row.NVIDIA_NVML_BEFORE) && noStandIn.isPresent()) {
                     skipped.put(row, noStandIn.get());
+                } else if (row == Row.NVIDIA_NVML_BEFORE && (jar == null || jar.isBlank())) {
+                    skipped.put(row, "no --nvidia-before (-Dbench.nvidia-before): the plugin jar of the build to compare with");
                 } else if (row == Row.OPENCL && !HostLibraries.present("libOpenCL.so.1")) {
                     skipped.put(row, "no OpenCL loader (libOpenCL.so.1) on this host");
                 } else if (jar == null || !Files.isRegularFile(Path.of(jar))) {
@@ -255,6 +263,7 @@ public final class TaskManagerStartBenchmark {
                 config.setString(param + "backend", "nvidia-smi");
                 break;
             case NVIDIA_NVML:
+            case NVIDIA_NVML_BEFORE:
                 config.setString(param + "backend", "nvml");
                 config.setString(param + "nvml.library", Files.readString(work.resolve("nvml.library")).strip());
                 break;
