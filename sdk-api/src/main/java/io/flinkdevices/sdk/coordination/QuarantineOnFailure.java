@@ -1,6 +1,7 @@
 package io.flinkdevices.sdk.coordination;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.health.DeviceMonitor;
 import io.flinkdevices.sdk.health.DeviceSample;
 import io.flinkdevices.sdk.health.HealthListener;
 import io.flinkdevices.sdk.health.HealthState;
@@ -31,9 +32,24 @@ final class QuarantineOnFailure implements HealthListener {
     /** Since when each of those has been seen ok without a break. */
     private final Map<String, Instant> okSince = new HashMap<>();
 
+    /** The monitor this listener was added to: told which devices are out of service. */
+    private volatile DeviceMonitor monitor;
+
     QuarantineOnFailure(DeviceQuarantine quarantine, Duration recoverAfter) {
         this.quarantine = quarantine;
         this.recoverAfter = recoverAfter;
+    }
+
+    @Override
+    public void attached(DeviceMonitor monitor) {
+        this.monitor = monitor;
+    }
+
+    private void tell(String id, boolean out) {
+        DeviceMonitor m = monitor;
+        if (m != null) {
+            m.outOfService(id, out);
+        }
     }
 
     @Override
@@ -45,6 +61,7 @@ final class QuarantineOnFailure implements HealthListener {
                     try {
                         quarantine.add(id, s.reason());
                         out.add(id);
+                        tell(id, true);
                     } catch (DeviceDriverException | RuntimeException e) {
                         LOG.warn("Cannot take failed device {} out of service in {} (tried again at the next sample): {}",
                                 id, quarantine.file(), e.getMessage());
@@ -60,6 +77,7 @@ final class QuarantineOnFailure implements HealthListener {
                         }
                         out.remove(id);
                         okSince.remove(id);
+                        tell(id, false);
                     } catch (DeviceDriverException | RuntimeException e) {
                         LOG.warn("Cannot return device {} to service in {} (tried again at the next sample): {}",
                                 id, quarantine.file(), e.getMessage());

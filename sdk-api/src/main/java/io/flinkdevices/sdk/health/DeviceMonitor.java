@@ -176,6 +176,21 @@ public final class DeviceMonitor {
      */
     public void addListener(HealthListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
+        listener.attached(this);
+    }
+
+    /**
+     * Marks device {@code id} out of service on the host (quarantined) or back in service: its
+     * info then reads {@link LiveProperties#KEY_HEALTH_QUARANTINED} {@code true}, or no longer has
+     * the key. What a quarantine listener calls; it never blocks.
+     *
+     * @throws IllegalArgumentException when {@code id} is not one of the monitor's devices
+     */
+    public void outOfService(String id, boolean out) {
+        if (!deviceIds.contains(id)) {
+            throw new IllegalArgumentException("device '" + id + "' is not monitored; the monitor's devices are " + deviceIds);
+        }
+        state.outOfService(id, out);
     }
 
     /** Whether the monitor's thread is alive. */

@@ -25,4 +25,11 @@ public interface HealthListener {
      * @param at when the sample completed
      */
     void sampled(Map<String, DeviceSample> samples, Instant at);
+
+    /**
+     * Called once by {@link DeviceMonitor#addListener}: a listener that takes devices out of
+     * service tells the monitor so ({@link DeviceMonitor#outOfService}), which the devices' infos
+     * then show. Does nothing by default.
+     */
+    default void attached(DeviceMonitor monitor) {}
 }

@@ -39,6 +39,13 @@ public interface LiveProperties {
     String KEY_HEALTH_DEVICE = "health.device";
     /** What a failed device does to the tasks that hold it: {@code report}, {@code fail-tasks} or {@code stop-taskmanager}. */
     String KEY_HEALTH_ACTION = "health.action";
+    /**
+     * {@code true} while the device is out of service on the host: quarantined after it failed,
+     * until it has been healthy for {@code health.recover-after} or an operator clears it (its
+     * {@code health} may read {@code ok} meanwhile); absent otherwise. A lease never takes such a
+     * device.
+     */
+    String KEY_HEALTH_QUARANTINED = "health.quarantined";
     /** Prefix of every numeric key: {@code metric.<name>}. */
     String METRIC_PREFIX = "metric.";
 

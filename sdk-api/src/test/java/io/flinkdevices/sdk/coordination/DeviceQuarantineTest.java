@@ -4,10 +4,12 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.coordination.internal.DeviceRecord;
 import io.flinkdevices.sdk.coordination.internal.ProcessIdentity;
 import io.flinkdevices.sdk.coordination.internal.RecordFormat;
+import io.flinkdevices.sdk.health.DeviceMonitor;
 import io.flinkdevices.sdk.health.DeviceSample;
 import io.flinkdevices.sdk.health.HealthAction;
 import io.flinkdevices.sdk.health.HealthListener;
 import io.flinkdevices.sdk.health.MonitorSettings;
+import io.flinkdevices.sdk.info.LiveProperties;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -218,6 +220,39 @@ class DeviceQuarantineTest {
             l.sampled(sample("0", DeviceSample.builder().build()), t0.plusSeconds(19));
             assertThat(DeviceQuarantine.peek(file)).isEmpty();
             assertThat(coordinator().allocate(List.of("0"), 1)).containsExactly("0");
+        }
+
+        @Test
+        @DisplayName("tells its monitor: the info reads health.quarantined true from the failure until the device is back in service")
+        void infoShowsQuarantine() throws Exception {
+            MonitorSettings settings = MonitorSettings.of(Duration.ofSeconds(1), HealthAction.REPORT, "gpu")
+                    .withRecoverAfter(Duration.ofSeconds(10));
+            DeviceMonitor monitor = DeviceMonitor.create(settings, List.of("0"),
+                    ids -> Map.of("0", DeviceSample.builder().build()));
+            HealthListener l = coordinator().quarantine().listener(settings);
+            monitor.addListener(l);
+            monitor.start();
+            try {
+                LiveProperties live = monitor.properties("0");
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (live.get(LiveProperties.KEY_HEALTH).isEmpty() && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertThat(live.get(LiveProperties.KEY_HEALTH)).contains("ok");
+                assertThat(live.get(LiveProperties.KEY_HEALTH_QUARANTINED)).isEmpty();
+                assertThat(live.keys()).doesNotContain(LiveProperties.KEY_HEALTH_QUARANTINED);
+
+                l.sampled(sample("0", DeviceSample.failed("port 0 state DOWN")), t0);
+                l.sampled(sample("0", DeviceSample.builder().build()), t0.plusSeconds(1));
+                assertThat(live.get(LiveProperties.KEY_HEALTH_QUARANTINED)).as("ok again, still out of service").contains("true");
+                assertThat(live.keys()).contains(LiveProperties.KEY_HEALTH_QUARANTINED);
+
+                l.sampled(sample("0", DeviceSample.builder().build()), t0.plusSeconds(11));
+                assertThat(DeviceQuarantine.peek(file)).isEmpty();
+                assertThat(live.get(LiveProperties.KEY_HEALTH_QUARANTINED)).isEmpty();
+            } finally {
+                monitor.stop();
+            }
         }
 
         @Test

@@ -11,8 +11,10 @@ final class Health {
 
     private Health() {}
 
+    /** Failed, or out of service on the host (quarantined, also while it reads ok again): never leased. */
     static boolean isFailed(ExternalResourceInfo info) {
-        return "failed".equals(value(info, LiveProperties.KEY_HEALTH));
+        return "failed".equals(value(info, LiveProperties.KEY_HEALTH))
+                || "true".equals(value(info, LiveProperties.KEY_HEALTH_QUARANTINED));
     }
 
     /** 0 working, 1 degraded: the order devices are handed out in. */
@@ -22,6 +24,9 @@ final class Health {
 
     static String reason(ExternalResourceInfo info) {
         String r = value(info, LiveProperties.KEY_HEALTH_REASON);
+        if ("true".equals(value(info, LiveProperties.KEY_HEALTH_QUARANTINED)) && !"failed".equals(value(info, LiveProperties.KEY_HEALTH))) {
+            return "quarantined on the host until it has been healthy for health.recover-after";
+        }
         return r == null ? "no reason given" : r;
     }
 

@@ -242,7 +242,7 @@ public final class LeaseTable {
             ExternalResourceInfo info = ordered.get(i);
             sb.append(i == 0 ? "" : "; ").append(DeviceNames.of(info));
             if (Health.isFailed(info)) {
-                sb.append(" failed (").append(Health.reason(info)).append(')');
+                sb.append(" out of service (").append(Health.reason(info)).append(')');
                 continue;
             }
             List<String> held = new ArrayList<>();

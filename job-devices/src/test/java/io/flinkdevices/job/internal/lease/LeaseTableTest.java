@@ -161,7 +161,20 @@ class LeaseTableTest {
         assertThat(table.acquire(whole(gpus, "a")).devices()).containsExactly(gpus.get(2));
         assertThat(table.acquire(whole(gpus, "b")).devices()).containsExactly(gpus.get(1));
         assertThatThrownBy(() -> table.acquire(whole(gpus, "c")))
-                .hasMessageContaining("GPU-0 failed (test says failed)");
+                .hasMessageContaining("GPU-0 out of service (test says failed)");
+    }
+
+    @Test
+    @DisplayName("a device quarantined on the host is not leased while it reads ok again")
+    void quarantinedIsNotLeased() throws Exception {
+        Health recovering = new Health().set("ok");
+        recovering.values.put(LiveProperties.KEY_HEALTH_QUARANTINED, "true");
+        List<ExternalResourceInfo> gpus = gpus(2, recovering, new Health().set("ok"));
+        assertThat(table.acquire(whole(gpus, "a")).devices()).containsExactly(gpus.get(1));
+        assertThatThrownBy(() -> table.acquire(whole(gpus, "b")))
+                .hasMessageContaining("GPU-0 out of service (quarantined on the host until it has been healthy for health.recover-after)");
+        recovering.values.remove(LiveProperties.KEY_HEALTH_QUARANTINED);
+        assertThat(table.acquire(whole(gpus, "b")).devices()).containsExactly(gpus.get(0));
     }
 
     @Test

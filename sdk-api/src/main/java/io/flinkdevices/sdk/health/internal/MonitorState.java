@@ -12,6 +12,8 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The latest sample of every device, swapped whole on each sample (one volatile write), so that a
@@ -71,6 +73,8 @@ public final class MonitorState {
     private final Duration interval;
     private final HealthAction action;
     private final Clock clock;
+    /** Devices out of service on the host (quarantined), as a quarantine listener said. */
+    private final Set<String> outOfService = ConcurrentHashMap.newKeySet();
     private volatile Snapshot snapshot;
     private volatile boolean started;
 
@@ -160,5 +164,19 @@ public final class MonitorState {
         snapshot = new Snapshot(old.devices, old.sampled, System.nanoTime(), old.errors + 1, old.samples + 1, inARow, error,
                 degradedSince);
         return old.errors + 1;
+    }
+
+    /** Marks a device out of service on the host, or back in service. */
+    public void outOfService(String id, boolean out) {
+        if (out) {
+            outOfService.add(id);
+        } else {
+            outOfService.remove(id);
+        }
+    }
+
+    /** Whether a device is out of service on the host. */
+    public boolean isOutOfService(String id) {
+        return outOfService.contains(id);
     }
 }

@@ -99,6 +99,8 @@ public final class MonitorView implements LiveProperties {
                 return Optional.of(id);
             case KEY_HEALTH_ACTION:
                 return Optional.of(state.action().value());
+            case KEY_HEALTH_QUARANTINED:
+                return state.isOutOfService(id) ? Optional.of("true") : Optional.empty();
             case METRIC_ERRORS:
                 return Optional.of(Long.toString(s.errors));
             case METRIC_SAMPLES:
@@ -130,6 +132,9 @@ public final class MonitorView implements LiveProperties {
         }
         out.add(KEY_HEALTH_DEVICE);
         out.add(KEY_HEALTH_ACTION);
+        if (state.isOutOfService(id)) {
+            out.add(KEY_HEALTH_QUARANTINED);
+        }
         if (d != null) {
             for (Map.Entry<String, Double> e : d.metrics.entrySet()) {
                 out.add(METRIC_PREFIX + e.getKey());
