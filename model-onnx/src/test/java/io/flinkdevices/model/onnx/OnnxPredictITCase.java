@@ -1,0 +1,156 @@
+package io.flinkdevices.model.onnx;
+
+import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
+
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.ColumnList;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.apache.flink.table.api.Expressions.$;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * ML_PREDICT on a local device cluster whose TaskManager has two simulated GPUs: two tasks, each
+ * leasing its own GPU and running the model on the CPU (the simulated GPUs are no CUDA devices),
+ * through SQL and through the Table API.
+ */
+class OnnxPredictITCase {
+
+    private static final int ROWS = 500;
+
+    @TempDir
+    static Path dir;
+
+    private static LocalDeviceCluster cluster;
+    private static Path linear;
+    private static Path mlp;
+
+    @BeforeAll
+    static void start() throws Exception {
+        linear = OnnxModels.write(dir, "linear.onnx", OnnxModels.linear(OnnxModelTest.W, OnnxModelTest.B));
+        mlp = OnnxModels.write(dir, "mlp.onnx", OnnxModels.mlp(OnnxModelTest.W1, OnnxModelTest.B1, OnnxModelTest.W2,
+                OnnxModelTest.B2));
+        cluster = LocalDeviceCluster.builder()
+                .simulatedGpus("gpu", 2, Map.of("count", "2"))
+                .slotsPerTaskManager(2)
+                // SQL's exchanges (source to ML_PREDICT to the collect sink) need more buffers than the default 16m
+                .set("taskmanager.memory.network.min", "64m")
+                .set("taskmanager.memory.network.max", "64m")
+                .build()
+                .start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    /** A parallel source of ROWS rows: id 0..ROWS-1 and x, four random floats from -2 to 2. */
+    private static StreamTableEnvironment tableEnv() {
+        StreamExecutionEnvironment env = cluster.createEnvironment();
+        env.setParallelism(2);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.executeSql("CREATE TEMPORARY TABLE features (id BIGINT, x ARRAY<FLOAT>) WITH ('connector' = 'datagen',"
+                + " 'number-of-rows' = '" + ROWS + "', 'fields.id.kind' = 'sequence', 'fields.id.start' = '0',"
+                + " 'fields.id.end' = '" + (ROWS - 1) + "', 'fields.x.length' = '4', 'fields.x.element.min' = '-2',"
+                + " 'fields.x.element.max' = '2')");
+        return tEnv;
+    }
+
+    @Test
+    @DisplayName("SQL: every row's ML_PREDICT result equals x W + b, each of the two tasks on its own leased GPU")
+    void sqlOnLeasedGpus() throws Exception {
+        try (CapturedLog log = new CapturedLog()) {
+            StreamTableEnvironment tEnv = tableEnv();
+            tEnv.executeSql("CREATE MODEL linear INPUT (x ARRAY<FLOAT>) OUTPUT (y ARRAY<FLOAT>) WITH ("
+                    + "'provider' = 'onnx', 'path' = '" + linear + "', 'resource' = 'gpu', 'batch-size' = '16',"
+                    + " 'max-in-flight' = '2')");
+            Map<Long, Row> results = collect(tEnv.executeSql(
+                    "SELECT id, x, y FROM ML_PREDICT(TABLE features, MODEL linear, DESCRIPTOR(x))").collect());
+            assertThat(results).hasSize(ROWS);
+            for (int i = 0; i < ROWS; i++) {
+                Row r = results.get((long) i);
+                double[] expected = OnnxModels.linearInJava(floats(r.getField(1)), OnnxModelTest.W, OnnxModelTest.B);
+                Float[] y = (Float[]) r.getField(2);
+                for (int j = 0; j < expected.length; j++) {
+                    assertThat((double) y[j]).as("row %d, y[%d]", i, j).isCloseTo(expected[j], within(1e-4));
+                }
+            }
+            List<String> opened = log.lines("opened on CPU");
+            assertThat(opened).hasSize(2);
+            Set<String> devices = new HashSet<>();
+            Pattern leased = Pattern.compile("\\(gpu: (\\S+) ");
+            for (String line : opened) {
+                Matcher m = leased.matcher(line);
+                assertThat(m.find()).as(line).isTrue();
+                devices.add(m.group(1));
+            }
+            assertThat(devices).as("each task its own GPU").hasSize(2);
+            assertThat(log.lines("WARN ONNX model " + linear + " runs on the CPU: the leased GPU"))
+                    .as("one WARN per task saying why it is not on its GPU").hasSize(2)
+                    .allMatch(l -> l.contains("is a 'simulated' GPU"));
+        }
+    }
+
+    @Test
+    @DisplayName("Table API: Model.predict with a two-layer MLP whose four FLOAT outputs columns are packed")
+    void tableApi() throws Exception {
+        StreamTableEnvironment tEnv = tableEnv();
+        tEnv.executeSql("CREATE MODEL mlp INPUT (x ARRAY<FLOAT>) OUTPUT (p FLOAT, q FLOAT) WITH ("
+                + "'provider' = 'onnx', 'path' = '" + mlp + "', 'resource' = 'gpu', 'batch-size' = '32')");
+        Table predicted = tEnv.fromModel("mlp").predict(tEnv.from("features"), ColumnList.of("x"));
+        Map<Long, Row> results = new HashMap<>();
+        try (CloseableIterator<Row> it = predicted.select($("id"), $("x"), $("p"), $("q")).execute().collect()) {
+            it.forEachRemaining(r -> results.put((Long) r.getField(0), r));
+        }
+        assertThat(results).hasSize(ROWS);
+        for (int i = 0; i < ROWS; i++) {
+            Row r = results.get((long) i);
+            double[] expected = OnnxModels.mlpInJava(floats(r.getField(1)), OnnxModelTest.W1, OnnxModelTest.B1, OnnxModelTest.W2,
+                    OnnxModelTest.B2);
+            assertThat((double) (Float) r.getField(2)).isCloseTo(expected[0], within(1e-4));
+            assertThat((double) (Float) r.getField(3)).isCloseTo(expected[1], within(1e-4));
+        }
+    }
+
+    private static float[] floats(Object boxed) {
+        Float[] b = (Float[]) boxed;
+        float[] out = new float[b.length];
+        for (int i = 0; i < b.length; i++) {
+            out[i] = b[i];
+        }
+        return out;
+    }
+
+    private static Map<Long, Row> collect(CloseableIterator<Row> it) throws Exception {
+        Map<Long, Row> out = new HashMap<>();
+        try (it) {
+            while (it.hasNext()) {
+                Row r = it.next();
+                Row previous = out.put((Long) r.getField(0), r);
+                assertThat(previous).as("row %s came twice", r.getField(0)).isNull();
+            }
+        }
+        return out;
+    }
+}
