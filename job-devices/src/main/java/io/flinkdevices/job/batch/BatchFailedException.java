@@ -23,7 +23,7 @@ public final class BatchFailedException extends Exception {
 
     BatchFailedException(String device, String call, long batch, int slot, int records, String problem,
             Exception cause) {
-        super(device + ": " + call + " of batch " + batch + " (" + records + " records) in slot " + slot + " failed: "
-                + problem, cause);
+        super(device + ": " + call + " of batch " + batch + (records > 0 ? " (" + records + " records)" : "")
+                + " in slot " + slot + " failed: " + problem, cause);
     }
 }

@@ -3,14 +3,17 @@ package io.flinkdevices.job.batch;
 import org.apache.flink.annotation.PublicEvolving;
 
 import java.io.Serializable;
+import java.math.BigDecimal;
 import java.time.Duration;
 
 /**
- * The three numbers of a batching operator, checked when made: records per batch, batches in
- * flight (slots) and how long a partial batch may wait before it is sent anyway.
+ * The numbers of a batching operator, checked when made: records per batch, batches in flight
+ * (slots), how long a partial batch may wait before it is sent anyway, and how long one call of the
+ * backend may take ({@link #withBackendTimeout}).
  *
- * <p>A value out of range throws one {@link IllegalArgumentException} that names the argument and
- * the allowed range, for example {@code batch size must be 1 to 1048576 records, but is 0}.
+ * <p>A value out of range throws one {@link IllegalArgumentException} that names the argument, the
+ * allowed range and the value as given, for example {@code batch size must be 1 to 1048576 records,
+ * but is 0} or {@code batch timeout must be 1 ms to 1 h (3600000 ms), but is 0.999 ms (PT0.000999S)}.
  */
 @PublicEvolving
 public final class BatchSettings implements Serializable {
@@ -32,14 +35,23 @@ public final class BatchSettings implements Serializable {
     /** Default flush timeout: a partial batch waits at most this long for more records. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
 
+    /**
+     * Default backend timeout: longer than the samples' own bounded waits (60 s), so that a
+     * backend's own message, naming its device's error, comes first; far below Flink's default
+     * checkpoint timeout (10 min).
+     */
+    public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofMinutes(2);
+
     private final int batchSize;
     private final int slots;
     private final long timeoutMillis;
+    private final long backendTimeoutMillis;
 
-    private BatchSettings(int batchSize, int slots, Duration timeout) {
+    private BatchSettings(int batchSize, int slots, Duration timeout, Duration backendTimeout) {
         this.batchSize = checkBatchSize(batchSize);
         this.slots = checkSlots(slots);
         this.timeoutMillis = checkTimeout(timeout).toMillis();
+        this.backendTimeoutMillis = checkRange("backend timeout", backendTimeout).toMillis();
     }
 
     /**
@@ -49,12 +61,24 @@ public final class BatchSettings implements Serializable {
      * @throws IllegalArgumentException naming the first argument out of range and its range
      */
     public static BatchSettings of(int batchSize, int slots, Duration timeout) {
-        return new BatchSettings(batchSize, slots, timeout);
+        return new BatchSettings(batchSize, slots, timeout, DEFAULT_BACKEND_TIMEOUT);
     }
 
     /** The same with the {@link #DEFAULT_TIMEOUT}. */
     public static BatchSettings of(int batchSize, int slots) {
-        return new BatchSettings(batchSize, slots, DEFAULT_TIMEOUT);
+        return new BatchSettings(batchSize, slots, DEFAULT_TIMEOUT, DEFAULT_BACKEND_TIMEOUT);
+    }
+
+    /**
+     * These settings with the backend timeout {@code backendTimeout}, {@link #MIN_TIMEOUT} to
+     * {@link #MAX_TIMEOUT} ({@link #DEFAULT_BACKEND_TIMEOUT} unless set): the longest {@link
+     * DeviceBatchOperator} waits for one call of its backend (opening it, {@code start}, {@code
+     * finish}, {@code close}) before it fails the task with a {@link BatchFailedException} saying so.
+     *
+     * @throws IllegalArgumentException naming the argument, its range and the value as given
+     */
+    public BatchSettings withBackendTimeout(Duration backendTimeout) {
+        return new BatchSettings(batchSize, slots, Duration.ofMillis(timeoutMillis), backendTimeout);
     }
 
     /** Records per batch, 1 to {@link #MAX_BATCH_SIZE}. */
@@ -75,6 +99,11 @@ public final class BatchSettings implements Serializable {
     /** {@link #timeout()} in milliseconds. */
     public long timeoutMillis() {
         return timeoutMillis;
+    }
+
+    /** The longest the operator waits for one call of its backend ({@link #withBackendTimeout}). */
+    public Duration backendTimeout() {
+        return Duration.ofMillis(backendTimeoutMillis);
     }
 
     /**
@@ -109,12 +138,26 @@ public final class BatchSettings implements Serializable {
      * @throws IllegalArgumentException naming the argument and the range
      */
     public static Duration checkTimeout(Duration timeout) {
-        if (timeout == null || timeout.compareTo(MIN_TIMEOUT) < 0 || timeout.compareTo(MAX_TIMEOUT) > 0) {
+        return checkRange("batch timeout", timeout);
+    }
+
+    private static Duration checkRange(String what, Duration d) {
+        if (d == null || d.compareTo(MIN_TIMEOUT) < 0 || d.compareTo(MAX_TIMEOUT) > 0) {
             throw new IllegalArgumentException(
-                    "batch timeout must be 1 ms to 1 h (3600000 ms), but is "
-                            + (timeout == null ? "missing" : timeout.toMillis() + " ms"));
+                    what + " must be 1 ms to 1 h (3600000 ms), but is " + (d == null ? "missing" : asGiven(d)));
         }
-        return timeout;
+        return d;
+    }
+
+    /**
+     * {@code d} in milliseconds with every digit it has, then its ISO form where that says more:
+     * {@code 0.999 ms (PT0.000999S)}, {@code 3600000.000001 ms (PT1H0.000000001S)}; never rounded to a
+     * value that looks allowed, and without the overflow of {@link Duration#toMillis()}.
+     */
+    static String asGiven(Duration d) {
+        BigDecimal ms = BigDecimal.valueOf(d.getSeconds()).scaleByPowerOfTen(3).add(BigDecimal.valueOf(d.getNano(), 6));
+        String text = ms.stripTrailingZeros().toPlainString() + " ms";
+        return d.getNano() % 1_000_000 == 0 ? text : text + " (" + d + ")";
     }
 
     /**
@@ -132,6 +175,7 @@ public final class BatchSettings implements Serializable {
 
     @Override
     public String toString() {
-        return "batches of " + batchSize + " records, " + slots + " in flight, flushed after " + timeoutMillis + " ms";
+        return "batches of " + batchSize + " records, " + slots + " in flight, flushed after " + timeoutMillis
+                + " ms, backend calls bounded by " + backendTimeoutMillis + " ms";
     }
 }

@@ -53,7 +53,17 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Results keep their input record's timestamp. A device error in {@code start} or {@code
  * finish} fails the task with a {@link BatchFailedException} carrying the backend's message, and
- * Flink's restart strategy takes over. The backend is closed once, when the operator closes.
+ * Flink's restart strategy takes over; so does a backend that breaks its contract: a {@code
+ * finish} that reports fewer results than the batch's records, a buffer it shrank.
+ *
+ * <p>The backend lives on a thread of its own: it is opened, started, finished and closed there,
+ * and the task thread waits for each call at most {@link BatchSettings#backendTimeout()}. A call
+ * past it fails the task with a {@link BatchFailedException} saying which call of which batch did
+ * not return, so a stuck device never holds the task thread, nor the job's checkpoints, without
+ * bound; the stuck call keeps its thread and the backend is closed there if it ever returns. {@code
+ * start} is handed over without waiting (a failure or overrun of it fails the next {@code finish}),
+ * so a batch costs one hand-over and back; a backend that works in {@code start} works beside the
+ * task's filling of the next batch. The backend is closed once, when the operator closes.
  * Metrics: {@link BatchMetrics}, in the operator's metric group.
  *
  * <p>{@link #guardedBy(String)} makes the operator check the health of the subtask's devices once
@@ -141,7 +151,29 @@ public class DeviceBatchOperator<IN, OUT> extends AbstractStreamOperator<OUT>
     @Override
     public void open() throws Exception {
         super.open();
-        BatchBackend backend = backends.open(settings, getRuntimeContext());
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        BackendThread thread = BackendThread.start("device-batch " + getOperatorConfig().getOperatorName() + " ("
+                        + (subtask + 1) + "/" + getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks() + ")",
+                settings.backendTimeout().toNanos(), settings.slots() + 2);
+        String opener = backends.getClass().getName() + ".open";
+        BatchBackend opened;
+        try {
+            opened = thread.call(opener, () -> backends.open(settings, getRuntimeContext()));
+            if (opened == null) {
+                throw new IllegalStateException(opener + " returned no backend (null)");
+            }
+        } catch (Exception e) {
+            String notYet = thread.close(last -> {
+                if (last instanceof BatchBackend) {
+                    ((BatchBackend) last).close();
+                }
+            });
+            if (notYet != null) {
+                LOG.warn("{} subtask {}: the backend is not closed yet: {}", getOperatorName(), subtask, notYet);
+            }
+            throw e;
+        }
+        BatchBackend backend = new DeadlineBackend(opened, thread);
         try {
             reuse = new StreamRecord<>(null);
             batcher = new Batcher<>(backend, codec, this::emit, BatchMetrics.register(getMetricGroup()));
@@ -151,9 +183,10 @@ public class DeviceBatchOperator<IN, OUT> extends AbstractStreamOperator<OUT>
             backend.close();
             throw e;
         }
-        LOG.info("{} subtask {}: {}, {} batches of up to {} records in flight, flushed after {} ms",
-                getOperatorName(), getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), backend.describe(),
-                backend.slots(), backend.batchSize(), settings.timeoutMillis());
+        LOG.info("{} subtask {}: {}, {} batches of up to {} records in flight, flushed after {} ms, backend calls"
+                        + " bounded by {} ms on thread '{}'", getOperatorName(), subtask, backend.describe(),
+                backend.slots(), backend.batchSize(), settings.timeoutMillis(), settings.backendTimeout().toMillis(),
+                thread.name());
     }
 
     /** The backend's {@link BatchBackend#describe()}, once open. */

@@ -59,4 +59,36 @@ class BatchSettingsTest {
         assertThat(b.output(0).getLong(0)).isEqualTo(8);
         assertThat(b.output(0).getLong(8)).isEqualTo(-4);
     }
+
+    @Test
+    @DisplayName("a timeout out of range is named as given: never rounded to a value that looks allowed, never an overflow")
+    void timeoutAsGiven() {
+        assertThatThrownBy(() -> BatchSettings.of(256, 2, Duration.ofNanos(999_000)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("batch timeout must be 1 ms to 1 h (3600000 ms), but is 0.999 ms (PT0.000999S)");
+        assertThatThrownBy(() -> BatchSettings.of(256, 2, Duration.ofHours(1).plusNanos(1)))
+                .hasMessage("batch timeout must be 1 ms to 1 h (3600000 ms), but is 3600000.000001 ms (PT1H0.000000001S)");
+        assertThatThrownBy(() -> BatchSettings.of(256, 2, Duration.ofSeconds(Long.MAX_VALUE)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("batch timeout must be 1 ms to 1 h (3600000 ms), but is 9223372036854775807000 ms");
+        assertThatThrownBy(() -> BatchSettings.of(256, 2, Duration.ofMillis(-5)))
+                .hasMessage("batch timeout must be 1 ms to 1 h (3600000 ms), but is -5 ms");
+        assertThatThrownBy(() -> BatchSettings.of(256, 2, null))
+                .hasMessage("batch timeout must be 1 ms to 1 h (3600000 ms), but is missing");
+        assertThat(BatchSettings.of(256, 2, Duration.ofHours(1)).timeoutMillis()).isEqualTo(3_600_000);
+    }
+
+    @Test
+    @DisplayName("the backend timeout defaults to 2 minutes and is checked like the batch timeout")
+    void backendTimeout() {
+        assertThat(BatchSettings.of(256, 2).backendTimeout()).isEqualTo(Duration.ofMinutes(2));
+        BatchSettings s = BatchSettings.of(256, 2, Duration.ofMillis(20)).withBackendTimeout(Duration.ofSeconds(5));
+        assertThat(s.backendTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(s.timeoutMillis()).isEqualTo(20);
+        assertThat(s.batchSize()).isEqualTo(256);
+        assertThatThrownBy(() -> s.withBackendTimeout(Duration.ofNanos(1)))
+                .hasMessage("backend timeout must be 1 ms to 1 h (3600000 ms), but is 0.000001 ms (PT0.000000001S)");
+        assertThatThrownBy(() -> s.withBackendTimeout(Duration.ofDays(1)))
+                .hasMessage("backend timeout must be 1 ms to 1 h (3600000 ms), but is 86400000 ms");
+    }
 }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -131,5 +132,109 @@ class BatcherTest {
         assertThatThrownBy(() -> batcher(backend))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("recording backend: the input buffer of slot 0 holds 16 bytes but a batch needs 32");
+    }
+
+    /** A recording backend whose finish reports {@code written(n)} results for a batch of n. */
+    private static RecordingBackend reporting(java.util.function.IntUnaryOperator written) {
+        return new RecordingBackend(2, 1) {
+            @Override
+            public int finish(int slot) throws Exception {
+                return written.applyAsInt(super.finish(slot));
+            }
+        };
+    }
+
+    @Test
+    @DisplayName("a backend that wrote fewer results than the batch has fails it, and none of its rows is emitted")
+    void fewerResults() throws Exception {
+        Batcher<Long, Long> b = batcher(reporting(n -> n - 1));
+        b.add(0L, 0);
+        assertThatThrownBy(() -> b.add(1L, 0))
+                .isInstanceOf(BatchFailedException.class)
+                .hasMessage("recording backend: finish of batch 1 (2 records) in slot 0 failed: the backend wrote 1 of"
+                        + " the batch's 2 results; the task fails rather than emit 1 unwritten rows as results");
+        assertThat(emitted).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(ints = {3, -1})
+    @DisplayName("a backend that reports more results than rows, or a negative count, fails the batch")
+    void impossibleCount(int reported) throws Exception {
+        Batcher<Long, Long> b = batcher(reporting(n -> reported));
+        b.add(0L, 0);
+        assertThatThrownBy(() -> b.add(1L, 0))
+                .isInstanceOf(BatchFailedException.class)
+                .hasMessageEndingWith("failed: the backend reports " + reported + " results written, but the batch has 2 rows");
+        assertThat(emitted).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a backend that moved its output buffer's limit below the batch gets a clear error, not an index error")
+    void outputLimitShrunk() throws Exception {
+        RecordingBackend backend = new RecordingBackend(2, 1) {
+            @Override
+            public int finish(int slot) throws Exception {
+                int n = super.finish(slot);
+                output(slot).limit(8); // as a flip() after writing one result would
+                return n;
+            }
+        };
+        Batcher<Long, Long> b = batcher(backend);
+        b.add(0L, 0);
+        assertThatThrownBy(() -> b.add(1L, 0))
+                .isInstanceOf(BatchFailedException.class)
+                .hasMessageStartingWith("recording backend: finish of batch 1 (2 records) in slot 0 failed: the"
+                        + " backend's output buffer of slot 0 has its limit at 8 of 16 bytes but a batch needs 16 (the"
+                        + " buffers' position and limit are the task's");
+        assertThat(emitted).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a backend that hands out a smaller input buffer for the next batch is refused before the codec writes")
+    void inputReplacedBySmaller() throws Exception {
+        ByteBuffer small = ByteBuffer.allocateDirect(8);
+        boolean[] shrunk = {false};
+        RecordingBackend backend = new RecordingBackend(2, 1) {
+            @Override
+            public ByteBuffer input(int slot) {
+                return shrunk[0] ? small : super.input(slot);
+            }
+
+            @Override
+            public int finish(int slot) throws Exception {
+                shrunk[0] = true;
+                return super.finish(slot);
+            }
+        };
+        Batcher<Long, Long> b = batcher(backend);
+        b.add(0L, 0);
+        b.add(1L, 0);
+        assertThatThrownBy(() -> b.add(2L, 0))
+                .isInstanceOf(BatchFailedException.class)
+                .hasMessage("recording backend: fill of batch 2 in slot 0 failed: the backend's input buffer of slot 0"
+                        + " holds 8 bytes but a batch needs 16");
+        assertThat(emitted).containsExactly(0L, 1L);
+    }
+
+    @Test
+    @DisplayName("a codec that reads past its result gets an error naming the codec, slot, row and offset")
+    void codecReadsPastOutput() throws Exception {
+        Batcher<Long, Long> b = new Batcher<>(new RecordingBackend(2, 1), new BatchCodec<Long, Long>() {
+            @Override
+            public void encode(Long record, ByteBuffer input, int offset) {
+                input.putLong(offset, record);
+            }
+
+            @Override
+            public Long decode(Long record, ByteBuffer output, int offset) {
+                return output.getLong(offset + 16);
+            }
+        }, (r, ts) -> emitted.add(r), BatchListener.NONE);
+        b.add(0L, 0);
+        assertThatThrownBy(() -> b.add(1L, 0))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("recording backend: io.flinkdevices.job.batch.BatcherTest$")
+                .hasMessageContaining(".decode read past the output buffer of slot 0 (limit 16 bytes) for the record at"
+                        + " row 0 (offset 0; a result is 8 bytes)");
     }
 }

@@ -1,6 +1,7 @@
 package io.flinkdevices.job.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -12,9 +13,15 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.ExceptionUtils;
 
+import org.assertj.core.api.InstanceOfAssertFactories;
+
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,6 +68,61 @@ class DeviceBatchOperatorITCase {
         long[] totals = CountingSink.TOTALS.get(run);
         assertThat(totals).as("count, sum and sum of squares of 0..n-1")
                 .containsExactly(n, n * (n - 1) / 2, sumOfSquares(n));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = FailingOnceFactory.How.class, names = {"HANGS", "WRITES_FEWER"})
+    @DisplayName("a finish that hangs past the backend timeout, or writes fewer results, fails the task; the restore is exact")
+    void exactlyOnceAcrossABackendThatLies(FailingOnceFactory.How how) throws Exception {
+        String run = "lies-" + how;
+        long n = 20_000;
+        StreamExecutionEnvironment env = env(2);
+        env.enableCheckpointing(50);
+        DataGeneratorSource<Long> source =
+                new DataGeneratorSource<>(i -> i, n, RateLimiterStrategy.perCheckpoint(1000), Types.LONG);
+        DataStream<Long> in = env.fromSource(source, WatermarkStrategy.noWatermarks(), "sequence");
+        BatchSettings settings = BatchSettings.of(64, 3, Duration.ofMillis(10)).withBackendTimeout(Duration.ofMillis(500));
+        batched(in, settings, new FailingOnceFactory(run, 60, how))
+                .rebalance()
+                .transform("count", Types.VOID, new CountingSink(run))
+                .setParallelism(1)
+                .sinkTo(new DiscardingSink<>())
+                .setParallelism(1);
+        long t0 = System.nanoTime();
+        env.execute("exactly-once across a backend that " + how);
+        assertThat(FailingOnceFactory.FAILED.get(run)).as("the injected failure happened").isTrue();
+        assertThat(CountingSink.TOTALS.get(run)).as("count, sum and sum of squares of 0..n-1")
+                .containsExactly(n, n * (n - 1) / 2, sumOfSquares(n));
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("the hang cost about the backend timeout, not more")
+                .isLessThan(Duration.ofSeconds(60));
+    }
+
+    @Test
+    @DisplayName("a finish that never returns fails the job past the backend timeout, naming backend, batch, slot and the timeout")
+    void hangingFinishFailsTheTask() throws Exception {
+        String run = "hangs";
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
+        DataStream<Long> in = env.fromSequence(0, 999);
+        BatchSettings settings = BatchSettings.of(10, 2).withBackendTimeout(Duration.ofMillis(300));
+        batched(in, settings, new FailingOnceFactory(run, 0, FailingOnceFactory.How.HANGS)).sinkTo(new DiscardingSink<>());
+        long t0 = System.nanoTime();
+        Throwable failure = catchThrowable(() -> env.execute("a hanging finish"));
+        assertThat(ExceptionUtils.findThrowable(failure, BatchFailedException.class))
+                .as("the job failed with a BatchFailedException: %s", failure)
+                .get(InstanceOfAssertFactories.THROWABLE)
+                .hasMessageStartingWith("recording backend: finish of batch ")
+                .hasMessageContaining(" (10 records) in slot ")
+                .hasMessageContaining(" failed: the backend's finish did not return within 300 ms (the backend timeout"
+                        + " of the operator's BatchSettings); it is left running on thread 'device-batch batched"
+                        + " (1/1)'");
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(60));
+    }
+
+    @AfterAll
+    static void releaseHangingBackends() {
+        FailingOnceFactory.RELEASE.countDown();
     }
 
     @Test
