@@ -135,6 +135,10 @@ final class NvidiaGpuDriver
             throw new DeviceDriverException(
                     amountKey + ": the amount of " + unit + " must be at least 1 but is " + amount);
         }
+        if (coordinator != null) {
+            // the allocation's kernel wait (see warmUp) runs beside the discovery's spawn
+            coordinator.warmUp();
+        }
         List<GpuInfo> devices = backend.devices(amount);
         if (devices.size() < amount) {
             throw new DeviceDriverException(

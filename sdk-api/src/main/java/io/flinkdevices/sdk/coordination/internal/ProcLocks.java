@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Finds the processes that hold locks on files, from {@code /proc/locks}.
@@ -30,6 +31,14 @@ import java.util.OptionalLong;
  * <p>The kernel renders the whole table on every read, so the file is kept open and read with
  * positional reads from offset 0 (a {@code seq_file} starts over): about 4 us here where opening
  * it each time cost 12 us.
+ *
+ * <p>Rendering takes the kernel's lock-table semaphore for writing ({@code
+ * percpu_down_write(&file_rwsem)} in {@code fs/locks.c}). The first writer after a pause waits for
+ * an RCU grace period; a writer within about one grace period of the last does not. A read after a
+ * pause therefore costs 3-11 ms on the build machine (4 us when warm), the bulk of a coordinated
+ * discovery, where a TaskManager allocates once. {@link #warmUp()} starts that wait on another
+ * thread while the caller does other work (a driver's discovery), so that the read before the
+ * write, still made under the coordination lock, finds the semaphore warm.
  */
 public final class ProcLocks {
 
@@ -47,6 +56,8 @@ public final class ProcLocks {
     /** {@link #MAX_TABLE}; lower in a test, which cannot take 100,000 locks in reasonable time. */
     static volatile int maxTable = MAX_TABLE;
 
+    private static final AtomicBoolean WARMING = new AtomicBoolean();
+
     private static final ThreadLocal<byte[]> READ_BUFFER = ThreadLocal.withInitial(() -> new byte[FIRST_BUFFER]);
     private static final Object OPEN = new Object();
     private static volatile FileChannel channel;
@@ -56,6 +67,35 @@ public final class ProcLocks {
     /** Whether {@code /proc/locks} can be read here (Linux). */
     public static boolean available() {
         return AVAILABLE;
+    }
+
+    /**
+     * Starts reading the first byte of {@code /proc/locks} on a daemon thread and returns at once:
+     * the kernel's grace-period wait (see the class comment) then runs beside the caller's work.
+     * Reads nothing into any buffer of ours and decides nothing: the check before a write reads
+     * the table itself. Does nothing where the table cannot be read or a warm-up still runs.
+     */
+    public static void warmUp() {
+        if (!AVAILABLE || !WARMING.compareAndSet(false, true)) {
+            return;
+        }
+        Thread t = new Thread(() -> {
+            try (FileInputStream in = new FileInputStream(PROC_LOCKS.toFile())) {
+                // one byte renders the first record, which is what takes the semaphore
+                in.read();
+            } catch (IOException | RuntimeException e) {
+                // only a head start: the check before a write reads the table and reports problems
+            } finally {
+                WARMING.set(false);
+            }
+        }, "flink-devices-proc-locks-warm-up");
+        t.setDaemon(true);
+        try {
+            t.start();
+        } catch (RuntimeException | OutOfMemoryError e) {
+            // no thread to spare: the read before the write pays the wait itself
+            WARMING.set(false);
+        }
     }
 
     /**

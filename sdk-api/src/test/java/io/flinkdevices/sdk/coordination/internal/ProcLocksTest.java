@@ -23,6 +23,26 @@ class ProcLocksTest {
     @TempDir Path temp;
 
     @Test
+    @DisplayName("a warm-up, also several at once, leaves the table to the check: a lock taken after it is named, and gone once released")
+    void warmUpDecidesNothing() throws Exception {
+        Assumptions.assumeTrue(ProcLocks.available(), "no /proc/locks here (not Linux)");
+        Path lockFile = Files.createFile(temp.resolve("warm"));
+        String key = FileNode.of(lockFile).orElseThrow().procLocksKey().orElseThrow();
+        for (int i = 0; i < 3; i++) {
+            ProcLocks.warmUp();
+        }
+        assertThat(ProcLocks.posixHolder(key)).as("nobody holds it yet").isEmpty();
+        try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
+            ProcLocks.warmUp();
+            try (FileLock held = ch.lock()) {
+                assertThat(ProcLocks.posixHolder(key)).hasValue(ProcessHandle.current().pid());
+            }
+            ProcLocks.warmUp();
+            assertThat(ProcLocks.posixHolder(key)).as("released").isEmpty();
+        }
+    }
+
+    @Test
     @DisplayName("names the holder of a POSIX lock; with a table over its cap (a user holding many range locks) says it cannot tell, no more")
     void cappedTable() throws Exception {
         Assumptions.assumeTrue(ProcLocks.available(), "no /proc/locks here (not Linux)");
