@@ -47,6 +47,7 @@ final class NvmlProbeMain {
         }, "nvml-probe-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
+        noCoreFiles();
         Nvml nvml;
         try {
             call("nvmlInit_v2");
@@ -138,6 +139,32 @@ final class NvmlProbeMain {
         quietly(() -> nvml.pciBusId(h), null);
         call("nvmlDeviceGetMemoryInfo_v2");
         quietly(() -> nvml.memory(h), null);
+    }
+
+    /** The C library's {@code setrlimit}, for {@link #noCoreFiles}. */
+    private interface CLibrary extends com.sun.jna.Library {
+        int setrlimit(int resource, long[] limits);
+    }
+
+    /** {@code RLIMIT_CORE} on Linux (x86-64 and aarch64 alike). */
+    private static final int RLIMIT_CORE = 4;
+
+    /**
+     * A library that calls {@code abort()} itself gets the kernel's default for SIGABRT, a core
+     * dump, which the JVM's {@code -XX:-CreateCoredumpOnCrash} does not cover: with the TaskManager's
+     * core limit, a broken library would leave a core file of this JVM in the TaskManager's working
+     * directory at every start. This process needs none: its limit goes to 0.
+     */
+    private static void noCoreFiles() {
+        if (!com.sun.jna.Platform.isLinux()) {
+            return;
+        }
+        try {
+            JnaStart.start();
+            com.sun.jna.Native.load("c", CLibrary.class).setrlimit(RLIMIT_CORE, new long[] {0, 0});
+        } catch (ClassNotFoundException | LinkageError | RuntimeException e) {
+            // the probe works as well with a core file left behind
+        }
     }
 
     /** The file of {@code library} this process mapped, as {@code /proc/self/maps} names it. */

@@ -143,4 +143,14 @@ class NvmlCrashITCase {
                 .as("the file changed (an operator replaced it): proved again, and used").hasSize(2);
         assertThat(NvmlProbe.children()).isEqualTo(children + 2);
     }
+
+    @Test
+    @DisplayName("auto on a host without libnvidia-ml.so.1 starts no child: the TaskManager's start costs what it did")
+    void noLibraryNoChild() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse(NvmlProbe.linkerMayFind(Nvml.DEFAULT_LIBRARY), "this host has libnvidia-ml.so.1");
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).install(FakeHost.create(temp));
+        int children = NvmlProbe.children();
+        assertThat(retrieve(2, "nvidia-smi.path", host.smi().path().toString(), "monitor.interval", "0")).hasSize(2);
+        assertThat(NvmlProbe.children()).isEqualTo(children);
+    }
 }
