@@ -115,7 +115,7 @@ public final class OnnxModelProviderFactory implements ModelProviderFactory {
         }
         List<ColumnSpec> inputs = columns(context.getCatalogModel().getResolvedInputSchema());
         List<ColumnSpec> outputs = columns(context.getCatalogModel().getResolvedOutputSchema());
-        if (Files.isRegularFile(Path.of(path))) {
+        if (Files.exists(Path.of(path))) {
             List<List<TensorSpec>> signature = OnnxModel.signature(path, OnnxModelOptions.PATH.key());
             TensorLayout.bind("INPUT", inputs, signature.get(0), path);
             TensorLayout.bind("OUTPUT", outputs, signature.get(1), path);

@@ -8,6 +8,7 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.ColumnList;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -25,6 +26,7 @@ import java.util.regex.Pattern;
 
 import static org.apache.flink.table.api.Expressions.$;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 /**
@@ -54,6 +56,7 @@ class OnnxPredictITCase {
                 // SQL's exchanges (source to ML_PREDICT to the collect sink) need more buffers than the default 16m
                 .set("taskmanager.memory.network.min", "64m")
                 .set("taskmanager.memory.network.max", "64m")
+                .set("restart-strategy.type", "none")
                 .build()
                 .start();
     }
@@ -131,6 +134,19 @@ class OnnxPredictITCase {
             assertThat((double) (Float) r.getField(2)).isCloseTo(expected[0], within(1e-4));
             assertThat((double) (Float) r.getField(3)).isCloseTo(expected[1], within(1e-4));
         }
+    }
+
+    @Test
+    @DisplayName("a model file missing on the TaskManager fails the job at open with 'path' and the file, no hang")
+    void missingFileAtOpen() {
+        StreamTableEnvironment tEnv = tableEnv();
+        Path missing = dir.resolve("not-there.onnx");
+        tEnv.executeSql("CREATE MODEL gone INPUT (x ARRAY<FLOAT>) OUTPUT (y ARRAY<FLOAT>) WITH ("
+                + "'provider' = 'onnx', 'path' = '" + missing + "', 'resource' = 'gpu')");
+        assertThatThrownBy(() -> collect(tEnv.executeSql(
+                "SELECT id, y FROM ML_PREDICT(TABLE features, MODEL gone, DESCRIPTOR(x))").collect()))
+                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                        .contains("'path' = " + missing + ": no such file"));
     }
 
     private static float[] floats(Object boxed) {
