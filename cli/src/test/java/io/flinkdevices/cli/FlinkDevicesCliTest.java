@@ -61,14 +61,19 @@ class FlinkDevicesCliTest {
         }
 
         @Test
-        @DisplayName("without --conf-dir exits 2 and names the option")
+        @DisplayName("without --conf-dir, FLINK_CONF_DIR and FLINK_HOME exits 2 and names the option and both variables")
         void noConfDir() {
-            CliRun run = CliRun.run("discover");
+            for (String command : new String[] {"discover", "doctor", "render kubernetes", "quarantine list"}) {
+                CliRun run = CliRun.run(command.split(" "));
 
-            assertThat(run.exitCode()).isEqualTo(2);
-            assertThat(run.err())
-                    .contains("Missing required option: '--conf-dir=DIR'")
-                    .contains("Usage: flink-devices discover");
+                assertThat(run.exitCode()).as(command).isEqualTo(2);
+                assertThat(run.err())
+                        .as(command)
+                        .startsWith("Missing --conf-dir=DIR: no Flink configuration directory given, and neither"
+                                + " $FLINK_CONF_DIR nor $FLINK_HOME is set; expected the folder holding config.yaml"
+                                + " (e.g. --conf-dir /opt/flink/conf)")
+                        .contains("Usage: flink-devices " + command);
+            }
         }
 
         @Test
@@ -245,6 +250,67 @@ class FlinkDevicesCliTest {
                             plugins.toString());
 
             assertThat(run.out()).contains(plugins + " (from --plugins-dir)");
+        }
+    }
+
+    @Nested
+    @DisplayName("the configuration directory, without --conf-dir, is read as Flink's scripts read it")
+    class ConfDirDefault {
+
+        private static final String READ = "Flink configuration  ";
+
+        @Test
+        @DisplayName("from FLINK_CONF_DIR, by every command")
+        void fromFlinkConfDir() throws Exception {
+            Path conf = conf("external-resources: none\n");
+
+            for (String command : new String[] {"discover", "doctor", "render kubernetes"}) {
+                CliRun run = CliRun.run(Map.of("FLINK_CONF_DIR", conf.toString()), command.split(" "));
+
+                assertThat(run.exitCode()).as("%s: %s", command, run.err()).isZero();
+                assertThat(run.out()).as(command).contains(conf.resolve("config.yaml").toString());
+            }
+        }
+
+        @Test
+        @DisplayName("from FLINK_HOME/conf when FLINK_CONF_DIR is not set; FLINK_CONF_DIR wins over FLINK_HOME")
+        void fromFlinkHome() throws Exception {
+            Path conf = conf("external-resources: none\n");
+            Path other = Files.createDirectories(home.resolve("other-conf"));
+            Files.writeString(other.resolve("config.yaml"), "external-resources: none\n");
+
+            assertThat(CliRun.run(Map.of("FLINK_HOME", home.toString()), "discover").out())
+                    .contains(READ + conf.resolve("config.yaml"));
+            assertThat(CliRun.run(Map.of("FLINK_HOME", home.toString(), "FLINK_CONF_DIR", other.toString()), "discover").out())
+                    .contains(READ + other.resolve("config.yaml"));
+        }
+
+        @Test
+        @DisplayName("--conf-dir wins over both variables")
+        void optionWins() throws Exception {
+            Path conf = conf("external-resources: none\n");
+            Path other = Files.createDirectories(home.resolve("other-conf"));
+
+            CliRun run = CliRun.run(Map.of("FLINK_HOME", other.toString(), "FLINK_CONF_DIR", other.toString()),
+                    "discover", "--conf-dir", conf.toString());
+
+            assertThat(run.out()).contains(READ + conf.resolve("config.yaml"));
+        }
+
+        @Test
+        @DisplayName("a variable naming no directory or no config.yaml: exit 2, the message names the variable")
+        void badVariable() throws Exception {
+            Path missing = home.resolve("nowhere");
+
+            CliRun noDir = CliRun.run(Map.of("FLINK_CONF_DIR", missing.toString()), "discover");
+            assertThat(noDir.exitCode()).isEqualTo(2);
+            assertThat(noDir.err()).startsWith("$FLINK_CONF_DIR: " + missing + " is not a directory");
+
+            Files.createDirectories(home.resolve("conf"));
+            CliRun noFile = CliRun.run(Map.of("FLINK_HOME", home.toString()), "doctor");
+            assertThat(noFile.exitCode()).isEqualTo(2);
+            assertThat(noFile.err())
+                    .startsWith("$FLINK_HOME/conf: Flink cannot load its configuration " + home.resolve("conf/config.yaml"));
         }
     }
 

@@ -24,11 +24,19 @@ import java.nio.file.Path;
  */
 public final class FlinkDirsOptions {
 
+    /** Where the configuration directory comes from without {@code --conf-dir}, as Flink's scripts read it. */
+    public static final String ENV_FLINK_CONF_DIR = ConfigConstants.ENV_FLINK_CONF_DIR;
+
+    /** The Flink installation; its {@code conf/} is the configuration directory without the others. */
+    public static final String ENV_FLINK_HOME = ConfigConstants.ENV_FLINK_HOME_DIR;
+
     @Option(
             names = "--conf-dir",
             paramLabel = "DIR",
-            required = true,
-            description = "Flink configuration directory (the one holding config.yaml).")
+            description = {
+                "Flink configuration directory (the one holding config.yaml).",
+                "Default: $" + ENV_FLINK_CONF_DIR + " if set, else $" + ENV_FLINK_HOME + "/conf."
+            })
     Path confDir;
 
     @Option(
@@ -52,13 +60,14 @@ public final class FlinkDirsOptions {
      *     plugins directory does not exist: both are mistakes in the command line
      */
     public FlinkSetup resolve(Environment env, CommandLine commandLine) {
-        Path conf = confDir.toAbsolutePath().normalize();
+        ConfDir chosen = confDir(env, commandLine);
+        Path conf = chosen.dir();
         if (!Files.isDirectory(conf)) {
             throw new ParameterException(
-                    commandLine, "--conf-dir: " + conf + " is not a directory");
+                    commandLine, chosen.origin() + ": " + conf + " is not a directory");
         }
         Path configFile = conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME);
-        byte[] content = readConfigFile(configFile, commandLine);
+        byte[] content = readConfigFile(configFile, commandLine, chosen.origin());
         Configuration configuration;
         try {
             configuration = load(conf, content);
@@ -72,7 +81,7 @@ public final class FlinkDirsOptions {
             }
             throw new ConfigFileException(
                     commandLine,
-                    "--conf-dir: Flink cannot load its configuration "
+                    chosen.origin() + ": Flink cannot load its configuration "
                             + conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME)
                             + ": "
                             + reason,
@@ -101,11 +110,45 @@ public final class FlinkDirsOptions {
     }
 
     /**
+     * The configuration directory and where it came from: {@code --conf-dir}, else {@code
+     * $FLINK_CONF_DIR}, else {@code $FLINK_HOME/conf}, the order in which Flink's own scripts
+     * ({@code config.sh}) look.
+     *
+     * @param origin how messages name it: {@code --conf-dir}, {@code $FLINK_CONF_DIR} or {@code
+     *     $FLINK_HOME/conf}
+     */
+    record ConfDir(Path dir, String origin) {}
+
+    /**
+     * The configuration directory this command reads.
+     *
+     * @throws ParameterException when none is given and neither variable is set
+     */
+    ConfDir confDir(Environment env, CommandLine commandLine) {
+        if (confDir != null) {
+            return new ConfDir(confDir.toAbsolutePath().normalize(), "--conf-dir");
+        }
+        String fromConfDir = env.get(ENV_FLINK_CONF_DIR);
+        if (fromConfDir != null && !fromConfDir.isBlank()) {
+            return new ConfDir(Path.of(fromConfDir.strip()).toAbsolutePath().normalize(), "$" + ENV_FLINK_CONF_DIR);
+        }
+        String home = env.get(ENV_FLINK_HOME);
+        if (home != null && !home.isBlank()) {
+            return new ConfDir(Path.of(home.strip()).resolve("conf").toAbsolutePath().normalize(), "$" + ENV_FLINK_HOME + "/conf");
+        }
+        throw new ParameterException(
+                commandLine,
+                "Missing --conf-dir=DIR: no Flink configuration directory given, and neither $" + ENV_FLINK_CONF_DIR
+                        + " nor $" + ENV_FLINK_HOME + " is set; expected the folder holding config.yaml"
+                        + " (e.g. --conf-dir /opt/flink/conf)");
+    }
+
+    /**
      * The bytes of {@code config.yaml}, read so that a FIFO there (even one put there after it was
      * looked at) is refused instead of waited on, as Flink's own loader would; null when there is
      * no such file (Flink then says so).
      */
-    private static byte[] readConfigFile(Path configFile, CommandLine commandLine) {
+    private static byte[] readConfigFile(Path configFile, CommandLine commandLine, String origin) {
         try {
             return HostFiles.read(configFile, MAX_CONFIG_BYTES);
         } catch (NoSuchFileException e) {
@@ -113,11 +156,11 @@ public final class FlinkDirsOptions {
         } catch (HostFiles.RefusedFileException e) {
             throw new ConfigFileException(
                     commandLine,
-                    "--conf-dir: " + e.getMessage() + "; expected Flink's configuration file, a regular file",
+                    origin + ": " + e.getMessage() + "; expected Flink's configuration file, a regular file",
                     e);
         } catch (IOException e) {
             throw new ConfigFileException(
-                    commandLine, "--conf-dir: cannot read " + configFile + ": " + DriverParams.osReason(e), e);
+                    commandLine, origin + ": cannot read " + configFile + ": " + DriverParams.osReason(e), e);
         }
     }
 
