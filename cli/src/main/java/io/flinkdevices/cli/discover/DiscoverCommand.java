@@ -28,18 +28,30 @@ import java.util.concurrent.Callable;
                     + " would pass, asks it for the configured amount of devices, and prints"
                     + " what tasks would receive.",
             "",
-            "Status per resource: ok = the driver returned the configured amount;"
+            "Status per resource: ok = the driver returned the configured amount and a"
+                    + " TaskManager starting now would get that many (enough devices are free);"
+                    + " unavailable = the driver works, but too few devices are free now (the"
+                    + " others are held by running TaskManagers, quarantined, or failed);"
                     + " skipped = the amount is missing or not positive, so Flink never asks the"
                     + " driver; error = anything else (missing or unknown factory, non-numeric"
-                    + " amount, factory or driver failure, timeout, wrong device count)."
+                    + " amount, factory or driver failure, timeout, wrong device count).",
+            "",
+            "Per resource it also prints how many devices are free, held (by which process),"
+                    + " quarantined and failed, reading the coordination file without taking"
+                    + " anything."
         },
         footerHeading = "%nExit codes:%n",
         footer = {
-            "  0  every resource is ok (also when none is configured)",
+            "  0  every resource is ok: this host can serve each one now (also when none is configured)",
             "  1  a resource is skipped or in error, or a plugin cannot be loaded",
-            "  2  the command line or the Flink configuration cannot be used"
+            "  2  the command line or the Flink configuration cannot be used",
+            "  3  the tool itself failed",
+            "  4  every driver works, but a resource is unavailable: too few of its devices are free now"
         })
 public final class DiscoverCommand implements Callable<Integer> {
+
+    /** Exit code when every driver works but a resource cannot be served now (too few devices free). */
+    public static final int EXIT_UNAVAILABLE = 4;
 
     @Spec CommandSpec spec;
 
@@ -83,6 +95,6 @@ public final class DiscoverCommand implements Callable<Integer> {
         } else {
             TableRenderer.render(report, out);
         }
-        return report.allOk() ? 0 : 1;
+        return report.allOk() ? 0 : report.onlyUnavailable() ? EXIT_UNAVAILABLE : 1;
     }
 }

@@ -8,6 +8,7 @@ import io.flinkdevices.cli.flink.ResourceSetting;
 import io.flinkdevices.cli.flink.ResourceSetting.AmountState;
 import io.flinkdevices.cli.flink.TimedCall;
 
+import io.flinkdevices.sdk.coordination.QuarantinedDevice;
 import io.flinkdevices.sdk.info.LiveProperties;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
@@ -37,6 +38,12 @@ import java.util.concurrent.TimeoutException;
 public final class Discovery {
 
     private static final String INDEX = "index";
+
+    /** The longest wait for a driver monitor's first sample of the devices it handed out. */
+    static final Duration FIRST_SAMPLE_WAIT = Duration.ofSeconds(10);
+
+    /** Bound on how many devices beyond the amount discover asks a driver for while looking for free ones. */
+    static final long MAX_EXTRA_DEVICES = 4096;
 
     /** Devices in the order of their {@code index} property, numerically where it is a number. */
     private static final Comparator<Map<String, String>> BY_INDEX =
@@ -89,7 +96,9 @@ public final class Discovery {
         DriverCreation.Outcome created = creation.create(setting, config, plugins);
         if (created instanceof DriverCreation.Created c) {
             outcome.driver = c.deviceDriver();
+            outcome.coordinated = ReadOnlyCoordination.enabled(config, setting.paramPrefix());
             outcome.holders = ReadOnlyCoordination.liveHolders(config, setting.paramPrefix());
+            outcome.quarantineRecords = ReadOnlyCoordination.quarantined(config, setting.paramPrefix());
             outcome.quarantined = ReadOnlyCoordination.quarantineNotes(config, setting.name(), setting.paramPrefix());
             outcome.notes = outcome.quarantined;
         } else {
@@ -154,7 +163,87 @@ public final class Discovery {
                             + " is "
                             + amount
                             + " (Flink hands tasks what the driver returns)");
+            return;
         }
+        outcome.availability = availability(outcome, infos, amount);
+    }
+
+    /**
+     * Whether a TaskManager starting now gets {@code amount} devices: the devices returned, sorted
+     * into free, held, quarantined and failed (at the driver's first health sample). With
+     * coordination on, a TaskManager skips the devices that are not free; so while fewer than
+     * {@code amount} are, the driver (created with coordination off, so it holds nothing) is asked
+     * for as many more as are missing, until enough are free or it has no more: at most one more
+     * call per device that is not free.
+     */
+    private Availability availability(Outcome outcome, Set<? extends ExternalResourceInfo> infos, long amount) {
+        String name = outcome.setting.name();
+        Availability seen = Availability.of(amount, withLiveKeys(infos), outcome.holders, outcome.quarantineRecords);
+        long asked = amount;
+        boolean oneByOne = false;
+        while (!seen.servable() && outcome.coordinated && asked < amount + MAX_EXTRA_DEVICES) {
+            // as many more as are missing; once the driver refuses that, one more at a time
+            long more = asked + (oneByOne ? 1 : amount - seen.free());
+            Set<? extends ExternalResourceInfo> all = retrieveQuietly(name, outcome.driver, more);
+            if (all == null || all.size() <= seen.devices()) {
+                if (oneByOne || more == asked + 1) {
+                    break;
+                }
+                oneByOne = true;
+                continue;
+            }
+            asked = more;
+            seen = Availability.of(amount, withLiveKeys(all), outcome.holders, outcome.quarantineRecords);
+        }
+        return seen;
+    }
+
+    /** The driver's devices for {@code amount}; null when it refuses, fails or does not answer in time. */
+    private Set<? extends ExternalResourceInfo> retrieveQuietly(String name, ExternalResourceDriver driver, long amount) {
+        try {
+            return calls.call("discover-" + name + "-driver", () -> driver.retrieveResourceInfo(amount));
+        } catch (TimeoutException e) {
+            return null;
+        } catch (Throwable e) { // NOPMD: the driver has no more devices; what it had stays the answer
+            return null;
+        }
+    }
+
+    /**
+     * Each info's properties with its live keys, once the driver's monitor took its first sample
+     * of each monitored device ({@code health} present), waited for at most {@link
+     * #FIRST_SAMPLE_WAIT} or the call time limit, whichever is shorter; a device still without a
+     * sample then counts by its other properties.
+     */
+    private List<Map<String, String>> withLiveKeys(Set<? extends ExternalResourceInfo> infos) {
+        long deadline = System.nanoTime() + Math.min(FIRST_SAMPLE_WAIT.toNanos(), calls.timeout().toNanos());
+        try {
+            while (!sampled(infos) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        List<Map<String, String>> all = new ArrayList<>();
+        for (ExternalResourceInfo info : infos) {
+            Map<String, String> properties = new LinkedHashMap<>();
+            for (String key : info.getKeys()) {
+                properties.put(key, info.getProperty(key).orElse(null));
+            }
+            all.add(properties);
+        }
+        all.sort(BY_INDEX.thenComparing(Object::toString));
+        return all;
+    }
+
+    private static boolean sampled(Set<? extends ExternalResourceInfo> infos) {
+        for (ExternalResourceInfo info : infos) {
+            if (info.getKeys().contains(LiveProperties.KEY_HEALTH_DEVICE)
+                    && info.getProperty(LiveProperties.KEY_HEALTH).isEmpty()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -186,7 +275,11 @@ public final class Discovery {
         boolean skipped;
         ExternalResourceDriver driver;
         List<Map<String, String>> infos = List.of();
+        boolean coordinated;
         Map<String, Long> holders = Map.of();
+        List<QuarantinedDevice> quarantineRecords = List.of();
+        /** Whether a TaskManager starting now is handed the amount; null when the driver did not hand it out. */
+        Availability availability;
         /** The devices out of service, one note each, also when the driver fails. */
         List<String> quarantined = List.of();
         List<String> notes = List.of();
@@ -241,6 +334,10 @@ public final class Discovery {
                     error
                             ? ResourceStatus.ERROR
                             : skipped ? ResourceStatus.SKIPPED : ResourceStatus.OK;
+            if (status == ResourceStatus.OK && availability != null && !availability.servable()) {
+                status = ResourceStatus.UNAVAILABLE;
+                problems.add(setting.amountKey() + ": " + availability.summary());
+            }
             Long amount =
                     setting.amount().state() == AmountState.VALID
                                     || setting.amount().state() == AmountState.NOT_POSITIVE
@@ -253,7 +350,8 @@ public final class Discovery {
                     status,
                     problems,
                     infos,
-                    notes);
+                    notes,
+                    availability);
         }
     }
 }

@@ -34,4 +34,15 @@ public record DiscoveryReport(
     public boolean allOk() {
         return pluginProblems.isEmpty() && resources.stream().allMatch(ResourceReport::ok);
     }
+
+    /**
+     * Whether every driver works and only the host's devices are short now: every resource is ok
+     * or {@link ResourceStatus#UNAVAILABLE}, at least one is unavailable, and the plugins loaded
+     * cleanly.
+     */
+    public boolean onlyUnavailable() {
+        return pluginProblems.isEmpty()
+                && resources.stream().anyMatch(r -> r.status() == ResourceStatus.UNAVAILABLE)
+                && resources.stream().allMatch(r -> r.ok() || r.status() == ResourceStatus.UNAVAILABLE);
+    }
 }

@@ -17,8 +17,10 @@ import java.util.Map;
  * @param problems every problem found, each naming the key or class to fix; empty when ok
  * @param infos each device's properties, as tasks would read them with {@code getProperty}
  * @param notes what else an operator should know, e.g. devices in use by a live TaskManager
+ * @param availability whether a TaskManager starting now is handed the amount, and what holds the
+ *     other devices; {@code null} (absent in JSON) when the driver did not hand the amount out
  */
-@JsonPropertyOrder({"name", "factory", "amount", "status", "error", "infos", "notes"})
+@JsonPropertyOrder({"name", "factory", "amount", "status", "error", "infos", "availability", "notes"})
 public record ResourceReport(
         String name,
         String factory,
@@ -28,7 +30,10 @@ public record ResourceReport(
         List<Map<String, String>> infos,
         @com.fasterxml.jackson.annotation.JsonInclude(
                         com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
-                List<String> notes) {
+                List<String> notes,
+        @com.fasterxml.jackson.annotation.JsonInclude(
+                        com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                Availability availability) {
 
     public ResourceReport {
         problems = List.copyOf(problems);
@@ -44,7 +49,19 @@ public record ResourceReport(
             ResourceStatus status,
             List<String> problems,
             List<Map<String, String>> infos) {
-        this(name, factory, amount, status, problems, infos, List.of());
+        this(name, factory, amount, status, problems, infos, List.of(), null);
+    }
+
+    /** A report without availability. */
+    public ResourceReport(
+            String name,
+            String factory,
+            Long amount,
+            ResourceStatus status,
+            List<String> problems,
+            List<Map<String, String>> infos,
+            List<String> notes) {
+        this(name, factory, amount, status, problems, infos, notes, null);
     }
 
     /** The problems as one line, separated by {@code "; "}; {@code null} when there are none. */

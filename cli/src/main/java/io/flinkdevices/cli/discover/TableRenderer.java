@@ -72,6 +72,9 @@ public final class TableRenderer {
                             + (r.infos().size() == 1 ? " device" : " devices"));
             table(deviceRows(r.infos()), GAP, out);
             r.notes().forEach(n -> out.println("  " + n));
+            if (r.availability() != null) {
+                out.println("  " + r.availability().summary());
+            }
         }
 
         boolean problems = false;

@@ -72,7 +72,7 @@ class ReadOnlyCoordinationTest {
     }
 
     @Test
-    @DisplayName("every device held by a live TaskManager: ok, each device 'in use by pid N', the file untouched")
+    @DisplayName("every device held by a live TaskManager: unavailable (the driver works, no device is free), each device 'in use by pid N', the file untouched")
     void allDevicesInUse() throws Exception {
         holder = new ProcessBuilder("sleep", "60").start();
         Path file = dir.resolve("gpu.coordination");
@@ -90,8 +90,10 @@ class ReadOnlyCoordinationTest {
                         .run(config, PluginFactories.of(dir, Map.of(FACTORY, new CoordinatedFactory())))
                         .get(0);
 
-        assertThat(report.problems()).isEmpty();
-        assertThat(report.status()).isEqualTo(ResourceStatus.OK);
+        assertThat(report.problems())
+                .containsExactly("external-resource.gpu.amount: cannot hand out 2 now: 0 of 2 devices free; 2 held: 0 by pid "
+                        + holder.pid() + ", 1 by pid " + holder.pid());
+        assertThat(report.status()).isEqualTo(ResourceStatus.UNAVAILABLE);
         assertThat(report.notes())
                 .containsExactly(
                         "device 0 (0) is in use by pid " + holder.pid(),
