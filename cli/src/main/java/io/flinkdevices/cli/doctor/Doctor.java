@@ -49,6 +49,7 @@ public final class Doctor {
     private final Duration timeout;
     private final Path flinkHome;
     private final Path confDir;
+    private final boolean startedWithResourceList;
 
     /**
      * @param timeout how long one factory or driver call may take
@@ -69,6 +70,18 @@ public final class Doctor {
      * @param confDir the folder of the configuration checked; {@code null} to skip that check
      */
     public Doctor(Duration timeout, boolean checkDevices, Path libDir, Path confDir) {
+        this(timeout, checkDevices, libDir, confDir, false);
+    }
+
+    /**
+     * As {@link #Doctor(Duration, boolean, Path, Path)}.
+     *
+     * @param startedWithResourceList whether the operator states that every standalone TaskManager
+     *     is started with the resource list as its last argument ({@link
+     *     StandaloneScriptsCheck#ACKNOWLEDGE_OPTION})
+     */
+    public Doctor(Duration timeout, boolean checkDevices, Path libDir, Path confDir, boolean startedWithResourceList) {
+        this.startedWithResourceList = startedWithResourceList;
         this.timeout = timeout;
         this.flinkHome = libDir == null ? null : libDir.getParent();
         this.confDir = confDir;
@@ -124,7 +137,8 @@ public final class Doctor {
         checks.add(new DriverCreationCheck());
         checks.add(new AmountCheck());
         checks.add(new SlotsCheck());
-        checks.add(new StandaloneScriptsCheck(flinkHome, confDir, timeout));
+        checks.add(new StandaloneScriptsCheck(flinkHome, confDir, timeout, startedWithResourceList,
+                io.flinkdevices.cli.flink.RunningTaskManagers::of));
         checks.add(new ConfigKeyNamesCheck());
         checks.add(new KubernetesDecoratorCheck());
         checks.add(new YarnDecoratorCheck());

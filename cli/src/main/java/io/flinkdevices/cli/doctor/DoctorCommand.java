@@ -3,6 +3,7 @@ package io.flinkdevices.cli.doctor;
 import io.flinkdevices.cli.common.CallTimeoutOption;
 import io.flinkdevices.cli.common.Environment;
 import io.flinkdevices.cli.common.FlinkDirsOptions;
+import io.flinkdevices.cli.doctor.checks.StandaloneScriptsCheck;
 import io.flinkdevices.cli.flink.FlinkSetup;
 import io.flinkdevices.cli.flink.PluginFactories;
 import io.flinkdevices.cli.flink.ResourceSetting;
@@ -33,7 +34,8 @@ import java.util.concurrent.Callable;
                     + " Kubernetes and Yarn resource names, config keys that disagree with the"
                     + " driver, an amount larger than the driver can hand out on this host, and"
                     + " several resources that a TaskManager started by Flink's standalone scripts"
-                    + " would not receive (checked with that Flink's own jars).",
+                    + " would not receive (checked with that Flink's own jars; not an error while"
+                    + " every TaskManager of the configuration running here logged them all).",
         },
         footerHeading = "%nExit codes:%n",
         footer = {
@@ -58,6 +60,17 @@ public final class DoctorCommand implements Callable<Integer> {
                             + " host); the amount is then not checked against the host.")
     boolean noDevices;
 
+    @Option(
+            names = StandaloneScriptsCheck.ACKNOWLEDGE_OPTION,
+            description =
+                    "State that every standalone TaskManager of this configuration is started with the"
+                            + " resource list as its last argument (bin/taskmanager.sh start"
+                            + " '-Dexternal-resources=gpu;fpga'). With several resources and no"
+                            + " TaskManager of it running here, the standalone-scripts finding is"
+                            + " then a note; a running TaskManager whose log shows fewer resources"
+                            + " keeps it an error.")
+    boolean startedWithResourceList;
+
     @Mixin CallTimeoutOption timeout;
 
     private final Environment env;
@@ -79,7 +92,8 @@ public final class DoctorCommand implements Callable<Integer> {
                                 timeout.get(),
                                 !noDevices,
                                 home == null ? null : home.resolve("lib"),
-                                setup.configFile().getParent())
+                                setup.configFile().getParent(),
+                                startedWithResourceList)
                         .examine(setup.configuration(), plugins);
         DoctorReport report =
                 new DoctorReport(
