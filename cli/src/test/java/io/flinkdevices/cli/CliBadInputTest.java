@@ -124,6 +124,29 @@ class CliBadInputTest {
         return all;
     }
 
+    /** Makes something at a coordination file's path. */
+    @FunctionalInterface
+    private interface AtPath {
+        void make(Path file) throws Exception;
+    }
+
+    /** A coordinated good configuration whose coordination file {conf}/gpu.coordination {@code make} makes. */
+    private static Setup coordinatedAt(AtPath make) {
+        return conf -> {
+            Path f = conf.resolve("gpu.coordination");
+            good("external-resource.gpu.param.coordination.enabled", "true",
+                    "external-resource.gpu.param.coordination.file", f.toString()).into(conf);
+            make.make(f);
+        };
+    }
+
+    private static void mkfifo(Path p) throws Exception {
+        Process mkfifo = new ProcessBuilder("mkfifo", p.toString()).start();
+        if (!mkfifo.waitFor(10, TimeUnit.SECONDS) || mkfifo.exitValue() != 0) {
+            throw new IllegalStateException("mkfifo " + p + " failed");
+        }
+    }
+
     /** {@code quarantine list|clear}: a coordinated good configuration unless the row changes it. */
     private void quarantineRows() {
         String file = home.resolve("gpu.coordination").toString();
@@ -162,6 +185,25 @@ class CliBadInputTest {
                 cmd("quarantine", "clear", "--resource", "gpu", "--all", "--conf-dir", "{conf}"),
                 "nothing to clear, nothing created", r -> r.out().contains("No device of resource gpu was out of service")
                         && !Files.exists(home.resolve("gpu.coordination")));
+        String key = "external-resource.gpu.param.coordination.file: {conf}/gpu.coordination";
+        clear("quarantine list: coordination.file is a symbolic link", coordinatedAt(f ->
+                        Files.createSymbolicLink(f, Files.writeString(f.resolveSibling("real"), ""))),
+                cmd("quarantine", "list", "--conf-dir", "{conf}"), key + " is a symbolic link; coordination never follows one");
+        clear("quarantine list: coordination.file is a folder", coordinatedAt(Files::createDirectories),
+                cmd("quarantine", "list", "--conf-dir", "{conf}"), key + " is a folder, expected a file");
+        clear("quarantine list: coordination.file is a FIFO", coordinatedAt(CliBadInputTest::mkfifo),
+                cmd("quarantine", "list", "--conf-dir", "{conf}"), key + " is a FIFO (named pipe); expected a regular file");
+        clear("quarantine list --json: its lock file is a FIFO",
+                coordinatedAt(f -> mkfifo(f.resolveSibling("gpu.coordination.lock"))),
+                cmd("quarantine", "list", "--json", "--conf-dir", "{conf}"),
+                key + ".lock is a FIFO (named pipe); expected a regular file");
+        clear("quarantine clear --all: coordination.file is a symbolic link", coordinatedAt(f ->
+                        Files.createSymbolicLink(f, Files.writeString(f.resolveSibling("real"), ""))),
+                cmd("quarantine", "clear", "--resource", "gpu", "--all", "--conf-dir", "{conf}"),
+                key + " is a symbolic link; coordination never follows one");
+        clear("quarantine clear --all: coordination.file is a FIFO", coordinatedAt(CliBadInputTest::mkfifo),
+                cmd("quarantine", "clear", "--resource", "gpu", "--all", "--conf-dir", "{conf}"),
+                key + " is a FIFO (named pipe); expected a regular file");
         accepted("quarantine list with nothing out of service", coordinated,
                 cmd("quarantine", "list", "--conf-dir", "{conf}"),
                 "says so", r -> r.out().contains("No device is out of service (gpu)"));

@@ -2,6 +2,7 @@ package io.flinkdevices.cli.flink;
 
 import io.flinkdevices.sdk.coordination.DeviceQuarantine;
 import io.flinkdevices.sdk.coordination.QuarantinedDevice;
+import io.flinkdevices.sdk.coordination.internal.CoordinationFileCheck;
 import io.flinkdevices.sdk.coordination.internal.HeldDevices;
 
 import org.apache.flink.configuration.Configuration;
@@ -88,6 +89,26 @@ public final class ReadOnlyCoordination {
             }
         }
         return files;
+    }
+
+    /**
+     * Why the resource's coordination file(s) cannot be used, one line each starting with the full
+     * key ({@code external-resource.gpu.param.coordination.file: /x is a symbolic link; coordination
+     * never follows one}): the check every TaskManager's factory makes (a symbolic link, a folder, a
+     * FIFO, device or socket, also as the {@code .lock} file), so that {@code quarantine list} and
+     * {@code clear} refuse what {@code discover}, {@code doctor} and the TaskManagers refuse, in the
+     * same words. Empty where coordination is off or every file is regular or absent.
+     */
+    public static List<String> unusable(Configuration config, String paramPrefix) {
+        List<String> problems = new ArrayList<>();
+        if (enabled(config, paramPrefix)) {
+            for (Path f : files(config, paramPrefix)) {
+                for (String p : CoordinationFileCheck.problems(f)) {
+                    problems.add(paramPrefix + FILE + ": " + p);
+                }
+            }
+        }
+        return problems;
     }
 
     /**

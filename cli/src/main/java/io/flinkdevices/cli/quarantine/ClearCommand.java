@@ -51,7 +51,8 @@ import java.util.concurrent.Callable;
             "  1  the device is not out of service in the resource's coordination file; nothing changed",
             "  2  the command line or the Flink configuration cannot be used",
             "  3  the tool itself failed",
-            "  4  a coordination file cannot be locked or written (the file and the reason on stderr)"
+            "  4  a coordination file cannot be used (a symbolic link, folder, FIFO or device), locked or written (the"
+                    + " key, the file and the reason on stderr)"
         })
 final class ClearCommand implements Callable<Integer> {
 
@@ -91,6 +92,9 @@ final class ClearCommand implements Callable<Integer> {
         Duration lockTimeout = lockTimeout(config, r);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (QuarantineCommand.refuseUnusableFiles(config, List.of(r), err)) {
+            return EXIT_FILE;
+        }
         List<String> cleared = new ArrayList<>();
         for (Path file : ReadOnlyCoordination.files(config, r.paramPrefix())) {
             if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {

@@ -83,6 +83,23 @@ public final class QuarantineCommand implements Callable<Integer> {
         return all.stream().filter(r -> ReadOnlyCoordination.enabled(config, r.paramPrefix())).toList();
     }
 
+    /**
+     * Prints why the resources' coordination files cannot be used, one line each on stderr, and
+     * returns whether there was any: a file every TaskManager, {@code discover} and {@code doctor}
+     * refuse is refused here too, never read as "nothing out of service".
+     */
+    static boolean refuseUnusableFiles(Configuration config, List<ResourceSetting> resources, PrintWriter err) {
+        boolean any = false;
+        for (ResourceSetting r : resources) {
+            for (String problem : ReadOnlyCoordination.unusable(config, r.paramPrefix())) {
+                err.println("flink-devices: " + problem);
+                any = true;
+            }
+        }
+        err.flush();
+        return any;
+    }
+
     /** {@code flink-devices quarantine list}. */
     @Command(
             name = "list",
@@ -95,7 +112,9 @@ public final class QuarantineCommand implements Callable<Integer> {
                 "  0  no device is out of service",
                 "  1  at least one device is out of service (listed)",
                 "  2  the command line or the Flink configuration cannot be used",
-                "  3  the tool itself failed"
+                "  3  the tool itself failed",
+                "  4  a coordination file cannot be used (a symbolic link, folder, FIFO or device; the key, the file and"
+                        + " the reason on stderr)"
             })
     static final class ListDevices implements Callable<Integer> {
 
@@ -117,7 +136,11 @@ public final class QuarantineCommand implements Callable<Integer> {
             Configuration config = setup.configuration();
             Map<String, List<Map<String, String>>> byResource = new LinkedHashMap<>();
             int count = 0;
-            for (ResourceSetting r : coordinated(config, resource, spec)) {
+            List<ResourceSetting> resources = coordinated(config, resource, spec);
+            if (refuseUnusableFiles(config, resources, spec.commandLine().getErr())) {
+                return ClearCommand.EXIT_FILE;
+            }
+            for (ResourceSetting r : resources) {
                 List<Map<String, String>> devices = new ArrayList<>();
                 for (QuarantinedDevice q : ReadOnlyCoordination.quarantined(config, r.paramPrefix())) {
                     Map<String, String> d = new LinkedHashMap<>();

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -170,5 +172,57 @@ class QuarantineCommandTest {
             holder.destroyForcibly();
         }
         assertThat(DeviceQuarantine.peek(file)).hasSize(1);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"symbolic link", "folder", "FIFO", "FIFO as its lock file"})
+    @DisplayName("a coordination file that cannot be used is refused by list and clear as discover, doctor and every TaskManager refuse it")
+    void unusableFile(String kind) throws Exception {
+        String expected;
+        switch (kind) {
+            case "symbolic link" -> {
+                quarantine().add("mlx5_0/1", "port mlx5_0/1 state DOWN");
+                Path real = Files.move(file, home.resolve("real.coordination"));
+                Files.createSymbolicLink(file, real);
+                expected = file + " is a symbolic link; coordination never follows one";
+            }
+            case "folder" -> {
+                Files.createDirectories(file);
+                expected = file + " is a folder, expected a file";
+            }
+            case "FIFO" -> {
+                mkfifo(file);
+                expected = file + " is a FIFO (named pipe); expected a regular file or no file";
+            }
+            default -> {
+                mkfifo(Path.of(file + ".lock"));
+                expected = file + ".lock is a FIFO (named pipe); expected a regular file or no file";
+            }
+        }
+        String line = "flink-devices: external-resource.rdma.param.coordination.file: " + expected;
+        CliRun list = cli("quarantine", "list", "--conf-dir", conf.toString());
+        assertThat(list.exitCode()).as(list.out() + list.err()).isEqualTo(4);
+        assertThat(list.err()).startsWith(line);
+        assertThat(list.out()).doesNotContain("No device is out of service");
+        CliRun json = cli("quarantine", "list", "--json", "--conf-dir", conf.toString());
+        assertThat(json.exitCode()).isEqualTo(4);
+        assertThat(json.out()).isEmpty();
+        CliRun clear = cli("quarantine", "clear", "--resource", "rdma", "--all", "--conf-dir", conf.toString());
+        assertThat(clear.exitCode()).as(clear.out() + clear.err()).isEqualTo(4);
+        assertThat(clear.err()).startsWith(line);
+        for (String command : List.of("discover", "doctor")) {
+            CliRun run = cli(command, "--conf-dir", conf.toString(), "--plugins-dir", plugins.toString());
+            assertThat(run.exitCode()).as(command).isNotZero();
+            // doctor puts the key on a line of its own, the same words below it
+            assertThat(run.out() + run.err()).as(command)
+                    .contains("external-resource.rdma.param.coordination.file")
+                    .contains(expected);
+        }
+    }
+
+    private static void mkfifo(Path p) throws Exception {
+        Process mkfifo = new ProcessBuilder("mkfifo", p.toString()).start();
+        assertThat(mkfifo.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && mkfifo.exitValue() == 0)
+                .as("mkfifo " + p).isTrue();
     }
 }

@@ -1,18 +1,15 @@
 package io.flinkdevices.sdk.coordination;
 
 import io.flinkdevices.sdk.config.DriverParams;
-import io.flinkdevices.sdk.host.internal.FileNode;
+import io.flinkdevices.sdk.coordination.internal.CoordinationFileCheck;
 
 import org.apache.flink.annotation.PublicEvolving;
 
-import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -135,28 +132,10 @@ public final class CoordinationParams {
         }
         if (parent == null || !Files.isDirectory(parent)) {
             params.problem(FILE, "folder " + parent + " does not exist");
-        } else if (Files.isSymbolicLink(file)) {
-            params.problem(FILE, file + " is a symbolic link; coordination never follows one");
-        } else if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
-            params.problem(FILE, file + " is a folder, expected a file");
         } else {
-            for (Path p : List.of(file, file.resolveSibling(file.getFileName() + ".lock"))) {
-                try {
-                    Optional<FileNode> node = FileNode.of(p);
-                    if (node.isPresent() && node.get().type() != FileNode.Type.REGULAR) {
-                        params.problem(
-                                FILE,
-                                p
-                                        + " is "
-                                        + node.get().type().words()
-                                        + "; expected a regular file or no file (it is then created):"
-                                        + " writes to a device vanish and opening a FIFO can hang, so"
-                                        + " every TaskManager would get the same devices or none");
-                    }
-                } catch (IOException e) {
-                    params.problem(
-                            FILE, "cannot look at " + p + " (" + DriverParams.osReason(e) + ")");
-                }
+            // the same check as the CLI's quarantine list and clear: one set of refusals, one wording
+            for (String problem : CoordinationFileCheck.problems(file)) {
+                params.problem(FILE, problem);
             }
         }
     }
