@@ -39,7 +39,11 @@ import java.util.stream.Collectors;
  *       ({@code discovery-script.path}), without and with {@code --enable-coordination-mode};
  *   <li>flink-devices' {@code io.flinkdevices.nvidia.NvidiaGpuDriverFactory} (nvidia-smi backend),
  *       without and with {@code coordination.enabled}, found by class name on the class path; its
- *       rows say "not built" when the driver is not there.
+ *       rows say "not built" when the driver is not there;
+ *   <li>with {@code --before JARS} (the {@code sdk-api} and {@code driver-nvidia} jars or class
+ *       folders of another build, separated by {@code :}), the same coordinated driver from those jars, in a class
+ *       loader of its own that loads {@code io.flinkdevices} classes child-first: a change
+ *       measured beside the build before it, in the same iterations.
  * </ul>
  *
  * <p>Every driver sees the same fake {@code nvidia-smi} (a POSIX {@code sh} script listing 8 H100
@@ -51,7 +55,7 @@ import java.util.stream.Collectors;
  *
  * <pre>
  * java -cp ... io.flinkdevices.benchmarks.DiscoveryBenchmark --scripts DIR --flink-jar JAR
- *     [--iterations 300] [--warmup 30] [--amount 2] [--gpus 8]
+ *     [--iterations 300] [--warmup 30] [--amount 2] [--gpus 8] [--before SDK_JAR:NVIDIA_JAR]
  * </pre>
  */
 public final class DiscoveryBenchmark {
@@ -78,7 +82,8 @@ public final class DiscoveryBenchmark {
         FLINK_PLAIN("Flink 2.3.0 GPUDriver, plain"),
         FLINK_COORDINATION("Flink 2.3.0 GPUDriver, coordination"),
         OURS_PLAIN("flink-devices NvidiaGpuDriver, plain"),
-        OURS_COORDINATION("flink-devices NvidiaGpuDriver, coordination");
+        OURS_COORDINATION("flink-devices NvidiaGpuDriver, coordination"),
+        OURS_COORDINATION_BEFORE("  the same, jars of --before");
 
         final String label;
 
@@ -96,6 +101,7 @@ public final class DiscoveryBenchmark {
         int warmup = 30;
         int amount = 2;
         int gpus = 8;
+        String before = "";
         Path work;
 
         List<String> toArgs() {
@@ -105,7 +111,8 @@ public final class DiscoveryBenchmark {
                     "--iterations", Integer.toString(iterations),
                     "--warmup", Integer.toString(warmup),
                     "--amount", Integer.toString(amount),
-                    "--gpus", Integer.toString(gpus));
+                    "--gpus", Integer.toString(gpus),
+                    "--before", before);
         }
 
         static Options parse(String[] args) {
@@ -130,6 +137,9 @@ public final class DiscoveryBenchmark {
                     case "--gpus":
                         o.gpus = Integer.parseInt(args[++i]);
                         break;
+                    case "--before":
+                        o.before = i + 1 < args.length ? args[++i] : "";
+                        break;
                     case "--work":
                         o.work = Path.of(args[++i]);
                         break;
@@ -138,7 +148,7 @@ public final class DiscoveryBenchmark {
                                 "unknown argument "
                                         + args[i]
                                         + "; expected --scripts DIR, --flink-jar JAR, --iterations N, --warmup N,"
-                                        + " --amount N, --gpus N");
+                                        + " --amount N, --gpus N, --before SDK_JAR:NVIDIA_JAR");
                 }
             }
             return o;
@@ -261,6 +271,7 @@ public final class DiscoveryBenchmark {
         if (ours == null) {
             missing.put(Impl.OURS_PLAIN, NOT_BUILT);
             missing.put(Impl.OURS_COORDINATION, NOT_BUILT);
+            missing.put(Impl.OURS_COORDINATION_BEFORE, NOT_BUILT);
         } else {
             Path ourFile = work.resolve("ours.coordination");
             Configuration plain = new Configuration();
@@ -271,12 +282,22 @@ public final class DiscoveryBenchmark {
             coord.setString("coordination.file", ourFile.toString());
             probes.put(Impl.OURS_PLAIN, driverProbe(ours.createExternalResourceDriver(plain), o.amount, null));
             probes.put(Impl.OURS_COORDINATION, driverProbe(ours.createExternalResourceDriver(coord), o.amount, ourFile));
+            if (o.before.isBlank()) {
+                missing.put(Impl.OURS_COORDINATION_BEFORE, "no --before");
+            } else {
+                Path beforeFile = work.resolve("before.coordination");
+                Configuration beforeCoord = new Configuration(coord);
+                beforeCoord.setString("coordination.file", beforeFile.toString());
+                ExternalResourceDriverFactory before = beforeFactory(o.before);
+                probes.put(Impl.OURS_COORDINATION_BEFORE,
+                        driverProbe(before.createExternalResourceDriver(beforeCoord), o.amount, beforeFile));
+            }
         }
 
         Map<Impl, long[]> latencies = new LinkedHashMap<>();
         probes.keySet().forEach(i -> latencies.put(i, new long[o.iterations]));
         for (int it = -o.warmup; it < o.iterations; it++) {
-            for (Map.Entry<Impl, Probe> e : probes.entrySet()) {
+            for (Map.Entry<Impl, Probe> e : callOrder(probes).entrySet()) {
                 Probe probe = e.getValue();
                 probe.prepare();
                 long start = System.nanoTime();
@@ -299,6 +320,64 @@ public final class DiscoveryBenchmark {
         }
         print(rows, o, out);
         return rows;
+    }
+
+    /**
+     * The order of calls in one iteration: table order, except that the {@code --before} row runs
+     * between Flink's two rows, away from our coordinated row. A coordinated allocation reads
+     * {@code /proc/locks}, and one read soon (within an RCU grace period, a few ms) after another
+     * finds the kernel's lock-table semaphore warm and costs microseconds instead of milliseconds:
+     * side by side, the second of two coordinated rows would measure less than it costs alone.
+     */
+    static Map<Impl, Probe> callOrder(Map<Impl, Probe> probes) {
+        Map<Impl, Probe> order = new LinkedHashMap<>();
+        for (Map.Entry<Impl, Probe> e : probes.entrySet()) {
+            if (e.getKey() == Impl.OURS_COORDINATION_BEFORE) {
+                continue;
+            }
+            order.put(e.getKey(), e.getValue());
+            if (e.getKey() == Impl.FLINK_PLAIN && probes.containsKey(Impl.OURS_COORDINATION_BEFORE)) {
+                order.put(Impl.OURS_COORDINATION_BEFORE, probes.get(Impl.OURS_COORDINATION_BEFORE));
+            }
+        }
+        return order;
+    }
+
+    /** Our factory from another build's jars, its own classes first (Flink and logging from ours). */
+    private static ExternalResourceDriverFactory beforeFactory(String jars) throws Exception {
+        List<URL> urls = new ArrayList<>();
+        for (String jar : jars.split(":")) {
+            Path p = Path.of(jar);
+            if (!Files.exists(p)) {
+                throw new IllegalArgumentException("--before: " + p + " does not exist; expected the sdk-api and"
+                        + " driver-nvidia jars (or class folders) of another build, separated by ':'");
+            }
+            urls.add(p.toUri().toURL());
+        }
+        ClassLoader loader = new URLClassLoader(urls.toArray(new URL[0]), DiscoveryBenchmark.class.getClassLoader()) {
+            @Override
+            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+                if (!name.startsWith("io.flinkdevices.")) {
+                    return super.loadClass(name, resolve);
+                }
+                synchronized (getClassLoadingLock(name)) {
+                    Class<?> c = findLoadedClass(name);
+                    if (c == null) {
+                        try {
+                            c = findClass(name);
+                        } catch (ClassNotFoundException e) {
+                            c = super.loadClass(name, false);
+                        }
+                    }
+                    if (resolve) {
+                        resolveClass(c);
+                    }
+                    return c;
+                }
+            }
+        };
+        return (ExternalResourceDriverFactory)
+                Class.forName(OUR_FACTORY, true, loader).getDeclaredConstructor().newInstance();
     }
 
     private static ExternalResourceDriverFactory ourFactory() throws Exception {
@@ -430,6 +509,14 @@ public final class DiscoveryBenchmark {
                 ratio(oursCoord, bare, 50),
                 ratio(oursPlain, bare, 50),
                 ratio(rows.get(Impl.EXTERNAL_COMMAND), bare, 50));
+        Row before = rows.get(Impl.OURS_COORDINATION_BEFORE);
+        if (before.sorted != null) {
+            out.printf(
+                    Locale.ROOT,
+                    "jars of --before / one bare nvidia-smi spawn: coordination %.2fx at p50; this build / --before: %.2fx%n",
+                    ratio(before, bare, 50),
+                    ratio(oursCoord, before, 50));
+        }
     }
 
     static double ratio(Row a, Row b, double p) {
