@@ -1,0 +1,168 @@
+package io.flinkdevices.model.onnx;
+
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtSession;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Rows per second of ML_PREDICT against ONNX Runtime's own loop on the same model and batch size,
+ * in one JVM, interleaved: a bare loop of {@code session.run} over batches of random rows, and an
+ * SQL job (datagen source, ML_PREDICT, blackhole sink, parallelism 1, local MiniCluster, CPU).
+ * The job's rate is taken between its N/4-th and its N-th result, so that start-up and planning do
+ * not count. Not a test: run it by hand (see docs/measured-figures.md).
+ *
+ * <p>Arguments: {@code [rows] [batch-size] [max-in-flight] [rounds]}, default 200000 64 2 3.
+ */
+public final class OnnxPredictBenchmark {
+
+    private static final int IN = 16;
+    private static final int HIDDEN = 4096;
+    private static final int OUT = 16;
+
+    private OnnxPredictBenchmark() {}
+
+    public static void main(String[] args) throws Exception {
+        int rows = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
+        int batch = args.length > 1 ? Integer.parseInt(args[1]) : 64;
+        int inFlight = args.length > 2 ? Integer.parseInt(args[2]) : 2;
+        int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 3;
+        Path dir = Files.createTempDirectory("onnx-bench");
+        Random random = new Random(1);
+        Path model = OnnxModels.write(dir, "mlp.onnx", OnnxModels.mlp(matrix(random, IN, HIDDEN), vector(random, HIDDEN),
+                matrix(random, HIDDEN, OUT), vector(random, OUT)));
+        System.out.printf("model: MLP %d -> %d (Relu) -> %d, %.2f MFLOP per row; batch-size %d, max-in-flight %d,"
+                + " %d rows, %d cores%n", IN, HIDDEN, OUT, 2.0 * (IN * HIDDEN + HIDDEN * OUT) / 1e6, batch, inFlight, rows,
+                Runtime.getRuntime().availableProcessors());
+        List<Double> bare = new ArrayList<>();
+        List<Double> sql = new ArrayList<>();
+        bareLoop(model, batch, rows / 10);
+        for (int r = 0; r < rounds; r++) {
+            double b = bareLoop(model, batch, rows);
+            double s = mlPredict(model, batch, inFlight, rows);
+            bare.add(b);
+            sql.add(s);
+            System.out.printf("round %d: bare loop %.0f rows/s, ML_PREDICT %.0f rows/s, ratio %.2f%n", r + 1, b, s, s / b);
+        }
+        double mb = median(bare);
+        double ms = median(sql);
+        System.out.printf("median: bare loop %.0f rows/s, ML_PREDICT %.0f rows/s, ratio %.2f%n", mb, ms, ms / mb);
+    }
+
+    /** ONNX Runtime's own loop: one session, batches of {@code batch} rows, a new input tensor per batch. */
+    static double bareLoop(Path model, int batch, int rows) throws Exception {
+        OrtEnvironment env = OrtEnvironment.getEnvironment();
+        Random random = new Random(2);
+        float[] data = new float[batch * IN];
+        for (int i = 0; i < data.length; i++) {
+            data[i] = random.nextFloat() * 2 - 1;
+        }
+        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions();
+                OrtSession session = env.createSession(model.toString(), options)) {
+            long start = System.nanoTime();
+            long sink = 0;
+            for (int done = 0; done < rows; done += batch) {
+                FloatBuffer buf = ByteBuffer.allocateDirect(data.length * 4).order(ByteOrder.nativeOrder()).asFloatBuffer();
+                buf.put(data).flip();
+                try (OnnxTensor x = OnnxTensor.createTensor(env, buf, new long[] {batch, IN});
+                        OrtSession.Result result = session.run(Map.of("x", x))) {
+                    float[] y = new float[batch * OUT];
+                    ((OnnxTensor) result.get(0)).getFloatBuffer().get(y);
+                    sink += Float.floatToIntBits(y[0]);
+                }
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (sink == 42) {
+                System.out.print("");
+            }
+            return rows / seconds;
+        }
+    }
+
+    /** ML_PREDICT's rate between its rows/4-th and its last result, as a map after it counts them. */
+    static double mlPredict(Path model, int batch, int inFlight, int rows) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.getConfig().set("table.exec.async-ml-predict.max-concurrent-operations", String.valueOf(batch * inFlight));
+        tEnv.executeSql("CREATE TEMPORARY TABLE features (x ARRAY<FLOAT>) WITH ('connector' = 'datagen', 'number-of-rows' = '"
+                + rows + "', 'fields.x.length' = '" + IN + "', 'fields.x.element.min' = '-1', 'fields.x.element.max' = '1')");
+        tEnv.executeSql("CREATE TEMPORARY MODEL mlp INPUT (x ARRAY<FLOAT>) OUTPUT (y ARRAY<FLOAT>) WITH ('provider' = 'onnx',"
+                + " 'path' = '" + model + "', 'batch-size' = '" + batch + "', 'max-in-flight' = '" + inFlight + "')");
+        Table predicted = tEnv.sqlQuery("SELECT y FROM ML_PREDICT(TABLE features, MODEL mlp, DESCRIPTOR(x))");
+        Clock.reset(rows);
+        tEnv.toDataStream(predicted).map(new Clock()).sinkTo(new DiscardingSink<>());
+        env.execute("ML_PREDICT benchmark");
+        return (rows - rows / 4) / ((Clock.last - Clock.quarter) / 1e9);
+    }
+
+    /** Notes the time of the rows/4-th and the last row it sees (the job runs in this JVM). */
+    static final class Clock implements MapFunction<Row, Row> {
+        private static final long serialVersionUID = 1L;
+        static volatile long rows;
+        static volatile long quarter;
+        static volatile long last;
+        static final AtomicLong SEEN = new AtomicLong();
+
+        static void reset(long n) {
+            rows = n;
+            quarter = 0;
+            last = 0;
+            SEEN.set(0);
+        }
+
+        @Override
+        public Row map(Row row) {
+            long n = SEEN.incrementAndGet();
+            if (n == rows / 4) {
+                quarter = System.nanoTime();
+            }
+            if (n == rows) {
+                last = System.nanoTime();
+            }
+            return row;
+        }
+    }
+
+    private static float[][] matrix(Random random, int rows, int cols) {
+        float[][] m = new float[rows][cols];
+        float scale = (float) (1 / Math.sqrt(rows));
+        for (float[] row : m) {
+            for (int j = 0; j < cols; j++) {
+                row[j] = (random.nextFloat() * 2 - 1) * scale;
+            }
+        }
+        return m;
+    }
+
+    private static float[] vector(Random random, int n) {
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = random.nextFloat() * 0.1f;
+        }
+        return v;
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        return sorted.get(sorted.size() / 2);
+    }
+}
