@@ -1,6 +1,7 @@
 package io.flinkdevices.dist;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.coordination.DeviceQuarantine;
 import io.flinkdevices.sdk.process.DiscoveryScript;
 import io.flinkdevices.sdk.process.ExternalCommand;
 import io.flinkdevices.testkit.fake.FakeAmdHost;
@@ -318,6 +319,139 @@ class DistributionArchiveITCase {
             all.put("FLINK_DEVICES_JAVA_OPTS", "-Djava.io.tmpdir=" + Files.createDirectories(temp.resolve("tmp")));
             return ExternalCommand.of(root.resolve("bin/flink-devices"), argv, Duration.ofSeconds(120), "bin/flink-devices")
                     .withEnvironment(all)
+                    .run();
+        }
+    }
+
+    @Nested
+    @DisplayName("ships a simulated NVIDIA host whose GPUs a TaskManager monitors, with faults an operator injects")
+    class SimulatedTrial {
+
+        private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+        private static final String GPU0 = "GPU-5a1c0000-0000-4000-8000-000000000000";
+        private static final String GPU1 = "GPU-5a1c0000-0000-4000-8000-000000000001";
+
+        @Test
+        @DisplayName("the guide's trial: discover, doctor and a TaskManager run without a WARN; gpu-lost and ecc fail and quarantine a GPU; clear brings it back to nvidia-smi")
+        void trialWithFaults(@TempDir Path temp) throws Exception {
+            Path root = Distribution.unpacked();
+            // the archive's simulated/ in a folder of its own, so that faults stay in this test
+            Path home = Files.createDirectories(temp.resolve("flink-devices"));
+            Path simulated = Files.createDirectories(home.resolve("simulated"));
+            for (String script : List.of("nvidia-smi.sh", "fault.sh")) {
+                Files.copy(root.resolve("simulated").resolve(script), simulated.resolve(script),
+                        java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+            }
+            // what the example's own comment tells an operator to run, with $PWD = home
+            String example = Files.readString(root.resolve("conf/examples/simulated-nvidia.yaml"))
+                    .replace("FLINK_DEVICES_HOME", home.toString());
+            Map<String, String> settings = new java.util.LinkedHashMap<>();
+            settings.put("taskmanager.numberOfTaskSlots", "2");
+            example.lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).forEach(l -> {
+                int colon = l.indexOf(": ");
+                settings.put(l.substring(0, colon), l.substring(colon + 2));
+            });
+            Path coordination = Path.of(settings.get("external-resource.gpu.param.coordination.file"));
+
+            try (StandaloneCluster cluster = new StandaloneCluster(temp.resolve("flink"), root.resolve("plugins"),
+                    Distribution.flinkClassPath(), settings)) {
+                ExternalCommand.Result discover = tool(root, temp, "discover", "--conf-dir", cluster.confDir().toString());
+                assertThat(discover.exitCode()).as("%s%s", discover.stdout(), discover.stderrTail()).isZero();
+                assertThat(discover.stdout()).contains("NVIDIA H100 80GB HBM3 (simulated)");
+                assertThat(discover.stderrTail()).as("discover's log").doesNotContain("WARN");
+                ExternalCommand.Result doctor = tool(root, temp, "doctor", "--conf-dir", cluster.confDir().toString());
+                assertThat(doctor.exitCode()).as("%s%s", doctor.stdout(), doctor.stderrTail()).isZero();
+                assertThat(doctor.stderrTail()).as("doctor's log").doesNotContain("WARN");
+
+                cluster.startJobManager(START_TIMEOUT);
+                StandaloneCluster.FlinkProcess tm = cluster.startTaskManager("taskmanager-1");
+                cluster.awaitTaskManagers(1, START_TIMEOUT);
+                awaitLog(cluster, tm, "sampled through one nvidia-smi query per interval");
+                // two intervals of samples, each answered
+                Thread.sleep(2_500);
+                assertThat(StandaloneClusterEndToEndITCase.holders(coordination))
+                        .as("GPUs the TaskManager holds\n%s", cluster.diagnostics())
+                        .isEqualTo(Map.of(GPU0, tm.pid(), GPU1, tm.pid()));
+                assertThat(Files.readString(tm.log))
+                        .contains("Enabled external resources: [gpu]")
+                        .contains("handing out 2 of 2 found");
+                assertThat(warnings(tm)).as("WARN lines of the TaskManager's log").isEmpty();
+
+                assertThat(fault(simulated, "ecc", "0", "5").stdout()).contains("volatile uncorrected ECC count 5");
+                awaitLog(cluster, tm, "Device " + GPU0 + " is out of service on this host");
+                assertThat(fault(simulated, "gpu-lost", "1").stdout()).contains("simulated GPU 1 fell off the bus");
+                awaitLog(cluster, tm, "Device " + GPU1 + " is out of service on this host");
+                assertThat(DeviceQuarantine.peek(coordination))
+                        .extracting(q -> q.deviceId() + ": " + q.reason())
+                        .satisfiesExactlyInAnyOrder(
+                                q -> assertThat(q).startsWith(GPU0 + ": uncorrected ECC errors: the volatile count rose from 0 to 5"),
+                                q -> assertThat(q).startsWith(GPU1 + ": GPU " + GPU1 + " is no longer listed by nvidia-smi"));
+                assertThat(warnings(tm))
+                        .as("the only WARN lines: each GPU's health change and its quarantine")
+                        .allMatch(l -> l.contains("Device monitor of gpu") || l.contains("is out of service on this host"))
+                        .anyMatch(l -> l.contains(GPU0) && l.contains("failed"))
+                        .anyMatch(l -> l.contains(GPU1) && l.contains("failed"));
+
+                // the GPU comes back to nvidia-smi, but stays out of service until cleared
+                assertThat(fault(simulated, "gpu-back", "1").stdout()).contains("simulated GPU 1 is back");
+                discover = tool(root, temp, "discover", "--conf-dir", cluster.confDir().toString());
+                assertThat(discover.exitCode()).as("%s%s", discover.stdout(), discover.stderrTail()).isEqualTo(4);
+                assertThat(discover.stdout())
+                        .contains("gpu       unavailable  2")
+                        .contains("device " + GPU0 + " is out of service (quarantined): uncorrected ECC errors")
+                        .contains("flink-devices quarantine clear --resource gpu --device " + GPU1)
+                        .contains("cannot hand out 2 now: 0 of 2 devices free; 2 quarantined: " + GPU0 + " (uncorrected ECC errors");
+                assertThat(discover.stderrTail()).as("discover's log").doesNotContain("WARN");
+
+                assertThat(fault(simulated, "clear").stdout()).contains("no fault");
+                assertThat(fault(simulated).stdout()).contains("no fault");
+                assertThat(tm.process.isAlive()).as("health.action fail-tasks keeps the TaskManager\n%s", cluster.diagnostics()).isTrue();
+            }
+        }
+
+        @Test
+        @DisplayName("fault.sh refuses a GPU index, an ECC count or a command it does not know, with its usage and exit code 2")
+        void faultRefusesBadInput(@TempDir Path temp) throws Exception {
+            Path simulated = Files.createDirectories(temp.resolve("simulated"));
+            Files.copy(Distribution.unpacked().resolve("simulated/fault.sh"), simulated.resolve("fault.sh"),
+                    java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+            Map<List<String>, String> bad = Map.of(
+                    List.of("gpu-lost", "2"), "expected a simulated GPU index, 0 or 1, but got '2'",
+                    List.of("ecc", "0", "-1"), "expected an ECC count, a whole number from 0, but got '-1'",
+                    List.of("melt"), "unknown command 'melt'");
+            for (Map.Entry<List<String>, String> b : bad.entrySet()) {
+                ExternalCommand.Result r = fault(simulated, b.getKey().toArray(String[]::new));
+                assertThat(r.exitCode()).as("%s", b.getKey()).isEqualTo(2);
+                assertThat(r.stderrTail()).as("%s", b.getKey()).contains(b.getValue()).contains("usage:");
+            }
+            assertThat(simulated.resolve("faults")).doesNotExist();
+        }
+
+        private ExternalCommand.Result fault(Path simulated, String... args) throws Exception {
+            return ExternalCommand.of(simulated.resolve("fault.sh"), List.of(args), Duration.ofSeconds(30), "simulated/fault.sh")
+                    .withEnvironment(Map.of("PATH", System.getenv("PATH")))
+                    .run();
+        }
+
+        private List<String> warnings(StandaloneCluster.FlinkProcess tm) throws Exception {
+            return Files.readAllLines(tm.log).stream().filter(l -> l.matches("\\S+ WARN .*")).collect(Collectors.toList());
+        }
+
+        private void awaitLog(StandaloneCluster cluster, StandaloneCluster.FlinkProcess tm, String text) throws Exception {
+            long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+            while (!Files.exists(tm.log) || !Files.readString(tm.log).contains(text)) {
+                assertThat(System.nanoTime()).as("'%s' in %s's log\n%s", text, tm, cluster.diagnostics()).isLessThan(deadline);
+                assertThat(tm.process.isAlive()).as("%s runs\n%s", tm, cluster.diagnostics()).isTrue();
+                Thread.sleep(100);
+            }
+        }
+
+        private ExternalCommand.Result tool(Path root, Path temp, String... args) throws Exception {
+            List<String> argv = new ArrayList<>(List.of(args));
+            argv.addAll(List.of("--plugins-dir", root.resolve("plugins").toString()));
+            return ExternalCommand.of(root.resolve("bin/flink-devices"), argv, Duration.ofSeconds(120), "bin/flink-devices")
+                    .withEnvironment(Map.of("PATH", System.getenv("PATH"),
+                            "FLINK_DEVICES_JAVA_OPTS", "-Djava.io.tmpdir=" + Files.createDirectories(temp.resolve("tmp"))))
                     .run();
         }
     }
