@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import static org.apache.flink.table.api.Expressions.$;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -134,6 +136,35 @@ class OnnxPredictITCase {
             assertThat((double) (Float) r.getField(2)).isCloseTo(expected[0], within(1e-4));
             assertThat((double) (Float) r.getField(3)).isCloseTo(expected[1], within(1e-4));
         }
+    }
+
+    @Test
+    @DisplayName("the job authors' guide's SQL example runs as written, with a model at its path")
+    void guideExample() throws Exception {
+        String script = new String(getClass().getResourceAsStream("/guide-example.sql").readAllBytes(),
+                java.nio.charset.StandardCharsets.UTF_8).replace("/models/scorer.onnx", linear.toString());
+        List<String> statements = new ArrayList<>();
+        for (String part : script.split(";")) {
+            String sql = part.lines().filter(l -> !l.strip().startsWith("--")).collect(Collectors.joining("\n")).strip();
+            if (!sql.isEmpty()) {
+                statements.add(sql);
+            }
+        }
+        assertThat(statements).hasSize(4);
+        StreamExecutionEnvironment env = cluster.createEnvironment();
+        env.setParallelism(2);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        // SET is the SQL client's statement; a TableEnvironment takes it as configuration
+        Matcher set = Pattern.compile("SET '([^']+)' = '([^']+)'").matcher(statements.get(0));
+        assertThat(set.matches()).as(statements.get(0)).isTrue();
+        tEnv.getConfig().set(set.group(1), set.group(2));
+        for (String sql : statements.subList(1, 3)) {
+            tEnv.executeSql(sql);
+        }
+        Map<Long, Row> results = collect(tEnv.executeSql(statements.get(3)).collect());
+        assertThat(results).hasSize(1000);
+        assertThat(results.keySet()).allMatch(id -> id >= 1 && id <= 1000);
+        assertThat(results.values()).allMatch(r -> ((Float[]) r.getField(1)).length == 3);
     }
 
     @Test
