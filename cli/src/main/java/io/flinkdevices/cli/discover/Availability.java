@@ -1,6 +1,7 @@
 package io.flinkdevices.cli.discover;
 
 import io.flinkdevices.sdk.coordination.QuarantinedDevice;
+import io.flinkdevices.sdk.health.HealthState;
 import io.flinkdevices.sdk.info.LiveProperties;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
@@ -90,7 +91,7 @@ public record Availability(
                 quarantined.add(name + " (" + out.reason() + ")");
             } else if (holder != null) {
                 held.add(name + " by pid " + holder.getValue());
-            } else if ("failed".equals(device.get(LiveProperties.KEY_HEALTH))) {
+            } else if (HealthState.FAILED.value().equals(device.get(LiveProperties.KEY_HEALTH))) {
                 String reason = device.get(LiveProperties.KEY_HEALTH_REASON);
                 failed.add(name + (reason == null ? "" : " (" + reason + ")"));
             } else {
