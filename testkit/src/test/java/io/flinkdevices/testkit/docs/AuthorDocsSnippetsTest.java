@@ -38,6 +38,13 @@ class AuthorDocsSnippetsTest {
         assertThat(checkedBlocks("docs/job-authors.md")).as("snippet blocks checked").isGreaterThanOrEqualTo(3);
     }
 
+    @Test
+    @DisplayName("every Java block of docs/samples.md is an excerpt, in order, of the compiled file it names")
+    void samplesSnippetsAreExcerptsOfCompiledFiles() throws IOException {
+        // the page shows no Java today; one added later must name the file it is taken from
+        checkedBlocks("docs/samples.md");
+    }
+
     /** Checks every marked block of {@code page}; returns how many there were. */
     private static int checkedBlocks(String page) throws IOException {
         List<String> doc = Files.readAllLines(ROOT.resolve(page));
