@@ -55,7 +55,7 @@ import java.util.stream.Collectors;
  *
  * <pre>
  * java -cp ... io.flinkdevices.benchmarks.DiscoveryBenchmark --scripts DIR --flink-jar JAR
- *     [--iterations 300] [--warmup 30] [--amount 2] [--gpus 8] [--before SDK_JAR:NVIDIA_JAR]
+ *     [--iterations 300] [--warmup 30] [--amount 2] [--gpus 8] [--smi-seconds 0.02] [--before SDK_JAR:NVIDIA_JAR]
  * </pre>
  */
 public final class DiscoveryBenchmark {
@@ -102,6 +102,8 @@ public final class DiscoveryBenchmark {
         int amount = 2;
         int gpus = 8;
         String before = "";
+        /** How long the fake takes before it answers, in seconds (0: builtins only). */
+        String smiSeconds = "0";
         Path work;
 
         List<String> toArgs() {
@@ -112,6 +114,7 @@ public final class DiscoveryBenchmark {
                     "--warmup", Integer.toString(warmup),
                     "--amount", Integer.toString(amount),
                     "--gpus", Integer.toString(gpus),
+                    "--smi-seconds", smiSeconds,
                     "--before", before);
         }
 
@@ -137,6 +140,13 @@ public final class DiscoveryBenchmark {
                     case "--gpus":
                         o.gpus = Integer.parseInt(args[++i]);
                         break;
+                    case "--smi-seconds":
+                        o.smiSeconds = args[++i];
+                        if (!o.smiSeconds.matches("[0-9]{1,3}(\\.[0-9]{1,6})?")) {
+                            throw new IllegalArgumentException("--smi-seconds: expected seconds such as 0.02 but got '"
+                                    + o.smiSeconds + "'");
+                        }
+                        break;
                     case "--before":
                         o.before = i + 1 < args.length ? args[++i] : "";
                         break;
@@ -148,7 +158,7 @@ public final class DiscoveryBenchmark {
                                 "unknown argument "
                                         + args[i]
                                         + "; expected --scripts DIR, --flink-jar JAR, --iterations N, --warmup N,"
-                                        + " --amount N, --gpus N, --before SDK_JAR:NVIDIA_JAR");
+                                        + " --amount N, --gpus N, --smi-seconds S, --before SDK_JAR:NVIDIA_JAR");
                 }
             }
             return o;
@@ -175,7 +185,7 @@ public final class DiscoveryBenchmark {
         Path work = Files.createTempDirectory("flink-devices-discovery-bench");
         try {
             Path bin = Files.createDirectories(work.resolve("bin"));
-            writeFakeNvidiaSmi(bin.resolve("nvidia-smi"), o.gpus);
+            writeFakeNvidiaSmi(bin.resolve("nvidia-smi"), o.gpus, o.smiSeconds);
             // Unpacked from a jar the scripts lose their mode; Flink's driver refuses a script it cannot execute.
             Path scripts = Files.createDirectories(work.resolve("flink-scripts"));
             for (String name : List.of("nvidia-gpu-discovery.sh", "gpu-discovery-common.sh")) {
@@ -534,6 +544,14 @@ public final class DiscoveryBenchmark {
      * the list.
      */
     static void writeFakeNvidiaSmi(Path target, int gpus) throws IOException {
+        writeFakeNvidiaSmi(target, gpus, "0");
+    }
+
+    /**
+     * The fake, answering after {@code seconds} (one {@code sleep} process more) when that is not
+     * 0: a real {@code nvidia-smi} takes about 20 ms (0.02) on an H200 host.
+     */
+    static void writeFakeNvidiaSmi(Path target, int gpus, String seconds) throws IOException {
         StringBuilder indexes = new StringBuilder();
         StringBuilder full = new StringBuilder();
         StringBuilder list = new StringBuilder();
@@ -552,6 +570,7 @@ public final class DiscoveryBenchmark {
         String script =
                 "#!/bin/sh\n"
                         + "# fake nvidia-smi of the discovery benchmark\n"
+                        + (Double.parseDouble(seconds) > 0 ? "sleep " + seconds + "\n" : "")
                         + "case \"$1\" in\n"
                         + "  --query-gpu=index) printf '"
                         + indexes

@@ -166,7 +166,8 @@ public final class DeviceCoordinator {
      * grace period (3-11 ms measured, against about 0.02 ms for the rest of the transaction), and
      * a TaskManager allocates once, after a pause. This starts the wait on a daemon thread, so
      * that it runs beside the discovery (an {@code nvidia-smi} spawn) instead of after it, inside
-     * the lock. Call it right before discovering, when coordination is on; calling it is optional.
+     * the lock; the thread reads the file every 2 ms until the allocation's look or for at most 1
+     * s. Call it right before discovering, when coordination is on; calling it is optional.
      */
     public void warmUp() {
         ProcLocks.warmUp();

@@ -15,7 +15,9 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Finds the processes that hold locks on files, from {@code /proc/locks}.
@@ -37,8 +39,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * an RCU grace period; a writer within about one grace period of the last does not. A read after a
  * pause therefore costs 3-11 ms on the build machine (4 us when warm), the bulk of a coordinated
  * discovery, where a TaskManager allocates once. {@link #warmUp()} starts that wait on another
- * thread while the caller does other work (a driver's discovery), so that the read before the
- * write, still made under the coordination lock, finds the semaphore warm.
+ * thread while the caller does other work (a driver's discovery) and keeps the semaphore warm
+ * until the check, so that the read before the write, still made under the coordination lock,
+ * finds it warm.
  */
 public final class ProcLocks {
 
@@ -56,7 +59,14 @@ public final class ProcLocks {
     /** {@link #MAX_TABLE}; lower in a test, which cannot take 100,000 locks in reasonable time. */
     static volatile int maxTable = MAX_TABLE;
 
+    /** How long a warm-up keeps the semaphore warm at most, waiting for the check it prepares. */
+    static final long WARM_FOR_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Well within one grace period (a few ms), so that the semaphore never goes back to idle. */
+    private static final long WARM_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
     private static final AtomicBoolean WARMING = new AtomicBoolean();
+    /** Until when ({@link System#nanoTime}) the warm-up thread reads; a check ends it earlier. */
+    private static volatile long warmUntil;
 
     private static final ThreadLocal<byte[]> READ_BUFFER = ThreadLocal.withInitial(() -> new byte[FIRST_BUFFER]);
     private static final Object OPEN = new Object();
@@ -72,23 +82,22 @@ public final class ProcLocks {
     /**
      * Starts reading the first byte of {@code /proc/locks} on a daemon thread and returns at once:
      * the kernel's grace-period wait (see the class comment) then runs beside the caller's work.
-     * Reads nothing into any buffer of ours and decides nothing: the check before a write reads
-     * the table itself. Does nothing where the table cannot be read or a warm-up still runs.
+     * The thread reads it again every 2 ms, so that the semaphore stays warm through a discovery
+     * longer than a grace period (a real {@code nvidia-smi} takes about 20 ms), until the next
+     * check here or for at most 1 s. Each such read holds the kernel's lock table for a few
+     * microseconds, as any reader of the file does. Reads nothing into any buffer of ours and
+     * decides nothing: the check before a write reads the table itself. Does nothing where the
+     * table cannot be read; a warm-up that still runs is extended.
      */
     public static void warmUp() {
-        if (!AVAILABLE || !WARMING.compareAndSet(false, true)) {
+        if (!AVAILABLE) {
             return;
         }
-        Thread t = new Thread(() -> {
-            try (FileInputStream in = new FileInputStream(PROC_LOCKS.toFile())) {
-                // one byte renders the first record, which is what takes the semaphore
-                in.read();
-            } catch (IOException | RuntimeException e) {
-                // only a head start: the check before a write reads the table and reports problems
-            } finally {
-                WARMING.set(false);
-            }
-        }, "flink-devices-proc-locks-warm-up");
+        warmUntil = System.nanoTime() + WARM_FOR_NANOS;
+        if (!WARMING.compareAndSet(false, true)) {
+            return;
+        }
+        Thread t = new Thread(ProcLocks::keepWarm, "flink-devices-proc-locks-warm-up");
         t.setDaemon(true);
         try {
             t.start();
@@ -96,6 +105,31 @@ public final class ProcLocks {
             // no thread to spare: the read before the write pays the wait itself
             WARMING.set(false);
         }
+    }
+
+    private static void keepWarm() {
+        try (FileChannel ch = FileChannel.open(PROC_LOCKS, StandardOpenOption.READ)) {
+            // one byte from offset 0 renders the first record, which is what takes the semaphore
+            ByteBuffer one = ByteBuffer.allocate(1);
+            while (true) {
+                one.clear();
+                ch.read(one, 0);
+                long left = warmUntil - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                LockSupport.parkNanos(Math.min(WARM_EVERY_NANOS, left));
+            }
+        } catch (IOException | RuntimeException e) {
+            // only a head start: the check before a write reads the table and reports problems
+        } finally {
+            WARMING.set(false);
+        }
+    }
+
+    /** Whether a warm-up thread runs now; for tests. */
+    static boolean warming() {
+        return WARMING.get();
     }
 
     /**
@@ -120,6 +154,8 @@ public final class ProcLocks {
             return OptionalLong.empty();
         }
         int n = read();
+        // the check a warm-up prepared has run: nothing more to keep warm for
+        warmUntil = System.nanoTime();
         if (n < 0) {
             return OptionalLong.empty();
         }

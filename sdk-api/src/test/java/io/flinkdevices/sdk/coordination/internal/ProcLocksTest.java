@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 @DisplayName("Reading /proc/locks")
 class ProcLocksTest {
@@ -39,6 +40,21 @@ class ProcLocksTest {
             }
             ProcLocks.warmUp();
             assertThat(ProcLocks.posixHolder(key)).as("released").isEmpty();
+        }
+        awaitNoWarmUp("after the check it prepared");
+
+        ProcLocks.warmUp();
+        assertThat(ProcLocks.warming()).as("a warm-up runs until a check or its bound").isTrue();
+        awaitNoWarmUp("without a check, after its bound of " + ProcLocks.WARM_FOR_NANOS / 1_000_000 + " ms");
+    }
+
+    private static void awaitNoWarmUp(String when) throws InterruptedException {
+        long deadline = System.nanoTime() + ProcLocks.WARM_FOR_NANOS + TimeUnit.SECONDS.toNanos(10);
+        while (ProcLocks.warming()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the warm-up thread still runs " + when);
+            }
+            Thread.sleep(5);
         }
     }
 
