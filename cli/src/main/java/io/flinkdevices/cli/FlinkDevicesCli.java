@@ -91,7 +91,8 @@ public final class FlinkDevicesCli implements Callable<Integer> {
 
     /**
      * Options given to a command that takes a subcommand first ({@code render --conf-dir X}):
-     * picocli calls them unknown; the problem is the missing subcommand.
+     * picocli calls them unknown; the problem is the missing subcommand. A word that is no
+     * subcommand and near none ({@code render helm}) is named with the subcommands there are.
      */
     private static Optional<String> missingSubcommand(ParameterException e) {
         if (!(e instanceof UnmatchedArgumentException)) {
@@ -103,7 +104,6 @@ public final class FlinkDevicesCli implements Callable<Integer> {
         subcommands.remove("help");
         if (subcommands.isEmpty()
                 || unmatched.isEmpty()
-                || !unmatched.get(0).startsWith("-")
                 || (at.getParseResult() != null && at.getParseResult().subcommand() != null)) {
             return Optional.empty();
         }
@@ -114,6 +114,14 @@ public final class FlinkDevicesCli implements Callable<Integer> {
                         : String.join(", ", subcommands.subList(0, subcommands.size() - 1))
                                 + " or "
                                 + subcommands.get(subcommands.size() - 1);
+        if (!unmatched.get(0).startsWith("-")) {
+            // a misspelling keeps picocli's "Did you mean"; a word near no subcommand (render
+            // helm) got only "Unmatched arguments", which names neither the command nor the choices
+            if (!((UnmatchedArgumentException) e).getSuggestions().isEmpty()) {
+                return Optional.empty();
+            }
+            return Optional.of("Unknown subcommand of '" + name + "': '" + unmatched.get(0) + "'; expected " + choices);
+        }
         return Optional.of(
                 "Missing subcommand of '"
                         + name

@@ -225,6 +225,10 @@ class CliBadInputTest {
                 "Missing subcommand of 'flink-devices': discover, doctor, render or quarantine");
         clear("render kubernets (misspelt)", good, cmd("render", "kubernets", "--conf-dir", "{conf}"),
                 "'kubernets'", "render kubernetes");
+        clear("render helm (no such deployment)", good, cmd("render", "helm", "--conf-dir", "{conf}"),
+                "Unknown subcommand of 'flink-devices render': 'helm'; expected kubernetes, flink-operator or yarn");
+        clear("quarantine show (no such subcommand)", good, cmd("quarantine", "show", "--conf-dir", "{conf}"),
+                "Unknown subcommand of 'flink-devices quarantine': 'show'; expected list or clear");
         clear("unknown option --verbose", good, plus(on("discover"), "--verbose"), "--verbose");
         clear("--conf-dir that does not exist", good, cmd("discover", "--conf-dir", "{home}/nope"),
                 "--conf-dir: {home}/nope is not a directory");

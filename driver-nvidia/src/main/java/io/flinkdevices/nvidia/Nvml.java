@@ -171,11 +171,20 @@ final class Nvml {
         return library;
     }
 
+    /** The most characters of {@code nvmlErrorString} a message keeps. */
+    static final int ERROR_STRING_CHARS = 200;
+
     /** NVML's words for {@code rc}. */
     String errorString(int rc) {
         try {
             String s = lib.nvmlErrorString(rc);
-            return s == null ? "unknown error" : s;
+            // capped as the SDK caps outside text: a broken library's 1 MiB string would be copied
+            // into every message and log line
+            if (s == null) {
+                return "unknown error";
+            }
+            return s.length() <= ERROR_STRING_CHARS ? s
+                    : s.substring(0, ERROR_STRING_CHARS) + "… (" + (s.length() - ERROR_STRING_CHARS) + " more characters)";
         } catch (LinkageError | RuntimeException e) {
             return "error " + rc;
         }

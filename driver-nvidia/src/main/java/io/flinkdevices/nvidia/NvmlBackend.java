@@ -45,6 +45,8 @@ final class NvmlBackend implements Backend {
             Pattern.compile("(?:[0-9a-fA-F]{4})?([0-9a-fA-F]{4}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\\.([0-7])");
     /** A MIG device's name ends with its profile: {@code NVIDIA A100-SXM4-80GB MIG 1g.10gb}. */
     private static final Pattern MIG_NAME = Pattern.compile(".*\\bMIG\\s+(\\S+)\\s*");
+    /** The most GPUs a count from NVML is believed for: hosts carry a few dozen at most. */
+    static final int MAX_GPUS = 1024;
 
     /** One deadline per library in this class loader: a library that does not return blocks every driver using it. */
     private static final Map<String, NativeDeadline> DEADLINES = new HashMap<>();
@@ -139,6 +141,14 @@ final class NvmlBackend implements Backend {
         List<NvidiaSmiBackend.Gpu> gpus = new ArrayList<>();
         List<NvidiaSmiBackend.Mig> migs = new ArrayList<>();
         int count = nvml.deviceCount();
+        if (count < 0 || count > MAX_GPUS) {
+            // an unsigned all-ones count reads as -1: without this the loop ran zero times and the
+            // operator read "no GPU" on a host full of them
+            throw new DeviceDriverException(describe() + ": nvmlDeviceGetCount_v2 reports " + Integer.toUnsignedString(count)
+                    + " GPUs; expected 0 to " + MAX_GPUS + ": the library answers garbage (a broken or mismatched"
+                    + " libnvidia-ml.so.1); set " + libraryKey.replace(NvidiaGpuDriverFactory.NVML_LIBRARY,
+                            NvidiaGpuDriverFactory.BACKEND) + " to nvidia-smi to bypass it");
+        }
         Set<String> uuids = new HashSet<>();
         for (int i = 0; i < count; i++) {
             Pointer h;
@@ -153,6 +163,10 @@ final class NvmlBackend implements Backend {
                 // as nvidia-smi leaves it out of its listing: the other GPUs still serve
                 LOG.warn("{}: GPU {} is left out: it has fallen off the bus or was removed ({})", describe(), i, e.getMessage());
                 continue;
+            }
+            if (uuid.isEmpty()) {
+                throw new DeviceDriverException(describe() + ": nvmlDeviceGetUUID gives GPU " + i + " an empty UUID;"
+                        + " expected GPU-<hex digits>: tasks find their GPU by its UUID through " + VisibleDevices.ENV);
             }
             if (!uuids.add(uuid.toLowerCase(Locale.ROOT))) {
                 throw new DeviceDriverException(describe() + " reports UUID " + uuid + " for two GPUs; expected every GPU"

@@ -63,7 +63,7 @@ final class XidPolicy {
         } catch (IllegalArgumentException e) {
             params.problem(KEY, "expected a comma-separated list of Xid numbers (default " + DEFAULT
                     + ", the application errors), 'all' (no Xid fails a GPU) or 'none' (every Xid does)"
-                    + " but got '" + raw + "': " + e.getMessage());
+                    + " but got " + DriverParams.quoted(raw) + ": " + e.getMessage());
             return defaults();
         }
     }
@@ -73,12 +73,20 @@ final class XidPolicy {
         if (v.equalsIgnoreCase("all")) {
             return new XidPolicy(true, Set.of());
         }
-        if (v.equalsIgnoreCase("none") || v.isEmpty()) {
+        if (v.equalsIgnoreCase("none")) {
             return new XidPolicy(false, Set.of());
         }
+        // an empty value or entry is a slip (a list cut short), not a way to say none: "none" says it
+        if (v.isEmpty()) {
+            throw new IllegalArgumentException("the value is empty; write 'none' to count every Xid");
+        }
         Set<Long> out = new TreeSet<>();
-        for (String part : v.split(",")) {
-            String p = part.strip();
+        String[] parts = v.split(",", -1);
+        for (int i = 0; i < parts.length; i++) {
+            String p = parts[i].strip();
+            if (p.isEmpty()) {
+                throw new IllegalArgumentException("entry " + (i + 1) + " of " + parts.length + " is empty");
+            }
             if (!p.matches("\\d{1,5}")) {
                 throw new IllegalArgumentException("'" + p + "' is not an Xid number");
             }

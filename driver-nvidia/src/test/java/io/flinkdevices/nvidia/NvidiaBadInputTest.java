@@ -151,6 +151,28 @@ class NvidiaBadInputTest {
                         "NVML (" + lib + ") is not used", c[1], c[2], P + "nvml.library", "backend to nvidia-smi");
             }
         }
+        if (NvmlStandIn.unavailable().isPresent()) {
+            table.skip("NVML answering garbage", NvmlStandIn.unavailable().get());
+        } else {
+            Object[][] garbage = {
+                {io.flinkdevices.testkit.fake.InstalledNvidiaHost.NvmlGarbage.COUNT_ALL_ONES, new String[] {
+                    "nvmlDeviceGetCount_v2 reports 4294967295 GPUs; expected 0 to 1024", P + "backend to nvidia-smi"}},
+                {io.flinkdevices.testkit.fake.InstalledNvidiaHost.NvmlGarbage.EMPTY_UUID, new String[] {
+                    "nvmlDeviceGetUUID gives GPU 0 an empty UUID; expected GPU-<hex digits>", "CUDA_VISIBLE_DEVICES"}},
+                {io.flinkdevices.testkit.fake.InstalledNvidiaHost.NvmlGarbage.LONG_ERROR_STRING, new String[] {
+                    "refused to start", "x".repeat(200) + "… (1048375 more characters)"}}};
+            for (Object[] g : garbage) {
+                io.flinkdevices.testkit.fake.InstalledNvidiaHost answering =
+                        FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(host());
+                String lib = NvmlStandIn.installOn(answering).toString();
+                answering.nvmlGarbage((io.flinkdevices.testkit.fake.InstalledNvidiaHost.NvmlGarbage) g[0]);
+                if (g[0] == io.flinkdevices.testkit.fake.InstalledNvidiaHost.NvmlGarbage.LONG_ERROR_STRING) {
+                    answering.nvmlInitError(4); // so that the driver asks for the error's words
+                }
+                table.row("NVML answering garbage: " + g[0], () -> attempt(Map.of(), params("backend", "nvml", "nvml.library", lib), 1),
+                        (String[]) g[1]);
+            }
+        }
         Path notElf = Files.writeString(temp.resolve("libnvidia-ml.so.1"), "not a library\n");
         BadInputTable.Result result =
                 table
@@ -166,6 +188,12 @@ class NvidiaBadInputTest {
                                 P + "health.action", "expected one of report, fail-tasks, stop-taskmanager", "'panic'")
                         .row("bad health.ignored-xids", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "health.ignored-xids", "13,xid79"), 1),
                                 P + "health.ignored-xids", "expected a comma-separated list of Xid numbers", "'xid79' is not an Xid number")
+                        .row("empty health.ignored-xids", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "health.ignored-xids", ""), 1),
+                                P + "health.ignored-xids", "but got '': the value is empty; write 'none' to count every Xid")
+                        .row("health.ignored-xids of one comma", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "health.ignored-xids", ","), 1),
+                                P + "health.ignored-xids", "but got ',': entry 1 of 2 is empty")
+                        .row("monitor.interval with a no-break space", () -> attempt(Map.of(), params("nvidia-smi.path", smi, "monitor.interval", "10\u00a0s"), 1),
+                                P + "monitor.interval", "but got '10\u00a0s' (character 3 is U+00A0 NO-BREAK SPACE, which looks like a plain space but is not one)")
                         .row("monitoring asked of backend script", () -> attempt(Map.of(), params("backend", "script", "discovery-script.path",
                                         scriptGarbage.toString(), "monitor.interval", "10 s"), 1),
                                 P + "monitor.interval", P + "backend is script", "monitoring works with backends auto, nvml and nvidia-smi")

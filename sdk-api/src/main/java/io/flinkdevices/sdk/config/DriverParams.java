@@ -7,6 +7,7 @@ import io.flinkdevices.sdk.config.internal.FileChecks;
 import io.flinkdevices.sdk.internal.NearMiss;
 import io.flinkdevices.sdk.internal.OsReason;
 import io.flinkdevices.sdk.internal.ParamPrefix;
+import io.flinkdevices.sdk.internal.Visible;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
@@ -127,6 +128,16 @@ public final class DriverParams {
         return v;
     }
 
+    /**
+     * {@code value} quoted for a problem message, as this class quotes the values it refuses: at
+     * most 200 characters, and the first character outside printable ASCII named ({@code '10 s'
+     * (character 3 is U+00A0 NO-BREAK SPACE, which looks like a plain space but is not one)}), so
+     * that a value that prints like a valid one is not left unexplained.
+     */
+    public static String quoted(String value) {
+        return Visible.quoted(value);
+    }
+
     /** A whole-number parameter with an inclusive lower bound. */
     public long longValue(String key, long defaultValue, long min) {
         known.add(key);
@@ -142,7 +153,7 @@ public final class DriverParams {
             }
             return parsed;
         } catch (NumberFormatException e) {
-            problem(key, "expected a whole number but got '" + v + "'");
+            problem(key, "expected a whole number but got " + Visible.quoted(v));
             return defaultValue;
         }
     }
@@ -160,7 +171,7 @@ public final class DriverParams {
         if (v.equalsIgnoreCase("false")) {
             return false;
         }
-        problem(key, "expected true or false but got '" + v + "'");
+        problem(key, "expected true or false but got " + Visible.quoted(v));
         return defaultValue;
     }
 
@@ -197,7 +208,7 @@ public final class DriverParams {
                     key,
                     DurationText.tooLargeForDuration(v)
                             ? outOfRange(v)
-                            : "expected a duration such as '10 s' or '500 ms' but got '" + v + "'");
+                            : "expected a duration such as '10 s' or '500 ms' but got " + Visible.quoted(v));
             return defaultValue;
         }
         if (d == null || d.compareTo(MIN_DURATION) < 0 || d.compareTo(MAX_DURATION) > 0) {

@@ -6,6 +6,7 @@ import io.flinkdevices.sdk.coordination.internal.HeldDevices;
 import io.flinkdevices.sdk.coordination.internal.QuarantineRecord;
 import io.flinkdevices.sdk.health.HealthListener;
 import io.flinkdevices.sdk.health.MonitorSettings;
+import io.flinkdevices.sdk.internal.Capped;
 
 import org.apache.flink.annotation.PublicEvolving;
 
@@ -82,7 +83,8 @@ public final class DeviceQuarantine {
 
     /**
      * Takes {@code deviceId} out of service, seen by this process. Does nothing when it is out of
-     * service already (the first reason and time stay).
+     * service already (the first reason and time stay). A reason longer than 200 characters is
+     * kept as its first 200 and {@code … (N more characters)}.
      *
      * @return whether it was added
      * @throws DeviceDriverException when the lock is not obtained within the lock timeout or the
@@ -93,8 +95,9 @@ public final class DeviceQuarantine {
         if (deviceId == null || deviceId.isEmpty()) {
             throw new IllegalArgumentException("empty device id");
         }
+        // capped: the reason goes into the file (of at most 1 MiB) and into every message about the device
         QuarantineRecord q = new QuarantineRecord(deviceId, System.currentTimeMillis(), seenByThisProcess(),
-                reason.replaceAll("[\\r\\n]+", " "));
+                Capped.text(reason.replaceAll("[\\r\\n]+", " ")));
         boolean added = file.transact(locked -> {
             List<QuarantineRecord> all = new ArrayList<>(locked.content().quarantines());
             if (all.stream().anyMatch(r -> r.deviceId().equals(deviceId))) {
@@ -183,7 +186,9 @@ public final class DeviceQuarantine {
     private static List<QuarantinedDevice> convert(List<QuarantineRecord> records) {
         List<QuarantinedDevice> out = new ArrayList<>();
         for (QuarantineRecord q : records) {
-            out.add(new QuarantinedDevice(q.deviceId(), q.reason(), Instant.ofEpochMilli(q.sinceMillis()), q.who()));
+            // capped again: a reason written by hand or by an earlier release may be of any length
+            out.add(new QuarantinedDevice(q.deviceId(), Capped.text(q.reason()), Instant.ofEpochMilli(q.sinceMillis()),
+                    Capped.text(q.who())));
         }
         return out;
     }

@@ -31,6 +31,12 @@ final class QuarantineOnFailure implements HealthListener {
     private final Set<String> out = new HashSet<>();
     /** Since when each of those has been seen ok without a break. */
     private final Map<String, Instant> okSince = new HashMap<>();
+    /**
+     * Per device, the last write that failed ("out: reason" or "back: reason"): a failure is
+     * logged once and again only when it changes (another reason, the other direction, a success
+     * in between), not at every sample while a disk stays full.
+     */
+    private final Map<String, String> lastFailure = new HashMap<>();
 
     /** The monitor this listener was added to: told which devices are out of service. */
     private volatile DeviceMonitor monitor;
@@ -62,9 +68,10 @@ final class QuarantineOnFailure implements HealthListener {
                         quarantine.add(id, s.reason());
                         out.add(id);
                         tell(id, true);
+                        succeeded(id, "taken out of service");
                     } catch (DeviceDriverException | RuntimeException e) {
-                        LOG.warn("Cannot take failed device {} out of service in {} (tried again at the next sample): {}",
-                                id, quarantine.file(), e.getMessage());
+                        failed(id, "out", e, "Cannot take failed device {} out of service in {} (tried again at every"
+                                + " sample, logged again only when this changes): {}");
                     }
                 }
             } else if (s.health() == HealthState.OK && out.contains(id)) {
@@ -78,14 +85,28 @@ final class QuarantineOnFailure implements HealthListener {
                         out.remove(id);
                         okSince.remove(id);
                         tell(id, false);
+                        succeeded(id, "returned to service");
                     } catch (DeviceDriverException | RuntimeException e) {
-                        LOG.warn("Cannot return device {} to service in {} (tried again at the next sample): {}",
-                                id, quarantine.file(), e.getMessage());
+                        failed(id, "back", e, "Cannot return device {} to service in {} (tried again at every sample,"
+                                + " logged again only when this changes): {}");
                     }
                 }
             } else if (s.health() != HealthState.OK) {
                 okSince.remove(id);
             }
         });
+    }
+
+    private void failed(String id, String direction, Exception e, String warning) {
+        String now = direction + ": " + e.getMessage();
+        if (!now.equals(lastFailure.put(id, now))) {
+            LOG.warn(warning, id, quarantine.file(), e.getMessage());
+        }
+    }
+
+    private void succeeded(String id, String what) {
+        if (lastFailure.remove(id) != null) {
+            LOG.info("Device {} {} in {} after failed tries (logged above)", id, what, quarantine.file());
+        }
     }
 }

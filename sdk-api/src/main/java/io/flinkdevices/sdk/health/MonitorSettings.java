@@ -1,6 +1,7 @@
 package io.flinkdevices.sdk.health;
 
 import io.flinkdevices.sdk.config.DriverParams;
+import io.flinkdevices.sdk.internal.Visible;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.util.TimeUtils;
@@ -71,7 +72,8 @@ public final class MonitorSettings {
             if (interval == null) {
                 params.problem(
                         INTERVAL,
-                        "expected 0 (monitoring off) or a duration from 100 ms to 1 d such as '10 s' but got '" + raw + "'");
+                        "expected 0 (monitoring off) or a duration from 100 ms to 1 d such as '10 s' but got "
+                                + Visible.quoted(raw));
                 interval = DEFAULT_INTERVAL;
             }
         }
@@ -83,8 +85,8 @@ public final class MonitorSettings {
             if (recoverAfter == null) {
                 params.problem(
                         RECOVER_AFTER,
-                        "expected 0 (back at the first healthy sample) or a duration up to 1 d such as '5 min' but got '"
-                                + rawRecover + "'");
+                        "expected 0 (back at the first healthy sample) or a duration up to 1 d such as '5 min' but got "
+                                + Visible.quoted(rawRecover));
                 recoverAfter = DEFAULT_RECOVER_AFTER;
             }
         }

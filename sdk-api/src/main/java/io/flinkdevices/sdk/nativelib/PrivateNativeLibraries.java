@@ -1,5 +1,7 @@
 package io.flinkdevices.sdk.nativelib;
 
+import io.flinkdevices.sdk.internal.OsReason;
+
 import org.apache.flink.annotation.PublicEvolving;
 
 import java.io.IOException;
@@ -132,13 +134,19 @@ public final class PrivateNativeLibraries {
                 return Class.forName(className, true, loader);
             }
             String original = System.getProperty(property);
-            Path folder;
+            Path tmpdir = Path.of(System.getProperty("java.io.tmpdir"));
+            Path folder = null;
             try {
-                folder = createPrivateFolder(Path.of(System.getProperty("java.io.tmpdir")), folderPrefix);
+                folder = createPrivateFolder(tmpdir, folderPrefix);
                 copy(resources, loader, folder);
             } catch (IOException e) {
-                throw new UncheckedIOException(
-                        "cannot create a private folder for the native library of " + className, e);
+                // a full tmpdir fails the copy after the folder was made: leave nothing behind
+                if (folder != null) {
+                    removeFolder(folder);
+                }
+                throw new UncheckedIOException("cannot " + (folder == null ? "create a private folder in " + tmpdir
+                        : "copy the native library into " + folder) + " (java.io.tmpdir) for " + className + ": "
+                        + OsReason.of(e), e);
             }
             System.setProperty(property, folder.toString());
             try {

@@ -178,6 +178,36 @@ class DeviceQuarantineTest {
         }
 
         @Test
+        @DisplayName("a quarantine line whose fields are separated by tabs is a quarantine line, not a comment")
+        void tabs() throws Exception {
+            coordinator().quarantine().add("0", "a");
+            Files.writeString(file, text() + "#!quarantine\t1\t17000\tTaskManagerRunner\tXid%2079\n", StandardCharsets.UTF_8);
+            assertThat(DeviceQuarantine.peek(file)).extracting(QuarantinedDevice::deviceId).containsExactly("0", "1");
+            assertThat(coordinator().allocate(List.of("0", "1", "2"), 1)).containsExactly("2");
+        }
+
+        @Test
+        @DisplayName("a 200 KB reason is kept as its first 200 characters and a count, in the file and in every message")
+        void longReason() throws Exception {
+            coordinator().quarantine().add("0", "x".repeat(200_000));
+            String kept = "x".repeat(200) + "… (199800 more characters)";
+            assertThat(DeviceQuarantine.peek(file)).extracting(QuarantinedDevice::reason).containsExactly(kept);
+            assertThat(Files.size(file)).isLessThan(2_000);
+            assertThatThrownBy(() -> coordinator().allocate(List.of("0"), 1)).hasMessageContaining(kept + ", since ");
+        }
+
+        @Test
+        @DisplayName("a long reason written by hand is cut in what is read and said about it")
+        void longReasonByHand() throws Exception {
+            Files.writeString(file, "#!quarantine 1 17000 me " + "y".repeat(300_000) + "\n", StandardCharsets.UTF_8);
+            assertThat(DeviceQuarantine.peek(file)).extracting(QuarantinedDevice::reason)
+                    .containsExactly("y".repeat(200) + "… (299800 more characters)");
+            assertThatThrownBy(() -> coordinator().allocate(List.of("1"), 1))
+                    .hasMessageContaining("y".repeat(200) + "… (299800 more characters), since ")
+                    .hasMessageNotContaining("y".repeat(201));
+        }
+
+        @Test
         @DisplayName("a quarantine line is a comment to a reader of an earlier release, which keeps it")
         void earlierReaders() throws Exception {
             coordinator().quarantine().add("0", "a");
@@ -252,6 +282,31 @@ class DeviceQuarantineTest {
                 assertThat(live.get(LiveProperties.KEY_HEALTH_QUARANTINED)).isEmpty();
             } finally {
                 monitor.stop();
+            }
+        }
+
+        @Test
+        @DisplayName("a write that keeps failing is logged once per change, not at every sample")
+        void failedWritesLoggedOnce() throws Exception {
+            HealthListener l = listener(Duration.ZERO);
+            Files.createDirectories(file); // every transaction on it fails the same way
+            try (LogCapture log = LogCapture.warnings(QuarantineOnFailure.class)) {
+                for (int i = 0; i < 5; i++) {
+                    l.sampled(sample("0", DeviceSample.failed("port 0 state DOWN")), t0.plusSeconds(i));
+                }
+                assertThat(log.messages()).hasSize(1);
+                assertThat(log.messages().get(0)).startsWith("WARN Cannot take failed device 0 out of service in " + file);
+                Files.delete(file);
+                l.sampled(sample("0", DeviceSample.failed("port 0 state DOWN")), t0.plusSeconds(5));
+                assertThat(DeviceQuarantine.peek(file)).hasSize(1);
+
+                Files.delete(file);
+                Files.createDirectories(file);
+                for (int i = 6; i < 10; i++) {
+                    l.sampled(sample("0", DeviceSample.builder().build()), t0.plusSeconds(i));
+                }
+                assertThat(log.messages()).hasSize(2);
+                assertThat(log.messages().get(1)).startsWith("WARN Cannot return device 0 to service in " + file);
             }
         }
 

@@ -188,4 +188,35 @@ class PrivateNativeLibrariesTest {
             assertThat(System.getProperty(BootPathBinding.PROPERTY)).isNull();
         }
     }
+
+    @Test
+    @DisplayName("a copy that fails (java.io.tmpdir full) names the folder and the reason, and leaves no folder behind")
+    void fullTmpdirLeavesNothing() throws Exception {
+        System.clearProperty(BootPathBinding.PROPERTY);
+        URL classes = TmpdirBinding.class.getProtectionDomain().getCodeSource().getLocation();
+        try (URLClassLoader plugin = new URLClassLoader(new URL[] {classes}, ClassLoader.getPlatformClassLoader()) {
+            @Override
+            public java.io.InputStream getResourceAsStream(String name) {
+                return new java.io.InputStream() {
+                    @Override
+                    public int read() throws java.io.IOException {
+                        // as a full disk reports it
+                        throw new java.nio.file.FileSystemException("libdispatch-standin.so", null, "No space left on device");
+                    }
+                };
+            }
+        }) {
+            assertThatThrownBy(() -> withTmpdir(tmp, () -> PrivateNativeLibraries.initializeFromCopies(
+                            BootPathBinding.class.getName(), plugin, "flink-devices-test-", BootPathBinding.PROPERTY,
+                            java.util.List.of(STANDIN))))
+                    .isInstanceOf(java.io.UncheckedIOException.class)
+                    .hasMessageStartingWith("cannot copy the native library into " + tmp.resolve("flink-devices-test-"))
+                    .hasMessageEndingWith(" (java.io.tmpdir) for " + BootPathBinding.class.getName()
+                            + ": No space left on device");
+            try (var left = java.nio.file.Files.list(tmp)) {
+                assertThat(left).as("the private folder is removed").isEmpty();
+            }
+            assertThat(System.getProperty(BootPathBinding.PROPERTY)).isNull();
+        }
+    }
 }

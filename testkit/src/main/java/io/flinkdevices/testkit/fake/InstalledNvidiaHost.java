@@ -74,6 +74,7 @@ public final class InstalledNvidiaHost {
     private boolean nvmlHangs;
     private long slowStartMillis;
     private NvmlCrash crash;
+    private final java.util.EnumSet<NvmlGarbage> garbage = java.util.EnumSet.noneOf(NvmlGarbage.class);
     private long sequence;
     private String query;
     private String list;
@@ -246,6 +247,30 @@ public final class InstalledNvidiaHost {
         return this;
     }
 
+    /** Answers of a broken or mismatched {@code libnvidia-ml.so.1} that are not crashes. */
+    @PublicEvolving
+    public enum NvmlGarbage {
+        /** {@code nvmlDeviceGetCount_v2} says 4294967295 (0xFFFFFFFF) GPUs. */
+        COUNT_ALL_ONES("count"),
+        /** {@code nvmlDeviceGetUUID} gives every GPU an empty UUID. */
+        EMPTY_UUID("uuid"),
+        /** {@code nvmlErrorString} gives 1 MiB of text for every code. */
+        LONG_ERROR_STRING("errorstring");
+
+        private final String what;
+
+        NvmlGarbage(String what) {
+            this.what = what;
+        }
+    }
+
+    /** The stand-in NVML answers {@code what} from now on, besides anything answered before. */
+    public synchronized InstalledNvidiaHost nvmlGarbage(NvmlGarbage what) {
+        garbage.add(what);
+        writeState();
+        return this;
+    }
+
     private InstalledNvidiaHost event(int gpu, long type, long data, long gi, long ci) {
         events.add(String.join("\t", "event", Long.toString(++sequence), Integer.toString(gpu), Long.toString(type),
                 Long.toString(data), Long.toString(gi), Long.toString(ci)));
@@ -314,6 +339,7 @@ public final class InstalledNvidiaHost {
         if (crash != null) {
             sb.append("crash\t").append(crash.where).append('\t').append(crash.how).append('\n');
         }
+        garbage.forEach(g -> sb.append("garbage\t").append(g.what).append('\n'));
         List<FakeNvidiaHost.Model> models = gpus.models();
         for (int i = 0; i < models.size(); i++) {
             FakeNvidiaHost.Model m = models.get(i);

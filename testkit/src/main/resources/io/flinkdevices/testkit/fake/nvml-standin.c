@@ -85,6 +85,12 @@ static int initialized;
  * mismatched library does. */
 static char crash_where[16];
 static char crash_how[16];
+/* "garbage <what>": count (nvmlDeviceGetCount_v2 says 0xFFFFFFFF GPUs), uuid (every UUID is
+   empty) or errorstring (nvmlErrorString gives 1 MiB of text) */
+static int garbage_count;
+static int garbage_uuid;
+static int garbage_errorstring;
+static char *long_error;
 
 static int state_path(char *out, size_t n) {
     Dl_info info;
@@ -117,6 +123,9 @@ static int reload(void) {
     slow_ms = 0;
     crash_where[0] = 0;
     crash_how[0] = 0;
+    garbage_count = 0;
+    garbage_uuid = 0;
+    garbage_errorstring = 0;
     if (state_path(path, sizeof path) != 0) {
         return -1;
     }
@@ -137,6 +146,11 @@ static int reload(void) {
             hang = atoi(field(&c));
         } else if (strcmp(kind, "slow") == 0) {
             slow_ms = atol(field(&c));
+        } else if (strcmp(kind, "garbage") == 0) {
+            char *what = field(&c);
+            garbage_count |= strcmp(what, "count") == 0;
+            garbage_uuid |= strcmp(what, "uuid") == 0;
+            garbage_errorstring |= strcmp(what, "errorstring") == 0;
         } else if (strcmp(kind, "crash") == 0) {
             snprintf(crash_where, sizeof crash_where, "%s", field(&c));
             snprintf(crash_how, sizeof crash_how, "%s", field(&c));
@@ -291,9 +305,20 @@ const char *nvmlErrorString(nvmlReturn_t r) {
     if (bad && strcmp(crash_how, "badpointer") != 0) {
         crash_if("errorstring");
     }
+    int long_text = garbage_errorstring;
+    if (long_text && long_error == NULL) {
+        long_error = malloc(1 << 20);
+        if (long_error != NULL) {
+            memset(long_error, 'x', (1 << 20) - 1);
+            long_error[(1 << 20) - 1] = 0;
+        }
+    }
     pthread_mutex_unlock(&lock);
     if (bad) {
         return (const char *) 16;
+    }
+    if (long_text && long_error != NULL) {
+        return long_error;
     }
     switch (r) {
         case 0: return "Success";
@@ -316,7 +341,7 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
     pthread_mutex_lock(&lock);
     if (!initialized) LEAVE(NVML_ERROR_UNINITIALIZED);
     reload();
-    *count = gpu_count;
+    *count = garbage_count ? 0xFFFFFFFFu : (unsigned int) gpu_count;
     LEAVE(NVML_SUCCESS);
 }
 
@@ -344,7 +369,7 @@ nvmlReturn_t nvmlDeviceGetName(device_t *d, char *name, unsigned int length) {
 
 nvmlReturn_t nvmlDeviceGetUUID(device_t *d, char *uuid, unsigned int length) {
     ENTER(d);
-    LEAVE(copy(uuid, length, d->uuid));
+    LEAVE(copy(uuid, length, garbage_uuid ? "" : d->uuid));
 }
 
 typedef struct {

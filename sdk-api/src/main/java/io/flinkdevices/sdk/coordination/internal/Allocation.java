@@ -1,6 +1,7 @@
 package io.flinkdevices.sdk.coordination.internal;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.internal.Capped;
 
 import java.nio.file.Path;
 import java.time.Instant;
@@ -179,7 +180,8 @@ public final class Allocation {
             List<String> out = new ArrayList<>();
             quarantinedBy.forEach((id, q) -> out.add(id
                     + (id.equals(q.deviceId()) ? "" : " (overlaps " + q.deviceId() + ")")
-                    + ": " + q.reason() + ", since " + Instant.ofEpochMilli(q.sinceMillis()) + ", seen by " + q.who()));
+                    + ": " + Capped.text(q.reason()) + ", since " + Instant.ofEpochMilli(q.sinceMillis()) + ", seen by "
+                    + Capped.text(q.who())));
             sb.append("; ")
                     .append(quarantinedBy.size())
                     .append(" are out of service (quarantined after their health failed): ")

@@ -68,9 +68,17 @@ final class RecordLine {
                 .append('\n');
     }
 
-    /** Whether {@code line} is meant as a quarantine line (complete or not). */
+    /**
+     * Whether {@code line} is meant as a quarantine line (complete or not): {@code #!quarantine}
+     * alone or followed by a space or a tab, the separators every field of the file takes. A tab
+     * taken for a comment would hand the device out with no word in the log.
+     */
     static boolean isQuarantine(String line) {
-        return line.startsWith(QUARANTINE + " ") || line.equals(QUARANTINE);
+        if (!line.startsWith(QUARANTINE)) {
+            return false;
+        }
+        int n = QUARANTINE.length();
+        return line.length() == n || line.charAt(n) == ' ' || line.charAt(n) == '\t';
     }
 
     /**
