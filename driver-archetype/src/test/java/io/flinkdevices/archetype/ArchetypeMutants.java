@@ -59,7 +59,7 @@ final class ArchetypeMutants {
                         "LOG.info(\"Npu driver ({}) for {}: handing out {}\", describe(), amountKey, chosen);", ""))));
         all.add(new Mutant("failed-handed-out",
                 "hands out a device the tool reports failed",
-                List.of(new Edit(DRIVER, "if (d.get(HEALTH).orElseThrow().equals(\"ok\")) {", "if (d.get(HEALTH).isPresent()) {"))));
+                List.of(new Edit(DRIVER, "if (!failed.contains(d)) {", "if (failed != null) {"))));
         all.add(new Mutant("truncation-ignored",
                 "parses a listing ExternalCommand cut off at its stdout limit",
                 List.of(new Edit(DRIVER, "if (result.stdoutTruncated()) {", "if (result.stdoutTruncated() && result.exitCode() < 0) {"))));
@@ -95,7 +95,7 @@ final class ArchetypeMutants {
 
             final class NpuInfo implements ExternalResourceInfo {
                 private static final List<String> KEYS = List.of("kind", "vendor", "index", "uuid", "name", "memory-bytes",
-                        "visible-devices.env", "visible-devices.value", "numa.node", "health");
+                        "visible-devices.env", "visible-devices.value", "numa.node");
                 private final AcceleratorInfo device;
 
                 private NpuInfo(AcceleratorInfo device) {

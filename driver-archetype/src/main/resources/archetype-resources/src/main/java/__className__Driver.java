@@ -48,8 +48,6 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
     static final String KUBERNETES_RESOURCE = "example.com/${deviceName}";
     /** An extra field of the generic info; job code reads it with {@code AcceleratorInfo.from(info, KIND, NUMA_NODE)}. */
     static final DeviceAttribute<Long> NUMA_NODE = DeviceAttribute.number("numa.node", 0, 1023);
-    /** The health the tool lists; on a handed-out info the monitor's live {@code health} key takes its place. */
-    static final DeviceAttribute<String> HEALTH = DeviceAttribute.oneOf("health", "ok", "failed");
     private static final Pattern LINE = Pattern.compile("([0-9]{1,6}),([^,\\s]+),([^,]+),([0-9]{1,12}|N/A),([0-9]{1,3}|N/A),(ok|failed)");
 
     private final ExternalCommand list;
@@ -74,9 +72,17 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
         if (amount < 1) {
             throw new DeviceDriverException(amountKey + " must be at least 1 but is " + amount);
         }
+        List<AcceleratorInfo> listed = new ArrayList<>();
+        Set<AcceleratorInfo> failed = new HashSet<>();
+        for (Listed l : list()) {
+            listed.add(l.device);
+            if (l.failed) {
+                failed.add(l.device);
+            }
+        }
         List<AcceleratorInfo> usable = new ArrayList<>();
-        for (AcceleratorInfo d : visible.apply(list(), i -> List.of(VisibleDevices.name(i.getIndex(), i.getUuid().orElseThrow())))) {
-            if (d.get(HEALTH).orElseThrow().equals("ok")) {
+        for (AcceleratorInfo d : visible.apply(listed, i -> List.of(VisibleDevices.name(i.getIndex(), i.getUuid().orElseThrow())))) {
+            if (!failed.contains(d)) {
                 usable.add(d);
             } else {
                 LOG.warn("${className} driver: not handing out failed device {}", d);
@@ -131,15 +137,15 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
      */
     private Map<String, DeviceSample> sample(Collection<String> ids) throws DeviceDriverException {
         Map<String, DeviceSample> samples = new HashMap<>();
-        for (AcceleratorInfo d : list()) {
-            samples.put(d.getUuid().orElseThrow(), d.get(HEALTH).orElseThrow().equals("failed")
-                    ? DeviceSample.failed(describe() + " reports device " + d.getIndex() + " failed")
+        for (Listed l : list()) {
+            samples.put(l.device.getUuid().orElseThrow(), l.failed
+                    ? DeviceSample.failed(describe() + " reports device " + l.device.getIndex() + " failed")
                     : DeviceSample.builder().build());
         }
         return samples;
     }
 
-    /** {@code d} with the monitor's live keys instead of the health the tool listed. */
+    /** {@code d} with the monitor's live keys ({@code health}, {@code metric.*}). */
     private static AcceleratorInfo withLive(AcceleratorInfo d, LiveProperties live) {
         AcceleratorInfo.Builder b = AcceleratorInfo.builder(KIND, d.getVendor(), d.getIndex()).live(live)
                 .uuid(d.getUuid().orElseThrow()).name(d.getName().orElseThrow())
@@ -149,8 +155,22 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
         return b.build();
     }
 
+    /**
+     * A device the tool lists and whether it says failed. Health is no extra field of the info: an
+     * info's {@code health} and {@code metric.*} keys are the monitor's (the builder refuses them).
+     */
+    private static final class Listed {
+        final AcceleratorInfo device;
+        final boolean failed;
+
+        Listed(AcceleratorInfo device, boolean failed) {
+            this.device = device;
+            this.failed = failed;
+        }
+    }
+
     /** Every device the tool lists, in its order. */
-    private List<AcceleratorInfo> list() throws DeviceDriverException {
+    private List<Listed> list() throws DeviceDriverException {
         ExternalCommand.Result result = list.run();
         if (result.exitCode() != 0) {
             throw new DeviceDriverException(describe() + " exited with code " + result.exitCode() + ": "
@@ -160,7 +180,7 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
             throw new DeviceDriverException(describe() + " printed more than " + ExternalCommand.STDOUT_LIMIT_BYTES
                     + " bytes: the listing is cut off");
         }
-        List<AcceleratorInfo> devices = new ArrayList<>();
+        List<Listed> devices = new ArrayList<>();
         Set<String> indexes = new HashSet<>();
         for (String line : result.stdout().split("\n")) {
             Matcher m = LINE.matcher(line.strip());
@@ -175,15 +195,14 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
             AcceleratorInfo.Builder device = AcceleratorInfo.builder(KIND, "example", Integer.parseInt(m.group(1)))
                     .uuid(m.group(2))
                     .name(m.group(3))
-                    .visibleDevices(VISIBLE_DEVICES, m.group(1))
-                    .set(HEALTH, m.group(6));
+                    .visibleDevices(VISIBLE_DEVICES, m.group(1));
             if (!m.group(4).equals("N/A")) {
                 device.memoryBytes(Long.parseLong(m.group(4)) * 1024 * 1024);
             }
             if (!m.group(5).equals("N/A")) {
                 device.set(NUMA_NODE, Long.parseLong(m.group(5)));
             }
-            devices.add(device.build());
+            devices.add(new Listed(device.build(), m.group(6).equals("failed")));
         }
         return devices;
     }

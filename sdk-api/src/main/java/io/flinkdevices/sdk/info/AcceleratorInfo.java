@@ -285,6 +285,12 @@ public final class AcceleratorInfo extends DeviceInfoBase {
         return Objects.hash(kind, vendor, index, uuid);
     }
 
+    /** Why a fixed property cannot have the live key {@code key}, naming {@code who} refused it first. */
+    static String liveKeyRefused(String who, String key) {
+        return who + ": '" + key + "' is a live key (health, health.*, metric.*); report it in a DeviceMonitor sample"
+                + " and attach monitor.properties(id) with the builder's .live(...)";
+    }
+
     /** Builds an {@link AcceleratorInfo}; every setter is optional. */
     @PublicEvolving
     public static final class Builder {
@@ -352,12 +358,19 @@ public final class AcceleratorInfo extends DeviceInfoBase {
         }
 
         /**
-         * An extra property, for example {@code firmware}; a later value for the same key wins.
+         * An extra property, for example {@code firmware}; a later value for the same key wins. Extra
+         * properties are fixed at hand-out: health and metrics are live keys ({@link
+         * LiveProperties}), reported through a {@code DeviceMonitor} and attached with {@link
+         * #live(LiveProperties)}.
          *
-         * @throws IllegalArgumentException when the key is a standard key or not lower-case
-         *     letters, digits, {@code .}, {@code _} and {@code -}, or the value is blank
+         * @throws IllegalArgumentException when the key is a standard key, a live key ({@code
+         *     health}, {@code health.*}, {@code metric.*}) or not lower-case letters, digits,
+         *     {@code .}, {@code _} and {@code -}, or the value is blank
          */
         public Builder extra(String key, String value) {
+            if (LiveProperties.isLiveKey(key)) {
+                throw new IllegalArgumentException(liveKeyRefused("AcceleratorInfo.Builder.extra", key));
+            }
             if (key == null || !EXTRA_KEY.matcher(key).matches() || STANDARD_KEYS.contains(key)) {
                 throw new IllegalArgumentException(
                         "An accelerator's extra property needs a key of lower-case letters, digits,"

@@ -8,19 +8,23 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
- * A typed extra field of an {@link AcceleratorInfo} (a NUMA node, a health state, a vendor
+ * A typed extra field of an {@link AcceleratorInfo} (a NUMA node, a board revision, a vendor
  * serial), declared once as a constant of the driver and used on both sides of the plugin
  * boundary:
  *
  * <pre>{@code
  * static final DeviceAttribute<Long> NUMA_NODE = DeviceAttribute.number("numa.node", 0, 1023);
- * static final DeviceAttribute<String> HEALTH = DeviceAttribute.oneOf("health", "ok", "failed");
+ * static final DeviceAttribute<String> COOLING = DeviceAttribute.oneOf("cooling", "air", "liquid");
  * // in the driver
- * AcceleratorInfo.builder("npu", "zeta", 0).set(NUMA_NODE, 1L).set(HEALTH, "ok").build();
+ * AcceleratorInfo.builder("npu", "zeta", 0).set(NUMA_NODE, 1L).set(COOLING, "air").build();
  * // in a job, on the copy a plugin class loader created
- * AcceleratorInfo npu = AcceleratorInfo.from(info, "npu", NUMA_NODE, HEALTH);
+ * AcceleratorInfo npu = AcceleratorInfo.from(info, "npu", NUMA_NODE, COOLING);
  * long node = npu.get(NUMA_NODE).orElse(0L);
  * }</pre>
+ *
+ * <p>An attribute is fixed at hand-out: a key of the live namespace ({@code health}, {@code
+ * health.*}, {@code metric.*}; see {@link LiveProperties}) is refused, since a task reads those
+ * from the driver's monitor.
  *
  * <p>The value is stored as an extra property under {@link #key()}, so {@code getKeys()} lists
  * it exactly when it is set and every tool that reads properties sees it; the builder rejects a
@@ -40,6 +44,9 @@ public final class DeviceAttribute<T> {
     private final Function<T, String> formatter;
 
     private DeviceAttribute(String key, String expected, Function<String, T> parser, Function<T, String> formatter) {
+        if (LiveProperties.isLiveKey(key)) {
+            throw new IllegalArgumentException(AcceleratorInfo.liveKeyRefused("DeviceAttribute", key));
+        }
         if (key == null || !KEY.matcher(key).matches() || AcceleratorInfo.STANDARD_KEYS.contains(key)) {
             throw new IllegalArgumentException("A device attribute's key is lower-case letters, digits, '.', '_' and"
                     + " '-', starting with a letter, other than " + AcceleratorInfo.STANDARD_KEYS + ", but was '" + key + "'");

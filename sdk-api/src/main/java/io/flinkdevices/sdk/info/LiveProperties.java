@@ -24,6 +24,26 @@ import java.util.Optional;
  * {@code hashCode} (infos stay equal on identity) and are not serialized (a copy reads as a
  * device without monitoring). When monitoring is off the keys are absent, never stale.
  *
+ * <p>How the values are written (what a task parses):
+ *
+ * <ul>
+ *   <li>{@code health}: {@code ok}, {@code degraded} or {@code failed}, lower case.
+ *   <li>{@code health.since}: an ISO-8601 instant in UTC, whole seconds ({@code 2026-11-26T12:03:07Z}),
+ *       as {@code Instant.parse} reads it.
+ *   <li>{@code health.quarantined}: {@code true} or absent.
+ *   <li>{@code metric.<name>}: a number in the unit the metric's name or the driver's docs say
+ *       (no unit in the value). A whole number is written without a fraction or exponent ({@code
+ *       1234}, {@code -3}); any other as Java's {@code Double.toString} writes it ({@code 0.25},
+ *       {@code 1.5E-4}). {@code Double.parseDouble} reads every one; {@code Long.parseLong} reads
+ *       counters such as {@code metric.monitor.samples}. A metric the last sample did not give is
+ *       absent, never {@code 0}.
+ * </ul>
+ *
+ * <p>These keys are live only: an info builder's {@code extra(...)} and a {@link DeviceAttribute}
+ * refuse a key of this namespace, since a fixed value there would be listed by {@code getKeys()}
+ * yet hidden by the live one. A driver reports health and metrics through a {@code DeviceMonitor}
+ * (a {@code DeviceSample} per device) and attaches them with the builder's {@code .live(...)}.
+ *
  * <p>Implementations must be thread-safe and must not block.
  */
 @PublicEvolving
@@ -46,7 +66,7 @@ public interface LiveProperties {
      * device.
      */
     String KEY_HEALTH_QUARANTINED = "health.quarantined";
-    /** Prefix of every numeric key: {@code metric.<name>}. */
+    /** Prefix of every numeric key: {@code metric.<name>}; see the class comment for how a value is written. */
     String METRIC_PREFIX = "metric.";
 
     /** Live properties with no keys: what an info without monitoring has. */

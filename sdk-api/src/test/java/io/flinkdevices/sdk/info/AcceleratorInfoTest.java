@@ -97,6 +97,21 @@ class AcceleratorInfoTest {
     }
 
     @Test
+    @DisplayName("refuses a live key as an extra, pointing to the monitor: getKeys() would list it and getProperty() hide it")
+    void liveKeysAreNoExtras() {
+        for (String key : new String[] {"health", "health.since", "metric.temperature"}) {
+            assertThatThrownBy(() -> AcceleratorInfo.builder("npu", "acme", 0).extra(key, "50"))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("AcceleratorInfo.Builder.extra: '" + key + "' is a live key")
+                    .hasMessageContaining("DeviceMonitor")
+                    .hasMessageContaining(".live(...)")
+                    .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThanOrEqualTo(200));
+        }
+        assertThat(AcceleratorInfo.builder("npu", "acme", 0).extra("healthy.fans", "4").build().getExtra("healthy.fans"))
+                .as("a key that only starts like a live one").hasValue("4");
+    }
+
+    @Test
     @DisplayName("cannot be changed through its keys or extras, and survives Java serialization")
     void immutableAndSerializable() throws Exception {
         AcceleratorInfo info = stick();

@@ -2,6 +2,7 @@ package io.flinkdevices.testkit.contract;
 
 import io.flinkdevices.testkit.contract.internal.Attempt;
 import io.flinkdevices.testkit.contract.internal.DriverLog;
+import io.flinkdevices.testkit.contract.internal.FakesSnapshot;
 import io.flinkdevices.testkit.contract.internal.ForeignInfo;
 import io.flinkdevices.testkit.contract.internal.Waiting;
 
@@ -226,29 +227,39 @@ public abstract class RetrievalContract extends ContractSuite {
      * Purpose: a device the vendor tool reports failed (an uncorrectable ECC error, a fallen-off
      * bus) never reaches a job, which would fail on it at once or compute garbage.
      *
-     * <p>How: when the infos of a healthy host have a {@code health} property (the driver reports
-     * health), builds a host of {@code maxDevices()} devices whose device 0 its fakes describe as
+     * <p>How: builds a host of {@code maxDevices()} devices whose device 0 its fakes describe as
      * failed ({@link io.flinkdevices.testkit.fake.FakeHost#failDevice(int)}, set before {@code
      * paramsForHost}), then asks a fresh driver for every device, and for all but one; a monitored
-     * info is read after its monitor's first sample.
+     * info is read after its monitor's first sample. Where the infos of a healthy host carry no
+     * {@code health} (health is live only: a driver without a monitor has none), the failed host's
+     * fake files and parameters are compared with the healthy host's to learn whether the fakes
+     * describe the failure at all.
      *
      * <p>Must hold: no info handed out has a {@code health} starting with {@code failed} or equal
      * to {@code unhealthy}; asking for every device fails with an {@link Exception}. Skipped, with
-     * the reason, when the driver reports no health, or when the host's fakes describe no device
-     * as failed (they ignore {@code FakeHost.failedDevices()}).
+     * the reason, when the host's fakes describe no device as failed (they ignore {@code
+     * FakeHost.failedDevices()}: with health, every device read healthy; without, the failed
+     * host's fakes equal the healthy host's).
      */
     @Test
     @Order(7)
     @DisplayName("never hands out a device whose health is failed, when it reports health")
     public void neverHandsOutAFailedDevice() throws Exception {
         int n = kit.maxDevices();
-        Set<? extends ExternalResourceInfo> healthy = infos(driver(host(n)), n);
+        PreparedHost healthyHost = host(n);
+        Set<? extends ExternalResourceInfo> healthy = infos(driver(healthyHost), n);
         Waiting.firstSamples(healthy, MonitoringContract.PATIENCE);
-        Assumptions.assumeTrue(
-                healthy.stream().anyMatch(i -> i.getProperty(KEY_HEALTH).isPresent()),
-                "the driver reports no health: no info of a healthy host has a 'health' property");
+        boolean reportsHealth = healthy.stream().anyMatch(i -> i.getProperty(KEY_HEALTH).isPresent());
         PreparedHost host = host(n, h -> h.failDevice(0));
+        Assumptions.assumeTrue(
+                reportsHealth || !FakesSnapshot.of(host.host, host.params).equals(FakesSnapshot.of(healthyHost.host, healthyHost.params)),
+                "the driver reports no health and the host's fakes describe a failed device 0 exactly as a healthy one:"
+                        + " they ignore FakeHost.failedDevices(), so a failed device could not be tried");
         Attempt<Set<? extends ExternalResourceInfo>> every = retrieve(driver(host), n);
+        if (every.succeeded() && !reportsHealth) {
+            throw new AssertionError("handed out a failed device: retrieveResourceInfo(" + n + ") gave " + n
+                    + " devices of a host whose fakes describe device 0 failed (FakeHost.failDevice(0))");
+        }
         if (every.succeeded()) {
             Set<? extends ExternalResourceInfo> infos = every.value("retrieve");
             Waiting.firstSamples(infos, MonitoringContract.PATIENCE);

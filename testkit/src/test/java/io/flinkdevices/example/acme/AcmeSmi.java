@@ -21,15 +21,16 @@ import java.util.regex.Pattern;
  * </pre>
  *
  * <p>Older firmware prints only the UUID: memory, PCI address and health are optional, and an
- * info has a property only for what the tool printed.
+ * info has a property only for what the tool printed. The health decides only whether a stick is
+ * handed out: it is no property of the info, whose {@code health} key is live only (a monitor's).
  */
 final class AcmeSmi {
 
     /** The variable Acme's runtime reads to restrict a process to some sticks. */
     static final String VISIBLE_DEVICES_ENV = "ACME_VISIBLE_DEVICES";
 
-    /** The info property of a stick's health: {@code ok} or {@code failed}, as the tool says. */
-    static final String KEY_HEALTH = "health";
+    /** A stick as the tool lists it, and whether the tool says it failed. */
+    record Stick(AcceleratorInfo info, boolean failed) {}
 
     private static final Pattern LINE =
             Pattern.compile(
@@ -49,9 +50,9 @@ final class AcmeSmi {
     }
 
     /** Every stick the tool lists, in its order. */
-    List<AcceleratorInfo> listSticks() throws DeviceDriverException {
+    List<Stick> listSticks() throws DeviceDriverException {
         String listing = Mutant.listing(list, this::run); // mutation run; else: run()
-        List<AcceleratorInfo> sticks = new ArrayList<>();
+        List<Stick> sticks = new ArrayList<>();
         Set<Integer> indexes = new HashSet<>();
         for (String line : listing.strip().split("\n")) {
             Matcher m = LINE.matcher(line.strip());
@@ -79,10 +80,7 @@ final class AcmeSmi {
             if (m.group(5) != null) {
                 stick.pciAddress(m.group(5).toLowerCase(Locale.ROOT));
             }
-            if (m.group(6) != null) {
-                stick.extra(KEY_HEALTH, m.group(6));
-            }
-            sticks.add(stick.build());
+            sticks.add(new Stick(stick.build(), "failed".equals(m.group(6))));
         }
         return sticks;
     }

@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -54,11 +55,18 @@ final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesR
             throw new DeviceDriverException(
                     amountKey + ": the amount of Acme Tensor Sticks must be at least 1 but is " + amount);
         }
-        List<AcceleratorInfo> listed = smi.listSticks();
+        List<AcceleratorInfo> listed = new ArrayList<>();
+        Set<AcceleratorInfo> failedSticks = new HashSet<>();
+        for (AcmeSmi.Stick stick : smi.listSticks()) {
+            listed.add(stick.info());
+            if (stick.failed()) {
+                failedSticks.add(stick.info());
+            }
+        }
         List<AcceleratorInfo> sticks = new ArrayList<>();
         List<Integer> failed = new ArrayList<>();
         for (AcceleratorInfo stick : visible(listed)) {
-            if ("failed".equals(stick.getExtra(AcmeSmi.KEY_HEALTH).orElse("ok")) && !Mutant.on("failed-handed-out")) { // mutation run
+            if (failedSticks.contains(stick) && !Mutant.on("failed-handed-out")) { // mutation run
                 failed.add(stick.getIndex());
             } else {
                 sticks.add(stick);

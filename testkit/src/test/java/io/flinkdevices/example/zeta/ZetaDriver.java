@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +33,8 @@ final class ZetaDriver implements ExternalResourceDriver, KubernetesResourceDeco
     static final String KIND = "npu";
     static final String VISIBLE_DEVICES = "ZETA_VISIBLE_DEVICES";
     static final String RESOURCE = "zeta.example.com/npu";
-    /** Extra fields; job code reads them with {@code AcceleratorInfo.from(info, KIND, NUMA_NODE, HEALTH)}. */
+    /** An extra field; job code reads it with {@code AcceleratorInfo.from(info, KIND, NUMA_NODE)}. */
     static final DeviceAttribute<Long> NUMA_NODE = DeviceAttribute.number("numa.node", 0, 1023);
-    static final DeviceAttribute<String> HEALTH = DeviceAttribute.oneOf("health", "ok", "failed");
 
     private final ZetaBackend backend;
     private final VisibleDevices visible;
@@ -53,9 +53,17 @@ final class ZetaDriver implements ExternalResourceDriver, KubernetesResourceDeco
         if (amount < 1) {
             throw new DeviceDriverException(amountKey + " must be at least 1 but is " + amount);
         }
+        List<AcceleratorInfo> listed = new ArrayList<>();
+        Set<AcceleratorInfo> failed = new HashSet<>();
+        for (ZetaBackend.Listed l : backend.devices()) {
+            listed.add(l.info());
+            if (l.failed()) {
+                failed.add(l.info());
+            }
+        }
         List<AcceleratorInfo> usable = new ArrayList<>();
-        for (AcceleratorInfo d : visible.apply(backend.devices(), i -> List.of(VisibleDevices.name(i.getIndex(), i.getUuid().orElseThrow())))) {
-            if (d.get(HEALTH).orElseThrow().equals("ok")) {
+        for (AcceleratorInfo d : visible.apply(listed, i -> List.of(VisibleDevices.name(i.getIndex(), i.getUuid().orElseThrow())))) {
+            if (!failed.contains(d)) {
                 usable.add(d);
             } else {
                 LOG.warn("Zeta driver: not handing out failed NPU {}", d);

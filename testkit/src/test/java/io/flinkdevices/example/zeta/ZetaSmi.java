@@ -1,7 +1,6 @@
 package io.flinkdevices.example.zeta;
 
 import io.flinkdevices.sdk.DeviceDriverException;
-import io.flinkdevices.sdk.info.AcceleratorInfo;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
 import java.util.ArrayList;
@@ -23,14 +22,14 @@ final class ZetaSmi implements ZetaBackend {
     }
 
     @Override
-    public List<AcceleratorInfo> devices() throws DeviceDriverException {
+    public List<Listed> devices() throws DeviceDriverException {
         ExternalCommand.Result result = list.run();
         if (result.exitCode() != 0) {
             throw new DeviceDriverException(describe() + " exited with code " + result.exitCode() + ": " + result.stderrTail().strip());
         } else if (result.stdoutTruncated()) {
             throw new DeviceDriverException(describe() + " printed more than " + ExternalCommand.STDOUT_LIMIT_BYTES + " bytes");
         }
-        List<AcceleratorInfo> devices = new ArrayList<>();
+        List<Listed> devices = new ArrayList<>();
         Set<String> indexes = new HashSet<>();
         for (String line : result.stdout().split("\n")) {
             Matcher m = LINE.matcher(line.strip());

@@ -2,7 +2,6 @@ package io.flinkdevices.example.zeta;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.host.Sysfs;
-import io.flinkdevices.sdk.info.AcceleratorInfo;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +20,8 @@ final class ZetaSysfs implements ZetaBackend {
     }
 
     @Override
-    public List<AcceleratorInfo> devices() throws DeviceDriverException {
-        List<AcceleratorInfo> devices = new ArrayList<>();
+    public List<Listed> devices() throws DeviceDriverException {
+        List<Listed> devices = new ArrayList<>();
         for (String entry : sys.list("class/zeta")) {
             if (!entry.matches("zeta[0-9]{1,4}")) {
                 continue;

@@ -22,7 +22,6 @@ import java.util.function.Function;
 abstract class ZetaContract extends DriverContractKit {
 
     static final DeviceAttribute<Long> NUMA_NODE = DeviceAttribute.number("numa.node", 0, 1023);
-    static final DeviceAttribute<String> HEALTH = DeviceAttribute.oneOf("health", "ok", "failed");
 
     @Override
     protected ExternalResourceDriverFactory factory() {
@@ -36,7 +35,7 @@ abstract class ZetaContract extends DriverContractKit {
 
     @Override
     protected Function<ExternalResourceInfo, AcceleratorInfo> typedView() {
-        return info -> AcceleratorInfo.from(info, "npu", NUMA_NODE, HEALTH);
+        return info -> AcceleratorInfo.from(info, "npu", NUMA_NODE);
     }
 
     @Override
