@@ -32,7 +32,7 @@ import java.util.stream.Stream;
 /**
  * The configuration the documentation shows is configuration Flink loads and the drivers accept.
  *
- * <p>Every fenced {@code yaml} block of {@code README.md} and {@code docs/*.md}, and every {@code
+ * <p>Every fenced {@code yaml} block of {@code README.md} and every page under {@code docs/}, and every {@code
  * *.yaml} under the archive's {@code dist/src/main/dist/conf/}, is written as a {@code config.yaml}
  * and checked by the CLI itself: {@code flink-devices doctor --no-devices --json}, which reads it
  * with the CLI's loader (Flink's own {@code GlobalConfiguration}) and creates each driver from
@@ -239,11 +239,11 @@ class DocSnippetsTest {
         return Files.readString(REPO.resolve(relative));
     }
 
-    /** The fenced yaml blocks of README.md and docs/*.md, each with the marker before it. */
+    /** The fenced yaml blocks of README.md and every page under docs/, each with the marker before it. */
     static List<Snippet> docSnippets() throws IOException {
         List<Path> files = new ArrayList<>();
         files.add(REPO.resolve("README.md"));
-        try (Stream<Path> docs = Files.list(REPO.resolve("docs"))) {
+        try (Stream<Path> docs = Files.walk(REPO.resolve("docs"))) {
             docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
         }
         List<Snippet> out = new ArrayList<>();

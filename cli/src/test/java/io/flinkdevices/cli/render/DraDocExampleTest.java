@@ -15,7 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The {@code render kubernetes --dra} example of {@code docs/operators.md} is what the command
+ * The {@code render kubernetes --dra} example of {@code docs/reference/deployment.md} is what the command
  * prints: the yaml block after {@code <!-- doc-check: dra-example -->} is the configuration, the
  * next block the command line ({@code $ bin/flink-devices ...}) and its output, compared line for
  * line with the documented {@code --conf-dir} in place of this test's folder. ({@code
@@ -30,11 +30,11 @@ class DraDocExampleTest {
     @TempDir Path home;
 
     @Test
-    @DisplayName("docs/operators.md shows what render kubernetes --dra prints for its example configuration")
+    @DisplayName("docs/reference/deployment.md shows what render kubernetes --dra prints for its example configuration")
     void exampleIsTheOutput() throws Exception {
-        List<String> lines = Files.readAllLines(REPO.resolve("docs/operators.md"));
+        List<String> lines = Files.readAllLines(REPO.resolve("docs/reference/deployment.md"));
         int at = lines.indexOf(MARKER);
-        assertThat(at).as("the marker %s in docs/operators.md", MARKER).isNotNegative();
+        assertThat(at).as("the marker %s in docs/reference/deployment.md", MARKER).isNotNegative();
         List<String> config = block(lines, at + 1, "```yaml");
         int afterConfig = lines.subList(at + 1, lines.size()).indexOf("```") + at + 2;
         List<String> shown = block(lines, afterConfig, "```");

@@ -22,14 +22,14 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * The {@code render flink-operator} part of {@code docs/operators.md} is what the command does: the
+ * The {@code render flink-operator} part of {@code docs/reference/deployment.md} is what the command does: the
  * example's output is the command's output on the example's configuration, the usage line names the
  * command's options, the warning is the command's warning.
  */
 class FlinkOperatorDocTest {
 
     private static final Path DOC =
-            Path.of(System.getProperty("flinkdevices.repo.root", ".."), "docs", "operators.md")
+            Path.of(System.getProperty("flinkdevices.repo.root", ".."), "docs", "reference", "deployment.md")
                     .toAbsolutePath()
                     .normalize();
 

@@ -19,7 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code render kubernetes} and {@code render yarn} examples of {@code docs/operators.md} are
+ * The {@code render kubernetes} and {@code render yarn} examples of {@code docs/reference/deployment.md} are
  * what the commands print: the documented configuration (the NVIDIA driver in MIG mode and the
  * OpenCL/FPGA driver) rendered with the real drivers' plugins, its folder shown as the documented
  * one.
@@ -47,7 +47,7 @@ class RenderExamplesDocTest {
 
     @ParameterizedTest(name = "render {0}")
     @ValueSource(strings = {"kubernetes", "yarn"})
-    @DisplayName("docs/operators.md shows what render prints for its example configuration")
+    @DisplayName("docs/reference/deployment.md shows what render prints for its example configuration")
     void docShowsTheOutput(String deployment) throws Exception {
         Path conf = Files.createDirectories(home.resolve("flink/conf"));
         Path plugins = Files.createDirectories(home.resolve("flink/plugins"));
@@ -60,15 +60,15 @@ class RenderExamplesDocTest {
         String printed = run.out().replace(conf.toString(), DOC_CONF);
         String command = "$ bin/flink-devices render " + deployment + " --conf-dir " + DOC_CONF;
         assertThat(documented(command))
-                .as("the block after '%s' in docs/operators.md", command)
+                .as("the block after '%s' in docs/reference/deployment.md", command)
                 .isEqualTo(printed);
     }
 
     /** The lines of the documented example after the command line. */
     private static String documented(String command) throws Exception {
-        String doc = Files.readString(REPO.resolve("docs/operators.md"));
+        String doc = Files.readString(REPO.resolve("docs/reference/deployment.md"));
         Matcher m = Pattern.compile("(?s)```\\n" + Pattern.quote(command) + "\\n(.*?)```\\n").matcher(doc);
-        assertThat(m.find()).as("docs/operators.md has a block starting with '%s'", command).isTrue();
+        assertThat(m.find()).as("docs/reference/deployment.md has a block starting with '%s'", command).isTrue();
         return m.group(1);
     }
 }
