@@ -76,6 +76,11 @@ public final class OnnxModel implements AutoCloseable {
             }
         }
         try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
+            if (!"true".equals(System.getProperty("flink-devices.onnx.cpu-spinning"))) {
+                // ONNX Runtime's CPU threads spin between runs by default; beside Flink's own threads
+                // on the same cores that spinning takes the time the pipeline needs
+                options.addConfigEntry("session.intra_op.allow_spinning", "0");
+            }
             return new OnnxModel(path, env, env.createSession(path, options), "CPU");
         } catch (OrtException e) {
             throw new ValidationException("'" + option + "' = " + path + " is not a model ONNX Runtime " + env.getVersion()
