@@ -32,7 +32,7 @@ import java.util.Set;
  * backend's order, after the TaskManager's own visible-devices variables, through the device
  * coordinator when coordination is on.
  */
-final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator {
+final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AmdGpuDriver.class);
 
@@ -61,12 +61,29 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
     private java.nio.file.Path monitorDevRoot;
     /** The monitor of the units last handed out; null before or when monitoring is off. */
     private DeviceMonitor monitor;
+    /** The coordination ids this driver took; {@link #close()} releases them. */
+    private final List<String> held = new ArrayList<>();
 
     /** Monitors the handed-out units through sysfs (whatever backend discovered them). */
     void monitorWith(MonitorSettings settings, Sysfs sys, java.nio.file.Path devRoot) {
         this.monitorSettings = settings;
         this.monitorSysfs = sys;
         this.monitorDevRoot = devRoot;
+    }
+
+    /**
+     * Ends what {@link #retrieveResourceInfo} started (sdk-api's driver lifecycle): the monitor and
+     * the coordination records of the units this driver took. Flink never calls it; the CLI and
+     * tests do. Safe to call twice.
+     */
+    @Override
+    public synchronized void close() throws DeviceDriverException {
+        stopMonitor();
+        if (coordinator != null && !held.isEmpty()) {
+            List<String> ids = new ArrayList<>(held);
+            held.clear();
+            coordinator.release(ids);
+        }
     }
 
     /** Stops the monitor (tests and tools; a TaskManager lets it end on its own). */
@@ -213,6 +230,11 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         List<String> ids = new ArrayList<>(units.keySet());
         List<String> chosen =
                 coordinator == null ? ids.subList(0, (int) amount) : coordinator.allocate(ids, amount);
+        if (coordinator != null) {
+            synchronized (this) {
+                held.addAll(chosen);
+            }
+        }
         DeviceMonitor m = monitor(chosen, units, agents);
         Set<GpuInfo> infos = new LinkedHashSet<>();
         for (String id : chosen) {

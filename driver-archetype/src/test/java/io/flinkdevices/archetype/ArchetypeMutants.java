@@ -60,6 +60,10 @@ final class ArchetypeMutants {
         all.add(new Mutant("failed-handed-out",
                 "hands out a device the tool reports failed",
                 List.of(new Edit(DRIVER, "if (!failed.contains(d)) {", "if (failed != null) {"))));
+        all.add(new Mutant("close-does-nothing",
+                "close() returns at once: the monitor samples on and the devices stay recorded while the driver is referenced",
+                List.of(new Edit(DRIVER, "public synchronized void close() throws DeviceDriverException {",
+                        "public synchronized void close() throws DeviceDriverException {\n        if (held != null) {\n            return;\n        }"))));
         all.add(new Mutant("truncation-ignored",
                 "parses a listing ExternalCommand cut off at its stdout limit",
                 List.of(new Edit(DRIVER, "if (result.stdoutTruncated()) {", "if (result.stdoutTruncated() && result.exitCode() < 0) {"))));

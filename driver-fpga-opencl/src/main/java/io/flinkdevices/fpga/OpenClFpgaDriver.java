@@ -34,7 +34,7 @@ import java.util.stream.Collectors;
  * it loads and builds. Through the device coordinator when coordination is on.
  */
 final class OpenClFpgaDriver
-        implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator {
+        implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OpenClFpgaDriver.class);
 
@@ -66,6 +66,8 @@ final class OpenClFpgaDriver
     private final Map<String, String> environment;
     /** The monitor of the devices last handed out; null before or when monitoring is off. */
     private DeviceMonitor monitor;
+    /** The coordination ids this driver took; {@link #close()} releases them. */
+    private final List<String> recorded = new ArrayList<>();
 
     /** @param coordinator null when coordination is off */
     OpenClFpgaDriver(
@@ -225,6 +227,10 @@ final class OpenClFpgaDriver
         }
         if (chosen.size() < amount) {
             coordinator.release(held);
+        } else {
+            synchronized (this) {
+                recorded.addAll(held);
+            }
         }
     }
 
@@ -309,6 +315,21 @@ final class OpenClFpgaDriver
         LOG.info("OpenCL monitor for {}: {} sampled {}{}", settings.amountKey, byId.keySet(), settings.monitor,
                 settings.boardCheck == null ? "" : ", board check " + settings.boardCheck.getClass().getName());
         return monitor;
+    }
+
+    /**
+     * Ends what {@link #retrieveResourceInfo} started (sdk-api's driver lifecycle): the monitor and
+     * the coordination records of the boards this driver took. Flink never calls it; the CLI and
+     * tests do. Safe to call twice.
+     */
+    @Override
+    public synchronized void close() throws DeviceDriverException {
+        stopMonitor();
+        if (coordinator != null && !recorded.isEmpty()) {
+            List<String> ids = new ArrayList<>(recorded);
+            recorded.clear();
+            coordinator.release(ids);
+        }
     }
 
     /** Stops the monitor (tests and tools; a TaskManager lets it end on its own). */

@@ -28,7 +28,7 @@ import java.util.Set;
  * backend's order, through the device coordinator when coordination is on.
  */
 final class NvidiaGpuDriver
-        implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator {
+        implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(NvidiaGpuDriver.class);
 
@@ -45,6 +45,8 @@ final class NvidiaGpuDriver
     /** The monitor of the units last handed out; null before or when monitoring is off. */
     private DeviceMonitor monitor;
     private NvmlSampler nvmlSampler;
+    /** The coordination ids this driver took; {@link #close()} releases them. */
+    private final List<String> held = new ArrayList<>();
 
     /**
      * @param coordinator null when coordination is off
@@ -79,6 +81,25 @@ final class NvidiaGpuDriver
     synchronized void stopMonitor() {
         if (monitor != null) {
             monitor.stop();
+        }
+    }
+
+    /**
+     * Ends what {@link #retrieveResourceInfo} started (sdk-api's driver lifecycle): the monitor
+     * (and its NVML event set) and the coordination records of the units this driver took. Flink
+     * never calls it; the CLI and tests do. Safe to call twice.
+     */
+    @Override
+    public synchronized void close() throws DeviceDriverException {
+        stopMonitor();
+        if (nvmlSampler != null) {
+            nvmlSampler.close();
+            nvmlSampler = null;
+        }
+        if (coordinator != null && !held.isEmpty()) {
+            List<String> ids = new ArrayList<>(held);
+            held.clear();
+            coordinator.release(ids);
         }
     }
 
@@ -169,6 +190,9 @@ final class NvidiaGpuDriver
                     throw e;
                 }
                 throw new DeviceDriverException(e.getMessage() + hint, e);
+            }
+            synchronized (this) {
+                held.addAll(taken);
             }
             for (String id : taken) {
                 chosen.add(byId.get(id));

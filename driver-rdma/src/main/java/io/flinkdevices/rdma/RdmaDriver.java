@@ -29,7 +29,7 @@ import java.util.Set;
  * exclusively (through the device coordinator when coordination is on) or shared (every
  * TaskManager of the host may get the same ports, as the shared device plugin hands them out).
  */
-final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator {
+final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RdmaDriver.class);
 
@@ -46,6 +46,8 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
     private final Sysfs sys;
     /** The monitor of the ports last handed out; null before or when monitoring is off. */
     private DeviceMonitor monitor;
+    /** The coordination ids this driver took (exclusive mode); {@link #close()} releases them. */
+    private final List<String> held = new ArrayList<>();
 
     /**
      * @param verbs the verbs probe, or null when it is off
@@ -107,6 +109,11 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
         }
         List<String> ids = new ArrayList<>(offered.keySet());
         List<String> chosen = coordinator == null || shared ? ids.subList(0, (int) amount) : coordinator.allocate(ids, amount);
+        if (coordinator != null && !shared) {
+            synchronized (this) {
+                held.addAll(chosen);
+            }
+        }
         DeviceMonitor m = monitor(chosen);
         Set<RdmaInfo> infos = new LinkedHashSet<>();
         for (String id : chosen) {
@@ -137,6 +144,21 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
         monitor.start();
         LOG.info("RDMA monitor for {}: {} sampled {}", amountKey, chosen, monitorSettings);
         return monitor;
+    }
+
+    /**
+     * Ends what {@link #retrieveResourceInfo} started (sdk-api's driver lifecycle): the monitor and
+     * the coordination records of the ports this driver took. Flink never calls it; the CLI and
+     * tests do. Safe to call twice.
+     */
+    @Override
+    public synchronized void close() throws DeviceDriverException {
+        stopMonitor();
+        if (coordinator != null && !held.isEmpty()) {
+            List<String> ids = new ArrayList<>(held);
+            held.clear();
+            coordinator.release(ids);
+        }
     }
 
     /** Stops the monitor (tests and tools; a TaskManager lets it end on its own). */

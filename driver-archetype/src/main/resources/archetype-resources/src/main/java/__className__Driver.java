@@ -38,7 +38,7 @@ import java.util.regex.Pattern;
  * one {@link DeviceMonitor} runs the same listing every {@code monitor.interval} and its tasks read
  * the devices' {@code health} and {@code metric.*} keys from their infos.
  */
-final class ${className}Driver implements ExternalResourceDriver, KubernetesResourceDecorator {
+final class ${className}Driver implements ExternalResourceDriver, KubernetesResourceDecorator, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(${className}Driver.class);
 
@@ -57,6 +57,8 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
     private final MonitorSettings monitorSettings;
     /** The monitor of the devices last handed out; null before or when monitoring is off. */
     private DeviceMonitor monitor;
+    /** The coordination ids this driver took; {@link #close()} releases them. */
+    private final List<String> held = new ArrayList<>();
 
     ${className}Driver(ExternalCommand list, VisibleDevices visible, DeviceCoordinator coordinator, String amountKey,
             MonitorSettings monitorSettings) {
@@ -97,6 +99,9 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
             List<String> ids = new ArrayList<>();
             usable.forEach(d -> ids.add(d.getUuid().orElseThrow()));
             List<String> taken = coordinator.allocate(ids, amount);
+            synchronized (this) {
+                held.addAll(taken);
+            }
             chosen = new ArrayList<>();
             for (AcceleratorInfo d : usable) {
                 if (taken.contains(d.getUuid().orElseThrow())) {
@@ -128,6 +133,24 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
         List<AcceleratorInfo> live = new ArrayList<>();
         byId.forEach((id, d) -> live.add(withLive(d, monitor.properties(id))));
         return live;
+    }
+
+    /**
+     * Ends what {@link #retrieveResourceInfo} started (sdk-api's driver lifecycle): stops the
+     * monitor, so no tool runs after it returns, and releases the devices this driver took. Flink
+     * never calls it (a TaskManager's monitor ends with its infos, its records with its process);
+     * tools and tests that hold a driver do. Safe to call twice.
+     */
+    @Override
+    public synchronized void close() throws DeviceDriverException {
+        if (monitor != null) {
+            monitor.stop();
+        }
+        if (coordinator != null && !held.isEmpty()) {
+            List<String> ids = new ArrayList<>(held);
+            held.clear();
+            coordinator.release(ids);
+        }
     }
 
     /**

@@ -50,13 +50,16 @@ import java.util.function.Function;
  * failed allocation or a killed TaskManager), {@link ToolTimeoutContract} (a hanging tool fails
  * within the driver's timeout, a slow one still works), {@link RobustnessContract} (no {@link
  * Error} escapes, whatever the host does) and {@link MonitoringContract} (live health follows
- * faults injected into the host, reads cost nothing, the monitor goes with its driver). Every case runs on a fresh {@link FakeHost} in its own
+ * faults injected into the host, reads cost nothing, the monitor goes with its driver) and
+ * {@link LifecycleContract} ({@code close()} ends the monitor, the tool calls and the
+ * coordination records of a driver still referenced). Every case runs on a fresh {@link FakeHost} in its own
  * temporary folder, and creates drivers with {@link #factory(FakeHost)}, so that the host's
  * environment reaches the driver as a TaskManager's environment does.
  *
  * <p>The groups run in a fixed order, the basic ones first: {@code Retrieval} (exactly {@code
  * amount} different devices), {@code Params}, {@code Registration}, {@code Infos}, {@code
- * Capabilities}, {@code Robustness}, {@code ToolTimeouts}, {@code Coordination}; so the first
+ * Capabilities}, {@code Robustness}, {@code ToolTimeouts}, {@code Coordination}, {@code Monitoring},
+ * {@code Lifecycle}; so the first
  * failure reported is the one later ones follow from.
  *
  * <p>A case that does not apply to the driver (no fake program to make hang, a capability not
@@ -300,6 +303,17 @@ public abstract class DriverContractKit {
     public class Monitoring extends MonitoringContract {
         /** Runs the suite on the enclosing kit's hooks. */
         public Monitoring() {
+            super(DriverContractKit.this);
+        }
+    }
+
+    /** See {@link LifecycleContract}. */
+    @Nested
+    @Order(10)
+    @DisplayName("close() ends everything the driver started, while the driver is still referenced")
+    public class Lifecycle extends LifecycleContract {
+        /** Runs the suite on the enclosing kit's hooks. */
+        public Lifecycle() {
             super(DriverContractKit.this);
         }
     }

@@ -243,7 +243,7 @@ public abstract class RetrievalContract extends ContractSuite {
      */
     @Test
     @Order(7)
-    @DisplayName("never hands out a device whose health is failed, when it reports health")
+    @DisplayName("never hands out a device its host's fakes describe as failed")
     public void neverHandsOutAFailedDevice() throws Exception {
         int n = kit.maxDevices();
         PreparedHost healthyHost = host(n);

@@ -24,7 +24,7 @@ import java.util.Set;
  * the coordination file when coordination is on, and logs at INFO which it handed out. Sticks are the Kubernetes extended resource {@value
  * #KUBERNETES_RESOURCE}; there is no Yarn resource type for them.
  */
-final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesResourceDecorator {
+final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesResourceDecorator, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AcmeTensorStickDriver.class);
 
@@ -35,6 +35,8 @@ final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesR
     private final String visibleDevices;
     private final DeviceCoordinator coordinator;
     private final String amountKey;
+    /** The coordination ids this driver took; {@link #close()} releases them. */
+    private final List<String> held = new ArrayList<>();
 
     /**
      * @param visibleDevices the TaskManager's {@value AcmeSmi#VISIBLE_DEVICES_ENV}: stick indexes
@@ -125,6 +127,9 @@ final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesR
         List<String> taken = Mutant.on("coordination-leak") // mutation run
                 ? Mutant.allocateOneByOne(coordinator, ids, amount)
                 : coordinator.allocate(ids, amount);
+        synchronized (held) {
+            held.addAll(taken);
+        }
         List<AcceleratorInfo> chosen = new ArrayList<>();
         for (AcceleratorInfo stick : sticks) {
             if (taken.contains(Integer.toString(stick.getIndex()))) {
@@ -132,6 +137,26 @@ final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesR
             }
         }
         return chosen;
+    }
+
+    /**
+     * Releases the sticks this driver took through the coordination file (sdk-api's driver
+     * lifecycle: Flink never calls it, a TaskManager's records go with its process; tools and
+     * tests that hold a driver call it). Safe to call twice.
+     */
+    @Override
+    public void close() throws DeviceDriverException {
+        if (coordinator == null || Mutant.on("close-keeps-records")) { // mutation run
+            return;
+        }
+        List<String> ids;
+        synchronized (held) {
+            ids = new ArrayList<>(held);
+            held.clear();
+        }
+        if (!ids.isEmpty()) {
+            coordinator.release(ids);
+        }
     }
 
     @Override

@@ -26,7 +26,7 @@ import java.util.Set;
  * #VISIBLE_DEVICES} lets it use, through the coordination file when coordination is on; logs at
  * INFO which it handed out.
  */
-final class ZetaDriver implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator {
+final class ZetaDriver implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ZetaDriver.class);
 
@@ -40,6 +40,8 @@ final class ZetaDriver implements ExternalResourceDriver, KubernetesResourceDeco
     private final VisibleDevices visible;
     private final DeviceCoordinator coordinator;
     private final String amountKey;
+    /** The coordination ids this driver took; {@link #close()} releases them. */
+    private final List<String> held = new ArrayList<>();
 
     ZetaDriver(ZetaBackend backend, VisibleDevices visible, DeviceCoordinator coordinator, String amountKey) {
         this.backend = backend;
@@ -78,6 +80,9 @@ final class ZetaDriver implements ExternalResourceDriver, KubernetesResourceDeco
             List<String> ids = new ArrayList<>();
             usable.forEach(d -> ids.add(d.getUuid().orElseThrow()));
             List<String> taken = coordinator.allocate(ids, amount);
+            synchronized (held) {
+                held.addAll(taken);
+            }
             chosen = new ArrayList<>();
             for (AcceleratorInfo d : usable) {
                 if (taken.contains(d.getUuid().orElseThrow())) {
@@ -87,6 +92,19 @@ final class ZetaDriver implements ExternalResourceDriver, KubernetesResourceDeco
         }
         LOG.info("Zeta driver ({}) for {}: handing out {}", backend.describe(), amountKey, chosen);
         return Collections.unmodifiableSet(new LinkedHashSet<>(chosen));
+    }
+
+    /** Releases the NPUs this driver took (sdk-api's driver lifecycle); safe to call twice. */
+    @Override
+    public void close() throws DeviceDriverException {
+        List<String> ids;
+        synchronized (held) {
+            ids = new ArrayList<>(held);
+            held.clear();
+        }
+        if (coordinator != null && !ids.isEmpty()) {
+            coordinator.release(ids);
+        }
     }
 
     @Override

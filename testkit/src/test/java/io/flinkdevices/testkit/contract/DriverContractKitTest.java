@@ -207,6 +207,17 @@ class DriverContractKitTest {
         assertThat(results.get("healthFollowsFaults").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
         assertThat(results.get("monitorGoesWithItsDriver").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
         assertThat(results.get("liveKeys").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        assertThat(results.get("closeEndsEverything").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+    }
+
+    @Test
+    @DisplayName("fails a monitoring driver whose close() leaves its monitor running, the message naming that first")
+    void catchesACloseThatKeepsTheMonitor() {
+        Map<String, TestExecutionResult> results = run(new MemoryDevicesFactory(Flaw.CLOSE_KEEPS_MONITOR).monitoring(), MONITORED);
+        assertThat(failed(results)).as("the cases a close() that does nothing fails").containsExactly("closeEndsEverything");
+        assertThat(results.get("closeEndsEverything").getThrowable()).get().extracting(Throwable::getMessage).asString()
+                .startsWith("close() left the monitor running: [flink-devices-monitor-")
+                .hasSizeLessThanOrEqualTo(200);
     }
 
     @Test

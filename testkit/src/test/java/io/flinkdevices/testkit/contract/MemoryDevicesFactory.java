@@ -47,7 +47,9 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
         /** Keeps every info it handed out, so its monitor never stops. */
         MONITOR_OUTLIVES_DRIVER,
         /** With {@code monitor.interval: 0} it still attaches a health and a metric, never refreshed. */
-        STALE_KEYS_WHEN_OFF
+        STALE_KEYS_WHEN_OFF,
+        /** Its {@code close()} does nothing: the monitor samples on while the driver is referenced. */
+        CLOSE_KEEPS_MONITOR
     }
 
     /**
@@ -132,13 +134,13 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
         return driver;
     }
 
-    static class MemoryDriver implements ExternalResourceDriver {
+    static class MemoryDriver implements ExternalResourceDriver, AutoCloseable {
         final Path countFile;
         final long max;
         final Flaw flaw;
         String visible;
         io.flinkdevices.sdk.health.MonitorSettings monitorSettings;
-        private io.flinkdevices.sdk.health.DeviceMonitor monitor;
+        private volatile io.flinkdevices.sdk.health.DeviceMonitor monitor;
 
         MemoryDriver(Path countFile, long max, Flaw flaw) {
             this.countFile = countFile;
@@ -197,6 +199,15 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
             }
             org.slf4j.LoggerFactory.getLogger(MemoryDriver.class).info("Memory devices: handing out {}", infos);
             return infos;
+        }
+
+        /** Stops the monitor, as the SDK's driver lifecycle asks. */
+        @Override
+        public void close() {
+            io.flinkdevices.sdk.health.DeviceMonitor m = monitor;
+            if (m != null && flaw != Flaw.CLOSE_KEEPS_MONITOR) {
+                m.stop();
+            }
         }
 
         private int count() throws DeviceDriverException {

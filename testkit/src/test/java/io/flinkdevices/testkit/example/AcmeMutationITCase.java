@@ -81,6 +81,7 @@ class AcmeMutationITCase {
         PLANTED.put("silent-handout", "logs nothing about the sticks it hands out");
         PLANTED.put("failed-handed-out", "hands out a stick the tool reports failed");
         PLANTED.put("truncation-ignored", "parses a listing ExternalCommand cut off at its stdout limit");
+        PLANTED.put("close-keeps-records", "close() does nothing: the sticks stay recorded while the driver is referenced");
     }
 
     /**
@@ -125,13 +126,31 @@ class AcmeMutationITCase {
         assertThat(rows).filteredOn(r -> r.failed() == 0).as("bugs the kit missed").isEmpty();
     }
 
+    @Test
+    @DisplayName("a close() that keeps the coordination records fails the lifecycle case, whose message names that first")
+    void closeKeepingRecordsIsNamed() {
+        List<Failure> failures = failures("close-keeps-records");
+        assertThat(failures).extracting(Failure::method).as("cases failed by a close() that does nothing")
+                .containsExactly("closeEndsEverything");
+        assertThat(failures.get(0).message())
+                .startsWith("close() kept the coordination records: a new driver could not take the 2 devices");
+    }
+
     private static Row runKit(String bug, String what) {
+        List<Failure> failed = failures(bug);
+        return new Row(bug == null ? "(none)" : bug, what, failed.size(), failed.isEmpty() ? "" : failed.get(0).displayName());
+    }
+
+    private record Failure(String method, String displayName, String message) {}
+
+    /** The kit's failed cases with {@code bug} planted (none when null), in the order they ran. */
+    private static List<Failure> failures(String bug) {
         if (bug == null) {
             System.clearProperty(PROPERTY);
         } else {
             System.setProperty(PROPERTY, bug);
         }
-        List<String> failed = new ArrayList<>();
+        List<Failure> failed = new ArrayList<>();
         try {
             Launcher launcher = LauncherFactory.create();
             launcher.execute(
@@ -140,14 +159,15 @@ class AcmeMutationITCase {
                         @Override
                         public void executionFinished(TestIdentifier id, TestExecutionResult result) {
                             if (id.isTest() && result.getStatus() == TestExecutionResult.Status.FAILED) {
-                                failed.add(id.getDisplayName());
+                                String method = id.getUniqueId().replaceAll(".*\\[method:([^(]+)\\(.*", "$1");
+                                failed.add(new Failure(method, id.getDisplayName(), result.getThrowable().map(Throwable::getMessage).orElse("")));
                             }
                         }
                     });
         } finally {
             System.clearProperty(PROPERTY);
         }
-        return new Row(bug == null ? "(none)" : bug, what, failed.size(), failed.isEmpty() ? "" : failed.get(0));
+        return failed;
     }
 
     private static Row checkArchitecture(Class<?> type, String what) {
