@@ -117,12 +117,52 @@ final class NvidiaSmiBackend implements Backend {
         }
         List<String> args = computeCap ? QUERY : QUERY_WITHOUT_COMPUTE_CAP;
         if (r.exitCode() != 0) {
+            List<Gpu> partial = partialListing(r, computeCap, args);
+            if (partial != null) {
+                return partial;
+            }
             throw new DeviceDriverException(
                     describe() + " " + String.join(" ", args) + " exited with code " + r.exitCode()
                             + output(r));
         }
         checkSize(r, String.join(" ", args));
         return parseQuery(r.stdout(), computeCap, describe());
+    }
+
+    /** What nvidia-smi says of a GPU it cannot open (fallen off the bus, being reset), on stdout or stderr. */
+    private static final String NO_HANDLE = "Unable to determine the device handle for";
+
+    /**
+     * The GPUs nvidia-smi did list when it exited non-zero only because it could not open some
+     * ({@code Unable to determine the device handle for GPU 0000:3B:00.0: Unknown Error}, as while
+     * a GPU falls off the bus or is reset): those are left out with one WARN, as a row it could
+     * not read is. Null when that is not the case (no such line, or no GPU row left), so that the
+     * exit code stays an error.
+     */
+    private List<Gpu> partialListing(ExternalCommand.Result r, boolean computeCap, List<String> args)
+            throws DeviceDriverException {
+        List<String> lost = new ArrayList<>();
+        StringBuilder rows = new StringBuilder();
+        for (String line : r.stdout().split("\n", -1)) {
+            if (line.contains(NO_HANDLE)) {
+                lost.add(line.strip());
+            } else if (!line.isBlank()) {
+                rows.append(line).append('\n');
+            }
+        }
+        for (String line : r.stderrTail().split("\n")) {
+            if (line.contains(NO_HANDLE)) {
+                lost.add(line.strip());
+            }
+        }
+        if (lost.isEmpty() || rows.length() == 0 || r.stdoutTruncated()) {
+            return null;
+        }
+        List<Gpu> gpus = parseQuery(rows.toString(), computeCap, describe());
+        LOG.warn("{} {} exited with code {} because it could not open {} GPU(s): {}; left out, as GPUs that fall off the"
+                + " bus or are being reset; the {} it listed are used", describe(), String.join(" ", args), r.exitCode(),
+                lost.size(), lost, gpus.size());
+        return gpus;
     }
 
     private void checkSize(ExternalCommand.Result r, String args) throws DeviceDriverException {
