@@ -4,6 +4,8 @@ import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.host.HostValues;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,6 +25,8 @@ import java.util.regex.Pattern;
  * memory_partition} and {@code partition_id}. {@code "N/A"} reads as unknown.
  */
 final class AmdSmiBackend implements Backend {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AmdSmiBackend.class);
 
     static final List<String> ARGS = List.of("static", "--json");
     /** {@code 0000:05:00.0}: a 16-bit domain, bus, device (0-1f) and function (0-7). */
@@ -50,6 +54,7 @@ final class AmdSmiBackend implements Backend {
                     + "; expected a list of GPUs or {\"gpu_data\": [...]}");
         }
         List<AmdGpu> gpus = new ArrayList<>();
+        List<String> halfThere = new ArrayList<>();
         Map<String, Integer> seen = new HashMap<>();
         for (int i = 0; i < list.size(); i++) {
             JsonNode g = list.get(i);
@@ -60,8 +65,10 @@ final class AmdSmiBackend implements Backend {
             }
             String bdf = SmiTool.text(g, "bus", "bdf");
             if (bdf == null) {
-                throw new DeviceDriverException(describe() + " static --json: GPU " + index.asInt()
-                        + " has no bus.bdf; expected its PCI address such as 0000:05:00.0");
+                // a GPU amd-smi lists but cannot read (N/A while it is reset or falls off the bus):
+                // left out, as the sysfs backend leaves out a node whose files are gone
+                halfThere.add("GPU " + index.asInt());
+                continue;
             }
             bdf = bdf.toLowerCase(Locale.ROOT);
             if (!PCI_ADDRESS.matcher(bdf).matches()) {
@@ -96,6 +103,14 @@ final class AmdSmiBackend implements Backend {
                     deviceId));
         }
         gpus.sort((a, b) -> Integer.compare(a.index, b.index));
+        if (!halfThere.isEmpty()) {
+            if (gpus.isEmpty()) {
+                throw new DeviceDriverException(describe() + " static --json: " + halfThere + " have no bus.bdf (N/A or"
+                        + " missing) and no other GPU is listed; expected each GPU's PCI address such as 0000:05:00.0");
+            }
+            LOG.warn("{} static --json lists {} without a bus.bdf (N/A or missing: a GPU being reset or falling off the"
+                    + " bus); left out, the {} other GPU(s) are used", describe(), halfThere, gpus.size());
+        }
         return gpus;
     }
 

@@ -249,7 +249,7 @@ class AmdBadInputTest {
                         .row("amd-smi prints another JSON shape", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting("{\"error\": \"busy\"}")), 1),
                                 P + "amd-smi.path", "object with keys [error]", "expected a list of GPUs or {\"gpu_data\": [...]}")
                         .row("amd-smi entry without a PCI address", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting("[{\"gpu\": 0, \"bus\": {\"bdf\": \"N/A\"}}]")), 1),
-                                P + "amd-smi.path", "GPU 0 has no bus.bdf", "expected its PCI address")
+                                P + "amd-smi.path", "[GPU 0] have no bus.bdf (N/A or missing) and no other GPU is listed", "expected each GPU's PCI address")
                         .row("amd-smi lists one gpu index twice", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting(sameIndexTwice)), 1),
                                 P + "amd-smi.path", "lists GPU agent index 0 twice", "expected every agent once")
                         .row("sysfs: two agents at one location_id", () -> attempt(Map.of(), params(sysfs(oneLocationTwice)), 1),
