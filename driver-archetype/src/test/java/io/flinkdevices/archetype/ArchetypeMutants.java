@@ -59,11 +59,26 @@ final class ArchetypeMutants {
                         "LOG.info(\"Npu driver ({}) for {}: handing out {}\", describe(), amountKey, chosen);", ""))));
         all.add(new Mutant("failed-handed-out",
                 "hands out a device the tool reports failed",
-                List.of(new Edit(DRIVER, "if (!failed.contains(d)) {", "if (failed != null) {"))));
+                List.of(new Edit(DRIVER, "} else if (health.get(d) == HealthState.DEGRADED) {", "} else if (health.get(d) != null) {"))));
+        all.add(new Mutant("degraded-treated-as-failed",
+                "never hands out a device the tool reports degraded, although it is usable",
+                List.of(new Edit(DRIVER, "} else if (health.get(d) == HealthState.DEGRADED) {", "} else if (health.get(d) == null) {"))));
+        all.add(new Mutant("degraded-first",
+                "hands out degraded devices before the ok ones",
+                List.of(new Edit(DRIVER, "usable.addAll(degraded); // usable, but after every ok device", "usable.addAll(0, degraded);"))));
         all.add(new Mutant("close-does-nothing",
                 "close() returns at once: the monitor samples on and the devices stay recorded while the driver is referenced",
                 List.of(new Edit(DRIVER, "public synchronized void close() throws DeviceDriverException {",
                         "public synchronized void close() throws DeviceDriverException {\n        if (held != null) {\n            return;\n        }"))));
+        all.add(new Mutant("process-per-read",
+                "every read of a live key runs the tool once more",
+                List.of(new Edit(DRIVER, "private static AcceleratorInfo withLive(", "private AcceleratorInfo withLive("),
+                        new Edit(DRIVER, ".live(live)", ".live(perRead(live))"),
+                        new Edit(DRIVER, "    private String describe() {", PER_READ + "    private String describe() {"))));
+        all.add(new Mutant("health-by-position",
+                "pairs the listing's healths with the monitored devices by position, not by UUID",
+                List.of(new Edit(DRIVER, "samples.put(r.getKey().getUuid().orElseThrow(), DeviceSample.builder()",
+                        "samples.put(new ArrayList<>(ids).get(Math.min(samples.size(), ids.size() - 1)), DeviceSample.builder()"))));
         all.add(new Mutant("truncation-ignored",
                 "parses a listing ExternalCommand cut off at its stdout limit",
                 List.of(new Edit(DRIVER, "if (result.stdoutTruncated()) {", "if (result.stdoutTruncated() && result.exitCode() < 0) {"))));
@@ -83,6 +98,29 @@ final class ArchetypeMutants {
                         """))));
         return all;
     }
+
+    /** Live keys that run the tool on every read, as a driver that samples per read instead of per interval does. */
+    private static final String PER_READ = """
+                private LiveProperties perRead(LiveProperties live) {
+                    return new LiveProperties() {
+                        @Override
+                        public java.util.Optional<String> get(String key) {
+                            try {
+                                list.run();
+                            } catch (Exception e) {
+                                return java.util.Optional.empty();
+                            }
+                            return live.get(key);
+                        }
+
+                        @Override
+                        public Collection<String> keys() {
+                            return live.keys();
+                        }
+                    };
+                }
+
+            """;
 
     /** What authors wrote before the generic info took extra fields: every key listed, present or not. */
     private static final String NPU_INFO = """

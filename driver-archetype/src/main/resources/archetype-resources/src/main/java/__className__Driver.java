@@ -5,6 +5,7 @@ import io.flinkdevices.sdk.coordination.DeviceCoordinator;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.health.DeviceMonitor;
 import io.flinkdevices.sdk.health.DeviceSample;
+import io.flinkdevices.sdk.health.HealthState;
 import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.host.VisibleDevices;
 import io.flinkdevices.sdk.info.AcceleratorInfo;
@@ -32,7 +33,9 @@ import java.util.regex.Pattern;
 
 /**
  * Hands a TaskManager {@code amount} of the healthy devices {@code ${deviceName}-smi --list} prints
- * (one {@code <index>,<uuid>,<name>,<memory MiB|N/A>,<NUMA node|N/A>,<ok|failed>} line each) and
+ * (one {@code <index>,<uuid>,<name>,<memory MiB|N/A>,<NUMA node|N/A>,<ok|degraded|failed>} line each), the
+ * {@code ok} ones first, then the {@code degraded} ones (usable, never quarantined), never a
+ * {@code failed} one, of those
  * {@value #VISIBLE_DEVICES} lets it use, through the coordination file when coordination is on, and
  * logs at INFO which it handed out (through SLF4J, which a plugin gets from Flink). While jobs run,
  * one {@link DeviceMonitor} runs the same listing every {@code monitor.interval} and its tasks read
@@ -48,7 +51,7 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
     static final String KUBERNETES_RESOURCE = "example.com/${deviceName}";
     /** An extra field of the generic info; job code reads it with {@code AcceleratorInfo.from(info, KIND, NUMA_NODE)}. */
     static final DeviceAttribute<Long> NUMA_NODE = DeviceAttribute.number("numa.node", 0, 1023);
-    private static final Pattern LINE = Pattern.compile("([0-9]{1,6}),([^,\\s]+),([^,]+),([0-9]{1,12}|N/A),([0-9]{1,3}|N/A),(ok|failed)");
+    private static final Pattern LINE = Pattern.compile("([0-9]{1,6}),([^,\\s]+),([^,]+),([0-9]{1,12}|N/A),([0-9]{1,3}|N/A),(ok|degraded|failed)");
 
     private final ExternalCommand list;
     private final VisibleDevices visible;
@@ -58,7 +61,7 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
     /** The monitor of the devices last handed out; null before or when monitoring is off. */
     private DeviceMonitor monitor;
     /** The coordination ids this driver took; {@link #close()} releases them. */
-    private final List<String> held = new ArrayList<>();
+    private final List<String> held = Collections.synchronizedList(new ArrayList<>());
 
     ${className}Driver(ExternalCommand list, VisibleDevices visible, DeviceCoordinator coordinator, String amountKey,
             MonitorSettings monitorSettings) {
@@ -74,22 +77,23 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
         if (amount < 1) {
             throw new DeviceDriverException(amountKey + " must be at least 1 but is " + amount);
         }
+        List<Map.Entry<AcceleratorInfo, HealthState>> rows = list();
         List<AcceleratorInfo> listed = new ArrayList<>();
-        Set<AcceleratorInfo> failed = new HashSet<>();
-        for (Listed l : list()) {
-            listed.add(l.device);
-            if (l.failed) {
-                failed.add(l.device);
-            }
-        }
+        Map<AcceleratorInfo, HealthState> health = new HashMap<>();
+        rows.forEach(r -> listed.add(r.getKey()));
+        rows.forEach(r -> health.put(r.getKey(), r.getValue()));
         List<AcceleratorInfo> usable = new ArrayList<>();
+        List<AcceleratorInfo> degraded = new ArrayList<>();
         for (AcceleratorInfo d : visible.apply(listed, i -> List.of(VisibleDevices.name(i.getIndex(), i.getUuid().orElseThrow())))) {
-            if (!failed.contains(d)) {
+            if (health.get(d) == HealthState.OK) {
                 usable.add(d);
+            } else if (health.get(d) == HealthState.DEGRADED) {
+                degraded.add(d);
             } else {
                 LOG.warn("${className} driver: not handing out failed device {}", d);
             }
         }
+        usable.addAll(degraded); // usable, but after every ok device
         if (usable.size() < amount) {
             throw new DeviceDriverException("Asked for " + amount + " (" + amountKey + ") but " + describe()
                     + " lists " + usable.size() + " healthy ones this TaskManager may use (" + visible.describe() + ")");
@@ -99,9 +103,7 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
             List<String> ids = new ArrayList<>();
             usable.forEach(d -> ids.add(d.getUuid().orElseThrow()));
             List<String> taken = coordinator.allocate(ids, amount);
-            synchronized (this) {
-                held.addAll(taken);
-            }
+            held.addAll(taken);
             chosen = new ArrayList<>();
             for (AcceleratorInfo d : usable) {
                 if (taken.contains(d.getUuid().orElseThrow())) {
@@ -147,9 +149,8 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
             monitor.stop();
         }
         if (coordinator != null && !held.isEmpty()) {
-            List<String> ids = new ArrayList<>(held);
+            coordinator.release(new ArrayList<>(held));
             held.clear();
-            coordinator.release(ids);
         }
     }
 
@@ -160,10 +161,9 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
      */
     private Map<String, DeviceSample> sample(Collection<String> ids) throws DeviceDriverException {
         Map<String, DeviceSample> samples = new HashMap<>();
-        for (Listed l : list()) {
-            samples.put(l.device.getUuid().orElseThrow(), l.failed
-                    ? DeviceSample.failed(describe() + " reports device " + l.device.getIndex() + " failed")
-                    : DeviceSample.builder().build());
+        for (Map.Entry<AcceleratorInfo, HealthState> r : list()) {
+            samples.put(r.getKey().getUuid().orElseThrow(), DeviceSample.builder()
+                    .health(r.getValue(), describe() + " reports device " + r.getKey().getIndex() + " " + r.getValue().value()).build());
         }
         return samples;
     }
@@ -179,21 +179,11 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
     }
 
     /**
-     * A device the tool lists and whether it says failed. Health is no extra field of the info: an
-     * info's {@code health} and {@code metric.*} keys are the monitor's (the builder refuses them).
+     * Every device the tool lists, in its order, with the health it says. Health is no extra field of
+     * the info: an info's {@code health} and {@code metric.*} keys are the monitor's (the builder
+     * refuses them).
      */
-    private static final class Listed {
-        final AcceleratorInfo device;
-        final boolean failed;
-
-        Listed(AcceleratorInfo device, boolean failed) {
-            this.device = device;
-            this.failed = failed;
-        }
-    }
-
-    /** Every device the tool lists, in its order. */
-    private List<Listed> list() throws DeviceDriverException {
+    private List<Map.Entry<AcceleratorInfo, HealthState>> list() throws DeviceDriverException {
         ExternalCommand.Result result = list.run();
         if (result.exitCode() != 0) {
             throw new DeviceDriverException(describe() + " exited with code " + result.exitCode() + ": "
@@ -203,7 +193,7 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
             throw new DeviceDriverException(describe() + " printed more than " + ExternalCommand.STDOUT_LIMIT_BYTES
                     + " bytes: the listing is cut off");
         }
-        List<Listed> devices = new ArrayList<>();
+        List<Map.Entry<AcceleratorInfo, HealthState>> devices = new ArrayList<>();
         Set<String> indexes = new HashSet<>();
         for (String line : result.stdout().split("\n")) {
             Matcher m = LINE.matcher(line.strip());
@@ -211,7 +201,7 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
                 continue;
             } else if (!m.matches()) {
                 throw new DeviceDriverException(describe() + " printed '" + line.strip()
-                        + "'; expected '<index>,<uuid>,<name>,<memory MiB|N/A>,<NUMA node|N/A>,<ok|failed>'");
+                        + "'; expected '<index>,<uuid>,<name>,<memory MiB|N/A>,<NUMA node|N/A>,<ok|degraded|failed>'");
             } else if (!indexes.add(m.group(1))) {
                 throw new DeviceDriverException(describe() + " lists device " + m.group(1) + " twice");
             }
@@ -225,7 +215,7 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
             if (!m.group(5).equals("N/A")) {
                 device.set(NUMA_NODE, Long.parseLong(m.group(5)));
             }
-            devices.add(new Listed(device.build(), m.group(6).equals("failed")));
+            devices.add(Map.entry(device.build(), HealthState.parse(m.group(6))));
         }
         return devices;
     }

@@ -12,9 +12,10 @@ import java.util.Set;
 /**
  * A fake {@code ${deviceName}-smi}: {@code --list} prints one line per device, anything else exits 2.
  * It honours what the contract kit asks of a host: memory and NUMA node {@code N/A} when {@code
- * host.optionalFieldsLeftOut()}, {@code failed} for the devices in {@code host.failedDevices()}, and
- * the faults the kit injects while the driver's monitor watches ({@code host.faults()}): a faulty
- * device lists as {@code failed} until it recovers.
+ * host.optionalFieldsLeftOut()}, {@code failed} for the devices in {@code host.failedDevices()},
+ * {@code degraded} for those in {@code host.degradedDevices()}, and the faults the kit injects while
+ * the driver's monitor watches ({@code host.faults()}): a faulty device lists as {@code failed}, a
+ * degraded one as {@code degraded}, until it recovers.
  */
 final class Fake${className}Smi {
 
@@ -23,21 +24,22 @@ final class Fake${className}Smi {
     /** Installs the tool listing {@code devices} devices on {@code host}; returns its path. */
     static Path install(FakeHost host, int devices) {
         FakeExecutable tool = host.install(FakeExecutable.named("${deviceName}-smi")
-                .whenArguments(List.of("--list"), Response.success(listing(host, devices, Set.of())))
+                .whenArguments(List.of("--list"), Response.success(listing(host, devices, Set.of(), Set.of())))
                 .exitCode(2)
                 .stderr("usage: ${deviceName}-smi --list\n"));
-        host.faults(DeviceFaults.tracking("${deviceName}-smi --list reports the device failed",
-                faulty -> tool.changeResponse(List.of("--list"), r -> r.withStdout(listing(host, devices, faulty)))));
+        host.faults(DeviceFaults.tracking("${deviceName}-smi --list reports the device failed or degraded",
+                (failed, degraded) -> tool.changeResponse(List.of("--list"), r -> r.withStdout(listing(host, devices, failed, degraded)))));
         return tool.path();
     }
 
-    private static String listing(FakeHost host, int devices, Set<Integer> faulty) {
+    private static String listing(FakeHost host, int devices, Set<Integer> faulty, Set<Integer> degraded) {
         StringBuilder listing = new StringBuilder();
         for (int i = 0; i < devices; i++) {
             String optional = host.optionalFieldsLeftOut() ? "N/A,N/A" : "16384," + (i % 2);
             boolean failed = host.failedDevices().contains(i) || faulty.contains(i);
+            boolean worn = host.degradedDevices().contains(i) || degraded.contains(i);
             listing.append(i).append(',').append(uuid(i)).append(",Example ${className} 16G,").append(optional)
-                    .append(failed ? ",failed\n" : ",ok\n");
+                    .append(failed ? ",failed\n" : worn ? ",degraded\n" : ",ok\n");
         }
         return listing.toString();
     }

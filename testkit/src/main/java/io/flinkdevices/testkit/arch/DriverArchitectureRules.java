@@ -13,6 +13,7 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.junit.LocationProvider;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.CompositeArchRule;
+import com.tngtech.archunit.lang.EvaluationResult;
 
 import io.flinkdevices.testkit.arch.internal.DriverConditions;
 
@@ -21,7 +22,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
@@ -229,6 +232,15 @@ public final class DriverArchitectureRules {
      * }</pre>
      */
     public static ArchRule forPlugin(Class<? extends ExternalResourceDriverFactory> factory) {
+        CompositeArchRule all = null;
+        for (ArchRule rule : pluginRules(factory).values()) {
+            all = all == null ? CompositeArchRule.of(rule) : all.and(rule);
+        }
+        return all.as("the driver rules of every class of the plugin of " + factory.getName());
+    }
+
+    /** The rules of {@link #forPlugin}, each under what a violation of it is, in the order they are checked. */
+    private static Map<String, ArchRule> pluginRules(Class<? extends ExternalResourceDriverFactory> factory) {
         String own = factory.getPackageName() + ".";
         List<String> others = new ArrayList<>();
         for (String driver : DRIVER_PACKAGES) {
@@ -236,26 +248,54 @@ public final class DriverArchitectureRules {
                 others.add(driver);
             }
         }
-        return CompositeArchRule.of(noTestkit(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER)))
-                .and(noSdkInternals(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER)))
-                .and(noHadoop(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER)))
-                .and(noRawProcesses(classes().that().resideOutsideOfPackages(NOT_A_DRIVER)))
-                .and(
-                        noClasses()
-                                .that()
-                                .resideOutsideOfPackages(NOT_A_DRIVER)
-                                .should()
-                                .dependOnClassesThat()
-                                .resideInAnyPackage(others.toArray(new String[0]))
-                                .because(
-                                        "Flink loads each plugins/ folder with its own class"
-                                                + " loader; a driver cannot see another driver's"
-                                                + " classes"))
-                .and(FACTORIES_ARE_PUBLIC_FINAL_WITH_NO_ARG_CONSTRUCTOR.allowEmptyShould(true))
-                .and(FACTORIES_ARE_OUTSIDE_INTERNAL_PACKAGES.allowEmptyShould(true))
-                .and(NO_CLASSES_IN_FLINK_PACKAGES.allowEmptyShould(true))
-                .and(onlyTheFactoryIsPublic(factory).allowEmptyShould(true))
-                .as("the driver rules of every class of the plugin of " + factory.getName());
+        Map<String, ArchRule> rules = new LinkedHashMap<>();
+        rules.put("uses the testkit", noTestkit(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER)));
+        rules.put("uses sdk-api internals", noSdkInternals(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER)));
+        rules.put("uses Hadoop", noHadoop(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER)));
+        rules.put("starts a program itself", noRawProcesses(classes().that().resideOutsideOfPackages(NOT_A_DRIVER)));
+        rules.put("uses another flink-devices driver",
+                noClasses()
+                        .that()
+                        .resideOutsideOfPackages(NOT_A_DRIVER)
+                        .should()
+                        .dependOnClassesThat()
+                        .resideInAnyPackage(others.toArray(new String[0]))
+                        .because(
+                                "Flink loads each plugins/ folder with its own class"
+                                        + " loader; a driver cannot see another driver's"
+                                        + " classes"));
+        rules.put("a factory Flink cannot create", FACTORIES_ARE_PUBLIC_FINAL_WITH_NO_ARG_CONSTRUCTOR.allowEmptyShould(true));
+        rules.put("a factory in an internal package", FACTORIES_ARE_OUTSIDE_INTERNAL_PACKAGES.allowEmptyShould(true));
+        rules.put("a class under org.apache.flink", NO_CLASSES_IN_FLINK_PACKAGES.allowEmptyShould(true));
+        rules.put("a public class besides the factory", onlyTheFactoryIsPublic(factory).allowEmptyShould(true));
+        return rules;
+    }
+
+    /**
+     * Checks {@link #forPlugin} on {@code classes}. A violation fails with one line per broken
+     * rule that names the bug and why before the first offending call ({@code uses Hadoop
+     * (Flink's plugin class loader gives a plugin no Hadoop class; ...): Method <...>}), then
+     * ArchUnit's full reports.
+     *
+     * @throws AssertionError naming every broken rule
+     */
+    public static void check(Class<? extends ExternalResourceDriverFactory> factory, JavaClasses classes) {
+        List<String> named = new ArrayList<>();
+        StringBuilder reports = new StringBuilder();
+        for (Map.Entry<String, ArchRule> rule : pluginRules(factory).entrySet()) {
+            EvaluationResult result = rule.getValue().evaluate(classes);
+            if (result.hasViolation()) {
+                String description = rule.getValue().getDescription();
+                int because = description.lastIndexOf(", because ");
+                String why = because < 0 ? "" : " (" + description.substring(because + ", because ".length()) + ")";
+                List<String> details = result.getFailureReport().getDetails();
+                named.add(rule.getKey() + why + ": " + (details.isEmpty() ? description : details.get(0)));
+                reports.append('\n').append(result.getFailureReport());
+            }
+        }
+        if (!named.isEmpty()) {
+            throw new AssertionError(String.join("\n", named) + "\n" + reports);
+        }
     }
 
     /**
@@ -276,11 +316,11 @@ public final class DriverArchitectureRules {
     }
 
     /**
-     * Checks {@link #forPlugin} on {@link #pluginClasses}: what a driver module's architecture test
-     * calls.
+     * Checks {@link #forPlugin} on {@link #pluginClasses} as {@link #check} does: what a driver
+     * module's architecture test calls.
      */
     public static void checkPlugin(Class<? extends ExternalResourceDriverFactory> factory) {
-        forPlugin(factory).check(pluginClasses(factory));
+        check(factory, pluginClasses(factory));
     }
 
     /**

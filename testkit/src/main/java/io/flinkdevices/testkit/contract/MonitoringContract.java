@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.flinkdevices.sdk.info.LiveProperties;
+import io.flinkdevices.testkit.contract.internal.FakesSnapshot;
 import io.flinkdevices.testkit.contract.internal.Waiting;
 import io.flinkdevices.testkit.fake.DeviceFaults;
 import io.flinkdevices.testkit.fake.FakeExecutable;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.opentest4j.AssertionFailedError;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +32,8 @@ import java.util.function.Predicate;
 /**
  * Live health and metrics ({@link DriverCapability#MONITORING}): the keys a task reads, what a
  * read costs, a fault injected into the fake host seen as {@code health=failed} and its recovery,
- * a hanging tool, and the monitor gone with a driver let go. A driver that does not declare it exposes
+ * a hanging tool, health that stays with its own device (a fault or degradation of a device that
+ * is not the host's first), and the monitor gone with a driver let go. A driver that does not declare it exposes
  * no key only a monitor keeps fresh. Faults come from the host's {@link DeviceFaults} ({@link
  * io.flinkdevices.testkit.fake.FakeHost#faults()}); the interval from {@link
  * DriverContractKit#monitorParams(Duration)}.
@@ -64,7 +67,8 @@ public abstract class MonitoringContract extends ContractSuite {
      * {@code failed}), a non-blank {@code health.device}, {@code health.action} ({@code report},
      * {@code fail-tasks} or {@code stop-taskmanager}), and every {@code metric.*} key is a number;
      * the 1,000 rounds call the fake programs fewer than 10 times (the monitor's own samples; one
-     * call per read would be thousands); with the interval 0 no info has a live key. Not declared,
+     * call per read would be thousands; a first round that calls them about once per read fails at
+     * once, saying so, instead of running into the case's timeout); with the interval 0 no info has a live key. Not declared,
      * no info has a key only a monitor keeps fresh ({@code health.*}, {@code metric.*}); a plain
      * {@code health} said at hand-out is allowed.
      */
@@ -105,8 +109,21 @@ public abstract class MonitoringContract extends ContractSuite {
             }
         }
         int before = calls(host);
-        int reads = 0;
-        for (int round = 0; round < 1_000; round++) {
+        int firstRound = 0;
+        for (ExternalResourceInfo info : infos) {
+            for (String key : info.getKeys()) {
+                info.getProperty(key);
+                firstRound++;
+            }
+        }
+        int spawned = calls(host) - before;
+        if (spawned > 2 && spawned * 2 >= firstRound) {
+            // a process per read would make the 1,000 rounds below outlast the case's timeout
+            throw new AssertionFailedError("a read of a live key starts a process: " + spawned + " calls of the host's fake programs"
+                    + " during one round of " + firstRound + " reads (" + host.host.executables() + ")");
+        }
+        int reads = firstRound;
+        for (int round = 1; round < 1_000; round++) {
             for (ExternalResourceInfo info : infos) {
                 for (String key : info.getKeys()) {
                     info.getProperty(key);
@@ -175,6 +192,79 @@ public abstract class MonitoringContract extends ContractSuite {
         OptionalLong samplesAtRecovery = samples(infos);
         String stillFailed = withinTwoSamples(infos, samplesAtRecovery, h -> h.stream().allMatch("ok"::equals));
         assertThat(stillFailed).as("health of both devices after device 0 recovered: both must read 'ok'").isNull();
+    }
+
+    /**
+     * Purpose: a task reads the health of its own device, whichever device of the host fails, and
+     * a degraded device reads {@code degraded}, never {@code failed}; both come back to {@code ok}.
+     *
+     * <p>How: a host of 3 devices whose device 0 its fakes describe as failed, the monitor at 200
+     * ms; retrieves 2 (devices 1 and 2); after the first samples injects the host's fault into
+     * device 2 (not the host's first), recovers it; where the host's {@link DeviceFaults}
+     * {@link DeviceFaults#degrades() degrade}, degrades device 1 and recovers it.
+     *
+     * <p>Must hold: right after hand-out both infos read {@code ok} (a sampler that pairs the
+     * listing's healths with devices by position shows device 0's {@code failed} on device 1);
+     * after the fault exactly one reads {@code failed}; after the degradation exactly one reads
+     * {@code degraded} and none {@code failed}; after each recovery both read {@code ok}; each
+     * within two samples. Skipped, with the reason, when not declared, when {@code maxDevices()} is
+     * under 3, when the host registers no {@link DeviceFaults}, or when its fakes describe a failed
+     * device 0 exactly as a healthy one.
+     */
+    @Test
+    @Order(5)
+    @DisplayName("health stays with its own device: a fault or degradation of a device that is not the host's first shows on that device only, and recovers")
+    public void healthStaysWithItsDevice() throws Exception {
+        Assumptions.assumeTrue(declared(), "MONITORING is not declared");
+        Assumptions.assumeTrue(kit.maxDevices() >= 3, "maxDevices() is under 3: no host with a failed first device and two more");
+        PreparedHost healthyHost = host(3);
+        PreparedHost host = host(3, h -> h.failDevice(0));
+        Optional<DeviceFaults> faults = host.host.faults();
+        Assumptions.assumeTrue(faults.isPresent(), "the host's fakes register no DeviceFaults (FakeHost.faults(...)): no fault to inject");
+        Assumptions.assumeFalse(
+                FakesSnapshot.of(host.host, host.params).equals(FakesSnapshot.of(healthyHost.host, healthyHost.params)),
+                "the host's fakes describe a failed device 0 exactly as a healthy one: they ignore FakeHost.failedDevices()");
+        Map<String, String> params = new HashMap<>(host.params);
+        params.putAll(kit.monitorParams(INTERVAL));
+        List<ExternalResourceInfo> infos = new ArrayList<>(infos(driver(host, params), 2));
+        Waiting.firstSamples(infos, PATIENCE);
+        for (ExternalResourceInfo info : infos) {
+            String h = info.getProperty(LiveProperties.KEY_HEALTH).orElse("(none)");
+            if (!h.equals("ok")) {
+                throw new AssertionFailedError("health paired with the wrong device: a device handed out reads " + h
+                        + " at once, though only device 0, not handed out, failed (" + LiveProperties.KEY_HEALTH_REASON + ": "
+                        + info.getProperty(LiveProperties.KEY_HEALTH_REASON).orElse("") + ")");
+            }
+        }
+        expect(infos, faults.get(), 2, true, "failed", h -> h.stream().filter("failed"::equals).count() == 1);
+        expect(infos, faults.get(), 2, false, "ok", h -> h.stream().allMatch("ok"::equals));
+        if (faults.get().degrades()) {
+            faults.get().degrade(1);
+            OptionalLong from = samples(infos);
+            String late = withinTwoSamples(infos, from, h -> h.contains("degraded") || h.contains("failed"));
+            List<String> now = healths(infos);
+            if (late != null || now.contains("failed") || now.stream().filter("degraded"::equals).count() != 1) {
+                throw new AssertionFailedError((now.contains("failed") ? "treats degraded as failed: " : "degraded not seen: ")
+                        + "device 1 degraded (" + faults.get().describe() + "), the two devices read " + now
+                        + (late == null ? "" : ", " + late));
+            }
+            expect(infos, faults.get(), 1, false, "ok", h -> h.stream().allMatch("ok"::equals));
+        }
+    }
+
+    /** Injects (or recovers) {@code device}'s fault and fails, naming it, unless {@code seen} holds within two samples. */
+    private static void expect(List<ExternalResourceInfo> infos, DeviceFaults faults, int device, boolean inject, String what,
+            Predicate<List<String>> seen) {
+        if (inject) {
+            faults.inject(device);
+        } else {
+            faults.recover(device);
+        }
+        String late = withinTwoSamples(infos, samples(infos), seen);
+        if (late != null) {
+            throw new AssertionFailedError((inject ? "fault on device " + device + " (" + faults.describe() + ") not seen as "
+                    : "recovery of device " + device + " not seen as ") + what + ": the two devices read " + late);
+        }
     }
 
     /**

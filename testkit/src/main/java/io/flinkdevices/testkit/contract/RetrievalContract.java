@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.opentest4j.AssertionFailedError;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -282,6 +283,58 @@ public abstract class RetrievalContract extends ContractSuite {
                 .as("devices handed out although their health is failed: %s", rest)
                 .isEmpty();
         assertThat(rest).as("retrieveResourceInfo(%d) on a host with device 0 failed", n - 1).hasSize(n - 1);
+    }
+
+    /**
+     * Purpose: a degraded device (throttled, warning counters, a slow link) still works: a
+     * TaskManager gets it when nothing better is left, never before an {@code ok} device, and a
+     * driver that treats it as failed strands a usable device.
+     *
+     * <p>How: builds a host of {@code maxDevices()} devices whose device 0 its fakes describe as
+     * degraded ({@link io.flinkdevices.testkit.fake.FakeHost#degradeDevice(int)}), then asks a
+     * fresh driver for every device, and another for all but one; a monitored info is read after
+     * its monitor's first sample.
+     *
+     * <p>Must hold: asking for every device succeeds; where the infos report health, none of the
+     * all-but-one reads {@code degraded}. Skipped, with the reason, when the host's fakes describe
+     * a degraded device exactly as an {@code ok} one (they ignore {@code
+     * FakeHost.degradedDevices()}: the fake files and parameters equal a healthy host's).
+     */
+    @Test
+    @Order(8)
+    @DisplayName("hands out a degraded device, but only after every ok one")
+    public void degradedDeviceComesLast() throws Exception {
+        int n = kit.maxDevices();
+        PreparedHost healthyHost = host(n);
+        PreparedHost host = host(n, h -> h.degradeDevice(0));
+        Assumptions.assumeFalse(
+                FakesSnapshot.of(host.host, host.params).equals(FakesSnapshot.of(healthyHost.host, healthyHost.params)),
+                "the host's fakes describe a degraded device 0 exactly as an ok one: they ignore FakeHost.degradedDevices(),"
+                        + " so a degraded device could not be tried");
+        Attempt<Set<? extends ExternalResourceInfo>> every = retrieve(driver(host), n);
+        if (!every.succeeded()) {
+            throw new AssertionFailedError("treats degraded as failed: retrieveResourceInfo(" + n + ") failed on a host whose"
+                    + " device 0 is only degraded: " + every.failure(), every.failure());
+        }
+        Set<? extends ExternalResourceInfo> fewer = infos(driver(host), n - 1);
+        Waiting.firstSamples(fewer, MonitoringContract.PATIENCE);
+        for (ExternalResourceInfo info : fewer) {
+            if (info.getProperty(KEY_HEALTH).orElse("").equals("degraded")) {
+                throw new AssertionFailedError("handed out a degraded device before an ok one: retrieveResourceInfo(" + (n - 1)
+                        + ") on a host whose device 0 alone is degraded gave " + identity(info) + " (health degraded)");
+            }
+        }
+    }
+
+    /** The values that name {@code info} in a short message: its id keys, else its index. */
+    private static String identity(ExternalResourceInfo info) {
+        for (String key : List.of("uuid", "visible-devices.value", "index")) {
+            Optional<String> v = info.getProperty(key);
+            if (v.isPresent()) {
+                return key + " " + v.get();
+            }
+        }
+        return info.getClass().getSimpleName();
     }
 
     private static List<ExternalResourceInfo> failedAmong(Set<? extends ExternalResourceInfo> infos) {

@@ -42,6 +42,7 @@ public final class FakeHost {
     private final Map<String, FakeFileTree> trees = new LinkedHashMap<>();
     private final Map<String, String> env = new TreeMap<>();
     private final Set<Integer> failedDevices = new TreeSet<>();
+    private final Set<Integer> degradedDevices = new TreeSet<>();
     private boolean optionalFieldsLeftOut;
     private DeviceFaults faults;
 
@@ -101,6 +102,27 @@ public final class FakeHost {
     /** The devices to describe as failed (see {@link #failDevice(int)}), in ascending order. */
     public synchronized Set<Integer> failedDevices() {
         return Collections.unmodifiableSet(new TreeSet<>(failedDevices));
+    }
+
+    /**
+     * Asks the fakes installed on this host from now on to describe device {@code index} (its
+     * position in the tool's listing, from 0) as degraded: usable, but not well (the vendor
+     * tool's warning states: throttled, correctable errors past a limit, a link below its
+     * speed). The contract kit sets it before {@code paramsForHost} to prove a driver hands a
+     * degraded device out after its {@code ok} ones, and never quarantines it; a fake of a
+     * driver's own tool reads {@link #degradedDevices()}.
+     */
+    public synchronized FakeHost degradeDevice(int index) {
+        if (index < 0) {
+            throw new IllegalArgumentException("A device index is 0 or more, not " + index);
+        }
+        degradedDevices.add(index);
+        return this;
+    }
+
+    /** The devices to describe as degraded (see {@link #degradeDevice(int)}), in ascending order. */
+    public synchronized Set<Integer> degradedDevices() {
+        return Collections.unmodifiableSet(new TreeSet<>(degradedDevices));
     }
 
     /**

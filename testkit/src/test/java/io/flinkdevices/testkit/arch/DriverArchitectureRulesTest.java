@@ -1,9 +1,11 @@
 package io.flinkdevices.testkit.arch;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flinkdevices.example.acme.AcmeTensorStickDriverFactory;
+import io.flinkdevices.example.acmeyarn.AcmeYarnResources;
 import io.flinkdevices.example.mutants.AcmeSmiByProcessBuilder;
 import io.flinkdevices.example.mutants.AcmeStickProperties;
 import io.flinkdevices.nvidia.archviolation.LeakyNvidiaFactory;
@@ -45,6 +47,21 @@ class DriverArchitectureRulesTest {
                                     .check(EXAMPLE);
                         })
                 .doesNotThrowAnyException();
+    }
+
+    @Test
+    @DisplayName("a plugin's helper that uses Hadoop fails with the rule and why before the call, within 200 characters")
+    void hadoopIsNamedFirst() {
+        JavaClasses plugin = new ClassFileImporter().importClasses(AcmeTensorStickDriverFactory.class, AcmeYarnResources.class);
+        assertThatThrownBy(() -> DriverArchitectureRules.check(AcmeTensorStickDriverFactory.class, plugin))
+                .isInstanceOf(AssertionError.class)
+                .satisfies(e -> assertThat(e.getMessage().lines())
+                        .anySatisfy(line -> assertThat(line)
+                                .startsWith("uses Hadoop (Flink's plugin class loader gives a plugin no Hadoop class; Yarn settings"
+                                        + " go through YarnResourceDecorator's plain maps): Method <" + AcmeYarnResources.class.getName())
+                                .contains("org.apache.hadoop")))
+                .satisfies(e -> assertThat(e.getMessage().lines().findFirst().orElseThrow().indexOf(": Method <"))
+                        .as("where the first line has named the broken rule and why").isLessThan(200));
     }
 
     @Test

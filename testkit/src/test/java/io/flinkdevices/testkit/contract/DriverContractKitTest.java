@@ -63,6 +63,8 @@ class DriverContractKitTest {
                         "max absent",
                         "keysAreCompleteWithoutOptionalFields",
                         "neverHandsOutAFailedDevice",
+                        "degradedDeviceComesLast",
+                        "healthStaysWithItsDevice",
                         "failingTools",
                         "toolExitingNonZeroAfterOutput",
                         "failingToolsStderrIsInTheError",

@@ -6,6 +6,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -76,5 +78,30 @@ class FakeHostTest {
         assertThat(host.sys().files()).isEmpty();
         assertThat(host.tree("dev").files()).isEmpty();
         assertThat(host.environment()).containsEntry("A", "1");
+    }
+
+    @Test
+    @DisplayName("tracks failed and degraded devices apart, and recovers either to ok")
+    void tracksThreeHealthStates() {
+        List<String> seen = new ArrayList<>();
+        DeviceFaults faults = DeviceFaults.tracking("npu-smi reports it", (failed, degraded) -> seen.add(failed + " " + degraded));
+        faults.inject(2);
+        faults.degrade(1);
+        faults.degrade(2);
+        faults.recover(1);
+        assertThat(faults.degrades()).isTrue();
+        assertThat(seen).containsExactly("[2] []", "[2] [1]", "[] [1, 2]", "[] [2]");
+        FakeHost host = FakeHost.create(temp.resolve("h")).degradeDevice(1).failDevice(0);
+        assertThat(host.degradedDevices()).containsExactly(1);
+        assertThat(host.failedDevices()).containsExactly(0);
+    }
+
+    @Test
+    @DisplayName("a fake that knows only failed devices refuses to degrade one, naming itself")
+    void twoStateFakesRefuseToDegrade() {
+        DeviceFaults faults = DeviceFaults.tracking("acme-smi reports it failed", faulty -> { });
+        assertThat(faults.degrades()).isFalse();
+        assertThatThrownBy(() -> faults.degrade(0)).isInstanceOf(UnsupportedOperationException.class)
+                .hasMessage("acme-smi reports it failed: the fake's devices have no degraded state");
     }
 }
