@@ -39,6 +39,12 @@ class AuthorDocsSnippetsTest {
     }
 
     @Test
+    @DisplayName("every Java block of docs/reference/driver-kit.md is an excerpt, in order, of the compiled file it names")
+    void driverKitSnippetsAreExcerptsOfCompiledFiles() throws IOException {
+        checkedBlocks("docs/reference/driver-kit.md");
+    }
+
+    @Test
     @DisplayName("every Java block of docs/samples.md is an excerpt, in order, of the compiled file it names")
     void samplesSnippetsAreExcerptsOfCompiledFiles() throws IOException {
         // the page shows no Java today; one added later must name the file it is taken from
