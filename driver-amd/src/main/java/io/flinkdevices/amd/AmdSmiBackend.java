@@ -2,8 +2,8 @@ package io.flinkdevices.amd;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.host.HostValues;
+import io.flinkdevices.sdk.host.ToolRecord;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,56 +46,50 @@ final class AmdSmiBackend implements Backend {
 
     @Override
     public List<AmdGpu> agents() throws DeviceDriverException {
-        JsonNode root = tool.json(ARGS);
-        JsonNode list = root.isArray() ? root : root.get("gpu_data");
-        if (list == null || !list.isArray()) {
+        ToolRecord root = tool.json(ARGS);
+        if (!root.isList() && !root.isList("gpu_data")) {
             throw new DeviceDriverException(describe() + " static --json printed a JSON "
-                    + (root.isObject() ? "object with keys " + fieldNames(root) : root.getNodeType().toString().toLowerCase(Locale.ROOT))
+                    + (root.isObject() ? "object with keys " + root.fields() : "value")
                     + "; expected a list of GPUs or {\"gpu_data\": [...]}");
         }
+        List<ToolRecord> list = root.isList() ? root.elements() : root.list("gpu_data");
         List<AmdGpu> gpus = new ArrayList<>();
         List<String> halfThere = new ArrayList<>();
         Map<String, Integer> seen = new HashMap<>();
-        for (int i = 0; i < list.size(); i++) {
-            JsonNode g = list.get(i);
-            JsonNode index = g.get("gpu");
-            if (index == null || !index.canConvertToInt() || index.asInt() < 0) {
-                throw new DeviceDriverException(describe() + " static --json: entry " + i + " has "
-                        + (index == null ? "no \"gpu\" field" : "\"gpu\": " + index) + "; expected the GPU's index");
-            }
-            String bdf = SmiTool.text(g, "bus", "bdf");
+        for (ToolRecord entry : list) {
+            int index = (int) entry.whole("gpu", 0, Integer.MAX_VALUE);
+            ToolRecord g = entry.forDevice("GPU " + index);
+            String bdf = g.optionalText("bus.bdf").orElse(null);
             if (bdf == null) {
                 // a GPU amd-smi lists but cannot read (N/A while it is reset or falls off the bus):
                 // left out, as the sysfs backend leaves out a node whose files are gone
-                halfThere.add("GPU " + index.asInt());
+                halfThere.add("GPU " + index);
                 continue;
             }
             bdf = bdf.toLowerCase(Locale.ROOT);
             if (!PCI_ADDRESS.matcher(bdf).matches()) {
                 // the address is the coordination id and reaches infos: only a real one passes
-                throw new DeviceDriverException(describe() + " static --json: GPU " + index.asInt() + " has bus.bdf '"
+                throw new DeviceDriverException(describe() + " static --json: GPU " + index + " has bus.bdf '"
                         + Names.printable(bdf, 80) + "'; expected a PCI address such as 0000:05:00.0 (domain:bus:device.function,"
                         + " hexadecimal)");
             }
-            String compute = SmiTool.text(g, "partition", "compute_partition");
-            if (compute == null) {
-                compute = SmiTool.text(g, "partition", "accelerator_partition");
-            }
-            String memory = SmiTool.text(g, "partition", "memory_partition");
-            String partitionId = SmiTool.text(g, "partition", "partition_id");
+            String compute = g.has("partition.compute_partition")
+                    ? g.text("partition.compute_partition") : g.optionalText("partition.accelerator_partition").orElse(null);
+            String memory = g.optionalText("partition.memory_partition").orElse(null);
+            String partitionId = g.optionalText("partition.partition_id").orElse(null);
             int counted = seen.merge(bdf, 1, Integer::sum) - 1;
             int partition = partitionId != null && partitionId.matches("\\d{1,3}") ? Integer.parseInt(partitionId) : counted;
-            String serial = SmiTool.text(g, "asic", "asic_serial");
+            String serial = g.optionalText("asic.asic_serial").orElse(null);
             String uniqueId = serial == null ? null : hex16(serial);
-            String name = printable(SmiTool.text(g, "asic", "market_name"), Names.MAX_NAME);
-            String deviceId = printable(SmiTool.text(g, "asic", "device_id"), 16);
+            String name = printable(g.optionalText("asic.market_name").orElse(null), Names.MAX_NAME);
+            String deviceId = printable(g.optionalText("asic.device_id").orElse(null), 16);
             gpus.add(new AmdGpu(
-                    index.asInt(),
+                    index,
                     uniqueId,
                     name != null ? name : "AMD GPU" + (deviceId == null ? "" : " " + deviceId),
-                    vram(g.path("vram").get("size")),
+                    vram(g),
                     bdf,
-                    printable(SmiTool.text(g, "asic", "target_graphics_version"), 16),
+                    printable(g.optionalText("asic.target_graphics_version").orElse(null), 16),
                     -1,
                     upper(compute),
                     upper(memory),
@@ -134,27 +128,30 @@ final class AmdSmiBackend implements Backend {
         return "0".repeat(16 - s.length()) + s;
     }
 
-    private static long vram(JsonNode size) {
-        if (size == null || size.isNull()) {
+    /**
+     * A VRAM size this backend cannot use (an object where a number belongs) reads as unknown, as
+     * any garbage size: the GPU is still listed, without its memory.
+     */
+    private static java.util.Optional<String> optional(ToolRecord g, String field) {
+        try {
+            return g.optionalText(field);
+        } catch (DeviceDriverException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
+    /** {@code vram.size}: {@code {"value": 196592, "unit": "MB"}} or {@code "196592 MB"}; -1 when unknown or garbage. */
+    private static long vram(ToolRecord g) {
+        String text = g.isObject("vram.size") ? optional(g, "vram.size.value").orElse(null) : optional(g, "vram.size").orElse(null);
+        if (text == null) {
             return -1;
         }
-        long value;
-        String unit;
-        if (size.isObject()) {
-            JsonNode v = size.get("value");
-            if (v == null || !v.canConvertToLong()) {
-                return -1;
-            }
-            value = v.asLong();
-            unit = size.path("unit").asText("MB");
-        } else {
-            Matcher m = SIZE.matcher(size.asText().strip());
-            if (!m.matches()) {
-                return -1;
-            }
-            value = Long.parseLong(m.group(1));
-            unit = m.group(2) == null ? "MB" : m.group(2);
+        Matcher m = SIZE.matcher(text);
+        if (!m.matches()) {
+            return -1;
         }
+        long value = Long.parseLong(m.group(1));
+        String unit = g.isObject("vram.size") ? optional(g, "vram.size.unit").orElse("MB") : m.group(2) == null ? "MB" : m.group(2);
         long factor;
         switch (unit.toUpperCase(Locale.ROOT).replace("I", "")) {
             case "B":
@@ -182,11 +179,5 @@ final class AmdSmiBackend implements Backend {
         } catch (ArithmeticException e) {
             return -1; // no GPU has 8 EiB: the size is garbage, left out like an unreadable one
         }
-    }
-
-    private static List<String> fieldNames(JsonNode n) {
-        List<String> out = new ArrayList<>();
-        n.fieldNames().forEachRemaining(out::add);
-        return out;
     }
 }

@@ -2,11 +2,9 @@ package io.flinkdevices.amd;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.host.HostValues;
-
-import com.fasterxml.jackson.databind.JsonNode;
+import io.flinkdevices.sdk.host.ToolRecord;
 
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -37,19 +35,18 @@ final class RocmSmiBackend implements Backend {
 
     @Override
     public List<AmdGpu> agents() throws DeviceDriverException {
-        JsonNode root = tool.json(ARGS);
+        ToolRecord root = tool.json(ARGS);
         if (!root.isObject()) {
-            throw new DeviceDriverException(describe() + " printed a JSON " + root.getNodeType().toString().toLowerCase(Locale.ROOT)
+            throw new DeviceDriverException(describe() + " printed a JSON " + (root.isList() ? "list" : "value")
                     + "; expected an object with one \"card<N>\" entry per GPU");
         }
         List<AmdGpu> gpus = new ArrayList<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, ToolRecord> e : root.entries().entrySet()) {
             if (!e.getKey().matches("card\\d{1,4}")) {
                 continue;
             }
-            JsonNode c = e.getValue();
-            String bus = SmiTool.text(c, "PCI Bus");
+            ToolRecord c = e.getValue();
+            String bus = c.optionalText("PCI Bus").orElse(null);
             if (bus == null) {
                 throw new DeviceDriverException(describe() + ": " + e.getKey()
                         + " has no \"PCI Bus\"; expected its PCI address such as 0000:03:00.0");
@@ -59,23 +56,23 @@ final class RocmSmiBackend implements Backend {
                 throw new DeviceDriverException(describe() + ": " + e.getKey() + " has \"PCI Bus\": '" + Names.printable(bus, 80)
                         + "'; expected a PCI address such as 0000:03:00.0 (domain:bus:device.function, hexadecimal)");
             }
-            String unique = SmiTool.text(c, "Unique ID");
-            String series = SmiTool.text(c, "Card Series");
+            String unique = c.optionalText("Unique ID").orElse(null);
+            String series = c.optionalText("Card Series").orElse(null);
             if (series == null) {
-                series = SmiTool.text(c, "Card series");
+                series = c.optionalText("Card series").orElse(null);
             }
-            String model = SmiTool.text(c, "Card Model");
+            String model = c.optionalText("Card Model").orElse(null);
             if (model == null) {
-                model = SmiTool.text(c, "Card model");
+                model = c.optionalText("Card model").orElse(null);
             }
-            String vram = SmiTool.text(c, "VRAM Total Memory (B)");
+            String vram = c.optionalText("VRAM Total Memory (B)").orElse(null);
             gpus.add(new AmdGpu(
                     gpus.size(),
                     unique == null ? null : AmdSmiBackend.hex16(unique),
                     series != null ? Names.printable(series, Names.MAX_NAME) : "AMD GPU" + (model == null ? "" : " " + Names.printable(model, 16)),
                     vram(vram),
                     pci,
-                    AmdSmiBackend.printable(SmiTool.text(c, "GFX Version"), 16),
+                    AmdSmiBackend.printable(c.optionalText("GFX Version").orElse(null), 16),
                     -1,
                     null,
                     null,

@@ -1,21 +1,14 @@
 package io.flinkdevices.amd;
 
 import io.flinkdevices.sdk.DeviceDriverException;
+import io.flinkdevices.sdk.host.ToolOutput;
+import io.flinkdevices.sdk.host.ToolRecord;
 import io.flinkdevices.sdk.process.Executables;
 import io.flinkdevices.sdk.process.ExternalCommand;
-
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.exc.StreamConstraintsException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,21 +16,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Runs {@code amd-smi} or {@code rocm-smi} once, bounded in time and output, and reads its JSON;
- * every way it can go wrong (missing, non-zero exit, truncated or garbage output) is one message
- * naming the tool, its config key and what it printed.
+ * Runs {@code amd-smi} or {@code rocm-smi} once, bounded in time and output, and reads its JSON
+ * with sdk-api's {@link ToolOutput} (no JSON library in the plugin jar); every way it can go wrong
+ * (missing, non-zero exit, truncated or garbage output) is one message naming the tool, its config
+ * key and what it printed.
  */
 final class SmiTool {
 
     private static final Logger LOG = LoggerFactory.getLogger(SmiTool.class);
-
-    /**
-     * Jackson is loaded and set up only when a tool's output is read: with the sysfs backend a
-     * TaskManager start never needs it, and building a mapper loads some 400 classes.
-     */
-    private static final class Json {
-        static final ObjectMapper MAPPER = new ObjectMapper();
-    }
 
     private final Path program;
     private final Map<String, String> environment;
@@ -56,7 +42,7 @@ final class SmiTool {
     }
 
     /** The parsed JSON the tool printed for {@code args}. */
-    JsonNode json(List<String> args) throws DeviceDriverException {
+    ToolRecord json(List<String> args) throws DeviceDriverException {
         Path resolved = Executables.locate(program, environment, key, "install ROCm's " + program.getFileName());
         ExternalCommand.Result r = ExternalCommand.of(resolved, args, timeout, key).run();
         String call = resolved + " " + String.join(" ", args);
@@ -77,49 +63,7 @@ final class SmiTool {
             LOG.warn("{} ({}) printed {} line(s) before its JSON, skipped: {}", call, key, before.size(),
                     abbreviate(String.join(" | ", before), 400));
         }
-        JsonNode tree;
-        try (JsonParser parser = Json.MAPPER.getFactory().createParser(out)) {
-            tree = Json.MAPPER.readTree(parser);
-            if (tree == null) {
-                throw new DeviceDriverException(call + " (" + key + ") printed no JSON; expected a JSON document" + output(r));
-            }
-            JsonLocation at = parser.currentLocation();
-            JsonToken after;
-            try {
-                after = parser.nextToken();
-            } catch (JsonProcessingException e) {
-                after = JsonToken.NOT_AVAILABLE;
-            }
-            if (after != null) {
-                throw new DeviceDriverException(call + " (" + key + ") printed more after its JSON document (at line "
-                        + at.getLineNr() + ", column " + at.getColumnNr() + ": '"
-                        + abbreviate(rest(out, at), 80) + "'); expected one JSON document and nothing after it");
-            }
-        } catch (JsonProcessingException e) {
-            // a limit of the parser (nesting depth, number length) has no location
-            boolean limit = e instanceof StreamConstraintsException || e.getCause() instanceof StreamConstraintsException;
-            throw new DeviceDriverException(call + " (" + key + ") printed JSON that cannot be read ("
-                    + e.getOriginalMessage() + where(e) + "); expected "
-                    + (limit ? "amd-smi's few levels of objects and lists" : "a whole JSON document (truncated output?)")
-                    + "; stdout begins with: " + abbreviate(out, 200));
-        } catch (IOException e) {
-            throw new DeviceDriverException(call + " (" + key + ") printed JSON that cannot be read (" + e + ")", e);
-        }
-        return tree;
-    }
-
-    /** {@code " at line 3, column 7"}, or nothing where the parser knows no location (a depth limit). */
-    private static String where(JsonProcessingException e) {
-        JsonLocation at = e.getLocation();
-        return at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-    }
-
-    private static String rest(String text, JsonLocation at) {
-        long offset = at.getCharOffset();
-        if (offset < 0 || offset > text.length()) {
-            return "";
-        }
-        return text.substring((int) offset).strip();
+        return ToolOutput.json(call + " (" + key + ")", out);
     }
 
     /**
@@ -154,21 +98,5 @@ final class SmiTool {
     static String abbreviate(String s, int max) {
         String clean = s.replaceAll("[\\p{Cntrl}&&[^\n]]", "?").replace('\n', ' ');
         return clean.length() > max ? clean.substring(0, max) + "..." : clean;
-    }
-
-    /** A text field; null when absent, empty or {@code N/A}. */
-    static String text(JsonNode node, String... path) {
-        JsonNode n = node;
-        for (String p : path) {
-            if (n == null) {
-                return null;
-            }
-            n = n.get(p);
-        }
-        if (n == null || n.isNull() || n.isContainerNode()) {
-            return null;
-        }
-        String v = n.asText().strip();
-        return v.isEmpty() || v.equalsIgnoreCase("N/A") ? null : v;
     }
 }

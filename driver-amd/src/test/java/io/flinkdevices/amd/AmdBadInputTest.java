@@ -303,7 +303,7 @@ class AmdBadInputTest {
                         .row("sysfs: only agents of another vendor", () -> attempt(Map.of(), params(sysfs(otherVendor)), 1),
                                 AMOUNT, "found 0", "1 GPU agent was skipped for a vendor_id other than AMD's 4098 (0x1002): [node 1 vendor_id 4318]")
                         .row("amd-smi prints JSON nested 5000 deep", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting(deep)), 1),
-                                P + "amd-smi.path", "printed JSON that cannot be read", "nesting depth", "expected amd-smi's few levels")
+                                P + "amd-smi.path", "printed JSON that cannot be read", "nesting depth", "expected at most 64 levels of objects and lists")
                         .row("amd-smi prints garbage after its JSON", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting(trailing)), 1),
                                 P + "amd-smi.path", "printed more after its JSON document", "'}} garbage'", "expected one JSON document and nothing after it")
                         .row("amd-smi bus.bdf that is no PCI address", () -> attempt(Map.of(), params("backend", "amd-smi", "amd-smi.path", smiPrinting(badBdf)), 1),
