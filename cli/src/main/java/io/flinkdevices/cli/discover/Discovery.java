@@ -77,14 +77,21 @@ public final class Discovery {
         for (ResourceSetting setting : ResourceSetting.readAll(config)) {
             outcomes.add(new Outcome(setting));
         }
-        // Flink creates every driver before it asks any for devices; keep that order. The amount
-        // is checked between the two only so that problems read factory, amount, driver.
-        for (Outcome outcome : outcomes) {
-            createDriver(outcome, config, plugins);
-        }
-        outcomes.forEach(Outcome::checkAmount);
-        for (Outcome outcome : outcomes) {
-            retrieveInfos(outcome);
+        try {
+            // Flink creates every driver before it asks any for devices; keep that order. The amount
+            // is checked between the two only so that problems read factory, amount, driver.
+            for (Outcome outcome : outcomes) {
+                createDriver(outcome, config, plugins);
+            }
+            outcomes.forEach(Outcome::checkAmount);
+            for (Outcome outcome : outcomes) {
+                retrieveInfos(outcome);
+            }
+        } finally {
+            for (DriverCreation.CloseFailure failure : creation.closeCreated()) {
+                outcomes.stream().filter(o -> o.setting.name().equals(failure.resource())).findFirst()
+                        .ifPresent(o -> o.error(failure.problem()));
+            }
         }
         List<ResourceReport> reports = new ArrayList<>();
         outcomes.forEach(o -> reports.add(o.toReport()));

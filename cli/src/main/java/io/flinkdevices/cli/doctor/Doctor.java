@@ -120,10 +120,14 @@ public final class Doctor {
         List<Check> checks = checks();
         Findings out = new Findings();
         checks.forEach(c -> c.checkConfiguration(whole, out));
-        for (ResourceSetting setting : whole.resources()) {
-            CheckedResource resource =
-                    new CheckedResource(whole, setting, creation.create(setting, config, plugins));
-            checks.forEach(c -> c.checkResource(resource, out));
+        try {
+            for (ResourceSetting setting : whole.resources()) {
+                CheckedResource resource =
+                        new CheckedResource(whole, setting, creation.create(setting, config, plugins));
+                checks.forEach(c -> c.checkResource(resource, out));
+            }
+        } finally {
+            creation.closeCreated().forEach(f -> out.note(f.toString()));
         }
         return new Diagnosis(out.findings(), out.notes());
     }

@@ -12,7 +12,9 @@ import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.jar.JarFile;
@@ -29,6 +31,12 @@ import java.util.stream.Stream;
  * <p>With {@code param.coordination.enabled: true} a driver that is asked for devices would take
  * them from the host's live coordination file, so a driver to be asked for devices is created with
  * coordination off ({@link ReadOnlyCoordination#params}); see {@link Use}.
+ *
+ * <p>Every driver created here is remembered until {@link #closeCreated()}: a driver may be
+ * {@link AutoCloseable}, and its {@code close()} ends its health monitor, the processes it started
+ * and its coordination records. A command that created drivers calls {@link #closeCreated()} in a
+ * {@code finally}, so that no monitor thread or tool keeps running after the command's answer, and
+ * a twin driver or one whose resource failed later is closed too.
  */
 public final class DriverCreation {
 
@@ -36,6 +44,8 @@ public final class DriverCreation {
     private final String command;
     private final Use use;
     private final Path libDir;
+    /** The drivers created and not yet closed, by resource name, in creation order. */
+    private final List<Map.Entry<String, ExternalResourceDriver>> created = new ArrayList<>();
 
     /** What the drivers are created for. */
     public enum Use {
@@ -233,12 +243,67 @@ public final class DriverCreation {
                     calls.call(
                             command + "-" + setting.name() + "-factory",
                             () -> factory.createExternalResourceDriver(params));
-            return driver == null ? new NullDriver(className) : new Created(driver, null);
+            if (driver == null) {
+                return new NullDriver(className);
+            }
+            synchronized (created) {
+                created.add(Map.entry(setting.name(), driver));
+            }
+            return new Created(driver, null);
         } catch (TimeoutException e) {
             return new TimedOut(className, calls.describeTimeout());
         } catch (Throwable e) { // NOPMD: a driver's Error must not hide the other resources
             return new Failed(className, setting.paramPrefix(), e, configProblems(e));
         }
+    }
+
+    /**
+     * A driver's {@code close()} that failed or hung.
+     *
+     * @param resource the resource name
+     * @param problem what happened, naming the driver class
+     */
+    public record CloseFailure(String resource, String problem) {
+        @Override
+        public String toString() {
+            return resource + ": " + problem;
+        }
+    }
+
+    /**
+     * Closes every driver created since the last call that is {@link AutoCloseable}, the newest
+     * first (a twin before its original), each under the call time limit, so that a {@code
+     * close()} that hangs cannot hang the command.
+     *
+     * @return one per driver whose {@code close()} failed or did not return in time; empty when
+     *     all closed
+     */
+    public List<CloseFailure> closeCreated() {
+        List<Map.Entry<String, ExternalResourceDriver>> toClose;
+        synchronized (created) {
+            toClose = new ArrayList<>(created);
+            created.clear();
+        }
+        Collections.reverse(toClose);
+        List<CloseFailure> problems = new ArrayList<>();
+        for (Map.Entry<String, ExternalResourceDriver> e : toClose) {
+            if (!(e.getValue() instanceof AutoCloseable closeable)) {
+                continue;
+            }
+            String driverClass = e.getValue().getClass().getName();
+            try {
+                calls.call(command + "-" + e.getKey() + "-close", () -> {
+                    closeable.close();
+                    return null;
+                });
+            } catch (TimeoutException t) {
+                problems.add(new CloseFailure(e.getKey(), "driver " + driverClass + " did not return from close() within "
+                        + calls.describeTimeout() + " (--timeout); its monitor or tools may outlive a TaskManager's shutdown"));
+            } catch (Throwable t) { // NOPMD: one driver's failing close() must not leave the others open
+                problems.add(new CloseFailure(e.getKey(), "driver " + driverClass + " failed to close: " + TimedCall.describeFailure(t)));
+            }
+        }
+        return problems;
     }
 
     /**

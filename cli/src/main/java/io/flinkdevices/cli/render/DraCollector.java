@@ -38,8 +38,12 @@ public final class DraCollector {
     public List<DraNeeds> collect(
             Configuration config, PluginFactories plugins, List<String> problems) {
         List<DraNeeds> all = new ArrayList<>();
-        for (ResourceSetting setting : ResourceSetting.readAll(config)) {
-            needs(setting, config, plugins, problems).ifPresent(all::add);
+        try {
+            for (ResourceSetting setting : ResourceSetting.readAll(config)) {
+                needs(setting, config, plugins, problems).ifPresent(all::add);
+            }
+        } finally {
+            drivers.closeCreated(problems);
         }
         return all;
     }

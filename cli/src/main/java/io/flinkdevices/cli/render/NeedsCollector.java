@@ -48,10 +48,19 @@ public final class NeedsCollector {
             Deployment deployment,
             List<String> problems) {
         List<ResourceNeeds> all = new ArrayList<>();
-        for (ResourceSetting setting : ResourceSetting.readAll(config)) {
-            needs(setting, config, plugins, deployment, problems).ifPresent(all::add);
+        try {
+            for (ResourceSetting setting : ResourceSetting.readAll(config)) {
+                needs(setting, config, plugins, deployment, problems).ifPresent(all::add);
+            }
+        } finally {
+            closeCreated(problems);
         }
         return all;
+    }
+
+    /** Closes the drivers {@link #createDriver} created; a {@code close()} that fails or hangs is added to {@code problems}. */
+    void closeCreated(List<String> problems) {
+        creation.closeCreated().forEach(f -> problems.add(f.toString()));
     }
 
     private Optional<ResourceNeeds> needs(
