@@ -11,6 +11,10 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryArrayData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.writer.BinaryRowWriter;
+import org.apache.flink.table.runtime.typeutils.ArrayDataSerializer;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.DoubleType;
@@ -22,6 +26,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,6 +66,45 @@ class OnnxModelTest {
                 assertThat((double) y[j]).isCloseTo(expected[j], within(1e-4));
             }
         }
+    }
+
+    @Test
+    @DisplayName("binary arrays (rows from the network), primitive and boxed generic arrays give the same results,"
+            + " through buffers reused from a larger batch to a smaller one")
+    void arrayRepresentationsAndReusedBuffers() throws Exception {
+        Path file = OnnxModels.write(dir, "linear.onnx", OnnxModels.linear(W, B));
+        List<float[]> xs = randomRows(30, 4, 3);
+        ByteBuffer[] buffers = new ByteBuffer[1];
+        for (int size : new int[] {30, 7}) {
+            List<RowData> binary = new ArrayList<>();
+            List<RowData> boxed = new ArrayList<>();
+            for (float[] x : xs.subList(0, size)) {
+                // inside a larger segment at an offset, as a field of a row read from the network
+                BinaryRowData row = new BinaryRowData(1);
+                BinaryRowWriter writer = new BinaryRowWriter(row);
+                writer.writeArray(0, BinaryArrayData.fromPrimitiveArray(x), new ArrayDataSerializer(new FloatType()));
+                writer.complete();
+                binary.add(row);
+                Float[] b = new Float[x.length];
+                for (int i = 0; i < x.length; i++) {
+                    b[i] = x[i];
+                }
+                boxed.add(GenericRowData.of(new GenericArrayData(b)));
+            }
+            for (List<RowData> rows : List.of(binary, boxed)) {
+                List<RowData> out = run(file, List.of(col("x", array(new FloatType()))), List.of(col("y",
+                        array(new FloatType()))), rows, buffers);
+                assertThat(out).hasSize(size);
+                for (int r = 0; r < size; r++) {
+                    float[] y = out.get(r).getArray(0).toFloatArray();
+                    double[] expected = OnnxModels.linearInJava(xs.get(r), W, B);
+                    for (int j = 0; j < 3; j++) {
+                        assertThat((double) y[j]).isCloseTo(expected[j], within(1e-4));
+                    }
+                }
+            }
+        }
+        assertThat(buffers[0].capacity()).as("the first batch's buffer serves the smaller one").isEqualTo(30 * 4 * 4);
     }
 
     @Test
@@ -207,6 +251,11 @@ class OnnxModelTest {
 
     private static List<RowData> run(Path file, List<ColumnSpec> in, List<ColumnSpec> out, List<RowData> rows)
             throws Exception {
+        return run(file, in, out, rows, new ByteBuffer[in.size()]);
+    }
+
+    private static List<RowData> run(Path file, List<ColumnSpec> in, List<ColumnSpec> out, List<RowData> rows,
+            ByteBuffer[] buffers) throws Exception {
         try (OnnxModel m = OnnxModel.open(file.toString(), "path", OptionalInt.empty(), null);
                 OrtSession.RunOptions options = new OrtSession.RunOptions()) {
             List<Binding> ins = TensorLayout.bind("INPUT", in, m.inputs(), file.toString());
@@ -222,7 +271,7 @@ class OnnxModelTest {
             if (toModel.isEmpty()) {
                 return List.of();
             }
-            return RowTensors.decode(m.run(RowTensors.encode(toModel, ins, file.toString()), options), outs, out.size(), sent,
+            return RowTensors.decode(m.run(RowTensors.encode(toModel, ins, buffers, file.toString()), options), outs, out.size(), sent,
                     toModel.size(), file.toString());
         }
     }

@@ -3,14 +3,27 @@ package io.flinkdevices.model.onnx;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.GenericArrayData;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.FloatType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.Row;
 
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
@@ -26,10 +39,12 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Rows per second of ML_PREDICT against ONNX Runtime's own loop on the same model and batch size,
  * in one JVM, interleaved: a bare loop of {@code session.run} over batches of random rows, and an
- * SQL job (datagen source unthrottled (its default is 10,000 rows/s), ML_PREDICT, the first value of
- * each result to a counting map and a discarding sink, parallelism 1, local MiniCluster, CPU).
- * The job's rate is taken between its N/4-th and its N-th result, so that start-up and planning do
- * not count. Not a test: run it by hand (see docs/measured-figures.md).
+ * SQL job (features from a chained FLIP-27 source of pooled random rows, or with {@code
+ * -Dsource=datagen} from the SQL datagen connector; ML_PREDICT; the first value of each result to a
+ * counting map and a discarding sink; parallelism 1, local MiniCluster, CPU). The job's rate is
+ * taken between its N/4-th and its N-th result, so that start-up and planning do not count; each
+ * side also reports the JVM's CPU time a row. {@code -Doperator-timeout=0} sets {@code
+ * table.exec.async-ml-predict.timeout}. Not a test: run it by hand (see docs/measured-figures.md).
  *
  * <p>Arguments: {@code [rows] [batch-size] [max-in-flight] [rounds] [hidden]}, default 200000 64 2 3
  * 4096: the model is an MLP 16 -> hidden (Relu) -> 16.
@@ -54,26 +69,38 @@ public final class OnnxPredictBenchmark {
         System.out.printf("model: MLP %d -> %d (Relu) -> %d, %.2f MFLOP per row; batch-size %d, max-in-flight %d,"
                 + " %d rows, %d cores%n", IN, hidden, OUT, 2.0 * (IN * hidden + hidden * OUT) / 1e6, batch, inFlight, rows,
                 Runtime.getRuntime().availableProcessors());
+        boolean datagen = "datagen".equals(System.getProperty("source", "pool"));
+        System.out.println("source: " + (datagen ? "SQL datagen connector" : "pooled rows (FLIP-27 source, chained)")
+                + "; table.exec.async-ml-predict.timeout: " + System.getProperty("operator-timeout", "Flink's default"));
         List<Double> bare = new ArrayList<>();
         List<Double> quiet = new ArrayList<>();
         List<Double> sql = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
+        List<Double> quietCpu = new ArrayList<>();
+        List<Double> sqlCpu = new ArrayList<>();
         bareLoop(model, batch, rows / 10, true);
         for (int r = 0; r < rounds; r++) {
-            double b = bareLoop(model, batch, rows, true);
-            double q = bareLoop(model, batch, rows, false);
-            double s = mlPredict(model, batch, inFlight, rows);
+            double b = bareLoop(model, batch, rows, true)[0];
+            double[] q = bareLoop(model, batch, rows, false);
+            double[] s = mlPredict(model, batch, inFlight, rows, datagen);
             bare.add(b);
-            quiet.add(q);
-            sql.add(s);
-            ratios.add(s / Math.max(b, q));
-            System.out.printf("round %d: bare loop %.0f rows/s (spinning off: %.0f), ML_PREDICT %.0f rows/s, ratio to the"
-                    + " better loop %.2f%n", r + 1, b, q, s, s / Math.max(b, q));
+            quiet.add(q[0]);
+            sql.add(s[0]);
+            quietCpu.add(q[1]);
+            sqlCpu.add(s[1]);
+            ratios.add(s[0] / Math.max(b, q[0]));
+            System.out.printf("round %d: bare loop %.0f rows/s (spinning off: %.0f, %.1f CPU us a row), ML_PREDICT %.0f"
+                    + " rows/s (%.1f CPU us a row), ratio to the better loop %.2f%n", r + 1, b, q[0], q[1], s[0], s[1],
+                    s[0] / Math.max(b, q[0]));
         }
-        double mb = median(bare);
-        double ms = median(sql);
-        System.out.printf("median: bare loop %.0f rows/s (spinning off: %.0f), ML_PREDICT %.0f rows/s; median of the"
-                + " rounds' ratios %.2f%n", mb, median(quiet), ms, median(ratios));
+        System.out.printf("median: bare loop %.0f rows/s (spinning off: %.0f, %.1f CPU us a row), ML_PREDICT %.0f rows/s"
+                + " (%.1f CPU us a row); median of the rounds' ratios %.2f%n", median(bare), median(quiet),
+                median(quietCpu), median(sql), median(sqlCpu), median(ratios));
+    }
+
+    /** CPU time of this JVM, all threads, in nanoseconds. */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     /**
@@ -81,7 +108,7 @@ public final class OnnxPredictBenchmark {
      * batch; with ONNX Runtime's default options ({@code spinning}), or with its CPU threads' spinning
      * off, as ML_PREDICT's CPU session has it.
      */
-    static double bareLoop(Path model, int batch, int rows, boolean spinning) throws Exception {
+    static double[] bareLoop(Path model, int batch, int rows, boolean spinning) throws Exception {
         OrtEnvironment env = OrtEnvironment.getEnvironment();
         Random random = new Random(2);
         float[] data = new float[batch * IN];
@@ -96,9 +123,10 @@ public final class OnnxPredictBenchmark {
         }
     }
 
-    private static double bareLoop(OrtEnvironment env, OrtSession session, float[] data, int batch, int rows)
+    private static double[] bareLoop(OrtEnvironment env, OrtSession session, float[] data, int batch, int rows)
             throws Exception {
         try (session) {
+            long cpu = processCpuNanos();
             long start = System.nanoTime();
             long sink = 0;
             for (int done = 0; done < rows; done += batch) {
@@ -112,21 +140,42 @@ public final class OnnxPredictBenchmark {
                 }
             }
             double seconds = (System.nanoTime() - start) / 1e9;
+            double cpuMicros = (processCpuNanos() - cpu) / 1e3 / rows;
             if (sink == 42) {
                 System.out.print("");
             }
-            return rows / seconds;
+            return new double[] {rows / seconds, cpuMicros};
         }
     }
 
-    /** ML_PREDICT's rate between its rows/4-th and its last result, as a map after it counts them. */
-    static double mlPredict(Path model, int batch, int inFlight, int rows) throws Exception {
+    /**
+     * ML_PREDICT's rate between its rows/4-th and its last result, as a map after it counts them,
+     * and the JVM's CPU time a row in between. The features come from the SQL datagen connector
+     * ({@code datagen}: a legacy source in a thread of its own, which draws 16 boxed random floats a
+     * row and sends each row to the next task through Flink's network stack, because Flink's async
+     * operator does not chain to a legacy source) or from a FLIP-27 source, as Kafka's is, that
+     * hands out rows of a pool of random ones (the bare loop too reuses its random batch) and
+     * chains to ML_PREDICT.
+     */
+    static double[] mlPredict(Path model, int batch, int inFlight, int rows, boolean datagen) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         tEnv.getConfig().set("table.exec.async-ml-predict.max-concurrent-operations", String.valueOf(batch * inFlight));
-        tEnv.executeSql("CREATE TEMPORARY TABLE features (x ARRAY<FLOAT>) WITH ('connector' = 'datagen', 'number-of-rows' = '"
-                + rows + "', 'rows-per-second' = '1000000000', 'fields.x.length' = '" + IN + "', 'fields.x.element.min' = '-1', 'fields.x.element.max' = '1')");
+        if (System.getProperty("operator-timeout") != null) {
+            // 0 turns off the async operator's timer per row; the provider's 'timeout' still bounds every batch
+            tEnv.getConfig().set("table.exec.async-ml-predict.timeout", System.getProperty("operator-timeout"));
+        }
+        if (datagen) {
+            tEnv.executeSql("CREATE TEMPORARY TABLE features (x ARRAY<FLOAT>) WITH ('connector' = 'datagen',"
+                    + " 'number-of-rows' = '" + rows + "', 'rows-per-second' = '1000000000', 'fields.x.length' = '" + IN
+                    + "', 'fields.x.element.min' = '-1', 'fields.x.element.max' = '1')");
+        } else {
+            RowType type = RowType.of(new LogicalType[] {new ArrayType(new FloatType())}, new String[] {"x"});
+            DataStream<RowData> features = env.fromSource(new DataGeneratorSource<>(new PooledRows(), rows,
+                    InternalTypeInfo.of(type)), WatermarkStrategy.noWatermarks(), "features");
+            tEnv.createTemporaryView("features", features);
+        }
         tEnv.executeSql("CREATE TEMPORARY MODEL mlp INPUT (x ARRAY<FLOAT>) OUTPUT (y ARRAY<FLOAT>) WITH ('provider' = 'onnx',"
                 + " 'path' = '" + model + "', 'batch-size' = '" + batch + "', 'max-in-flight' = '" + inFlight + "')");
         // one value of each result leaves SQL, so that converting rows costs the harness little
@@ -135,7 +184,30 @@ public final class OnnxPredictBenchmark {
         DataStream<Row> results = tEnv.toDataStream(predicted);
         results.map(new Clock()).returns(results.getType()).sinkTo(new DiscardingSink<>());
         env.execute("ML_PREDICT benchmark");
-        return (rows - rows / 4) / ((Clock.last - Clock.quarter) / 1e9);
+        int counted = rows - rows / 4;
+        return new double[] {counted / ((Clock.last - Clock.quarter) / 1e9), (Clock.lastCpu - Clock.quarterCpu) / 1e3 / counted};
+    }
+
+    /** Rows of {@code IN} random floats in [-1, 1), from a pool of 1024 drawn once. */
+    static final class PooledRows implements GeneratorFunction<Long, RowData> {
+        private static final long serialVersionUID = 1L;
+        private transient float[][] pool;
+
+        @Override
+        public void open(SourceReaderContext context) {
+            Random random = new Random(3);
+            pool = new float[1024][IN];
+            for (float[] x : pool) {
+                for (int i = 0; i < IN; i++) {
+                    x[i] = random.nextFloat() * 2 - 1;
+                }
+            }
+        }
+
+        @Override
+        public RowData map(Long index) {
+            return GenericRowData.of(new GenericArrayData(pool[(int) (index % pool.length)]));
+        }
     }
 
     /** Notes the time of the rows/4-th and the last row it sees (the job runs in this JVM). */
@@ -144,6 +216,8 @@ public final class OnnxPredictBenchmark {
         static volatile long rows;
         static volatile long quarter;
         static volatile long last;
+        static volatile long quarterCpu;
+        static volatile long lastCpu;
         static final AtomicLong SEEN = new AtomicLong();
 
         static void reset(long n) {
@@ -158,9 +232,11 @@ public final class OnnxPredictBenchmark {
             long n = SEEN.incrementAndGet();
             if (n == rows / 4) {
                 quarter = System.nanoTime();
+                quarterCpu = processCpuNanos();
             }
             if (n == rows) {
                 last = System.nanoTime();
+                lastCpu = processCpuNanos();
             }
             return row;
         }

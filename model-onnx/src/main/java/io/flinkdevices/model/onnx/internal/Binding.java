@@ -38,6 +38,11 @@ public final class Binding implements Serializable {
         return columns.clone();
     }
 
+    /** {@link #columns()} without the copy, for the per-row paths of this package. */
+    int[] columnPositions() {
+        return columns;
+    }
+
     public List<ColumnSpec> columnSpecs() {
         return columnSpecs;
     }

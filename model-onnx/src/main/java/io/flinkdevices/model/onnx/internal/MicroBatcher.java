@@ -66,7 +66,7 @@ public final class MicroBatcher<I, O> implements AutoCloseable {
 
     private final Object lock = new Object();
     private List<I> pendingRows = new ArrayList<>();
-    private List<CompletableFuture<O>> pendingFutures = new ArrayList<>();
+    private List<CompletableFuture<? super O>> pendingFutures = new ArrayList<>();
     private int inFlightRows;
     private long generation;
     private boolean closed;
@@ -90,11 +90,20 @@ public final class MicroBatcher<I, O> implements AutoCloseable {
     /** Adds a row; the future completes with its result once its batch ran. */
     public CompletableFuture<O> submit(I row) {
         CompletableFuture<O> future = new CompletableFuture<>();
+        submit(row, future);
+        return future;
+    }
+
+    /**
+     * Adds a row whose result completes {@code future} once its batch ran: the caller's own future,
+     * so that no further future per row stands between the batch and the caller.
+     */
+    public void submit(I row, CompletableFuture<? super O> future) {
         Batch<I, O> ready = null;
         synchronized (lock) {
             if (closed) {
                 future.completeExceptionally(new IllegalStateException("the model's batcher is closed"));
-                return future;
+                return;
             }
             pendingRows.add(row);
             pendingFutures.add(future);
@@ -108,7 +117,6 @@ public final class MicroBatcher<I, O> implements AutoCloseable {
         if (ready != null) {
             dispatch(ready);
         }
-        return future;
     }
 
     /** Rows waiting for a batch, and rows in batches not finished: for tests and metrics. */
@@ -241,10 +249,10 @@ public final class MicroBatcher<I, O> implements AutoCloseable {
 
     private static final class Batch<I, O> {
         final List<I> rows;
-        final List<CompletableFuture<O>> futures;
+        final List<CompletableFuture<? super O>> futures;
         final AtomicBoolean done = new AtomicBoolean();
 
-        Batch(List<I> rows, List<CompletableFuture<O>> futures) {
+        Batch(List<I> rows, List<CompletableFuture<? super O>> futures) {
             this.rows = rows;
             this.futures = futures;
         }

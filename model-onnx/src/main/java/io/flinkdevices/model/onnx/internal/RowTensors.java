@@ -7,6 +7,7 @@ import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryArrayData;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -51,12 +52,18 @@ public final class RowTensors {
     /** Whether a bound value of {@code row} is NULL (or an ARRAY holds a NULL): such a row is not sent to the model. */
     public static boolean hasNull(RowData row, List<Binding> bindings) {
         for (Binding b : bindings) {
-            for (int c : b.columns()) {
+            for (int c : b.columnPositions()) {
                 if (row.isNullAt(c)) {
                     return true;
                 }
                 if (b.kind() == Binding.Kind.ARRAY) {
                     ArrayData a = row.getArray(c);
+                    if (a instanceof BinaryArrayData) {
+                        if (((BinaryArrayData) a).anyNull()) {
+                            return true;
+                        }
+                        continue;
+                    }
                     for (int i = 0; i < a.size(); i++) {
                         if (a.isNullAt(i)) {
                             return true;
@@ -69,17 +76,25 @@ public final class RowTensors {
     }
 
     /**
-     * The input tensors for {@code rows}, none of which has a NULL.
+     * The input tensors for {@code rows}, none of which has a NULL, written into {@code buffers} (one
+     * per binding, cleared here) where they are large enough, else into new ones.
      *
      * @throws IllegalArgumentException when an ARRAY value has not the model's width
      */
-    public static List<Input> encode(List<RowData> rows, List<Binding> bindings, String model) {
+    public static List<Input> encode(List<RowData> rows, List<Binding> bindings, ByteBuffer[] buffers, String model) {
         List<Input> out = new ArrayList<>(bindings.size());
         int n = rows.size();
-        for (Binding b : bindings) {
+        for (int k = 0; k < bindings.size(); k++) {
+            Binding b = bindings.get(k);
             int width = b.width();
-            ByteBuffer buf = ByteBuffer.allocateDirect(n * width * b.element().bytes()).order(ByteOrder.nativeOrder());
-            int[] cols = b.columns();
+            int bytes = n * width * b.element().bytes();
+            ByteBuffer buf = buffers[k];
+            if (buf == null || buf.capacity() < bytes) {
+                buf = ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder());
+                buffers[k] = buf;
+            }
+            buf.clear();
+            int[] cols = b.columnPositions();
             for (RowData row : rows) {
                 if (b.kind() == Binding.Kind.ARRAY) {
                     ArrayData a = row.getArray(cols[0]);
@@ -88,9 +103,7 @@ public final class RowTensors {
                                 + a.size() + " values but the model's input " + b.tensor() + " takes " + width
                                 + " per row (model file " + model + ")");
                     }
-                    for (int i = 0; i < width; i++) {
-                        putArrayElement(buf, b.element(), a, i);
-                    }
+                    putArray(buf, b.element(), a, width);
                 } else {
                     for (int c : cols) {
                         putScalar(buf, b.element(), row, c);
@@ -101,6 +114,11 @@ public final class RowTensors {
             out.add(new Input(b, buf, b.shape(n)));
         }
         return out;
+    }
+
+    /** Bound tensors' buffers for {@link #encode}, one per binding, empty until a batch needs them. */
+    public static ByteBuffer[] buffers(List<Binding> bindings) {
+        return new ByteBuffer[bindings.size()];
     }
 
     /**
@@ -125,7 +143,7 @@ public final class RowTensors {
                         + b.width() + " values (model file " + model + ")");
             }
             int k = 0;
-            int[] cols = b.columns();
+            int[] cols = b.columnPositions();
             for (int i = 0; i < sent.length; i++) {
                 if (!sent[i]) {
                     continue;
@@ -136,7 +154,7 @@ public final class RowTensors {
                     row.setField(cols[0], array(o.values, base, b.width()));
                 } else {
                     for (int j = 0; j < cols.length; j++) {
-                        row.setField(cols[j], java.lang.reflect.Array.get(o.values, base + j));
+                        row.setField(cols[j], scalar(o.values, base + j));
                     }
                 }
                 k++;
@@ -182,6 +200,19 @@ public final class RowTensors {
         }
     }
 
+    private static Object scalar(Object values, int i) {
+        if (values instanceof float[]) {
+            return ((float[]) values)[i];
+        }
+        if (values instanceof double[]) {
+            return ((double[]) values)[i];
+        }
+        if (values instanceof int[]) {
+            return ((int[]) values)[i];
+        }
+        return ((long[]) values)[i];
+    }
+
     private static ArrayData array(Object values, int from, int width) {
         if (values instanceof float[]) {
             return new GenericArrayData(Arrays.copyOfRange((float[]) values, from, from + width));
@@ -208,6 +239,45 @@ public final class RowTensors {
                 break;
             default:
                 buf.putLong(row.getLong(c));
+        }
+    }
+
+    /**
+     * Writes one ARRAY value. A binary array (what rows from the network or from state hold) keeps
+     * its elements as native-order bytes (as the tensor wants them) after its header, so they are copied in one go; a generic
+     * one over a primitive array goes in one bulk put; only a generic array of boxed values goes
+     * element by element.
+     */
+    private static void putArray(ByteBuffer buf, ElementType e, ArrayData a, int width) {
+        int bytes = width * e.bytes();
+        if (a instanceof BinaryArrayData) {
+            BinaryArrayData b = (BinaryArrayData) a;
+            int start = b.getOffset() + BinaryArrayData.calculateHeaderInBytes(width);
+            if (b.getSegments().length == 1) {
+                b.getSegments()[0].get(start, buf, bytes);
+                return;
+            }
+        }
+        if (a instanceof GenericArrayData && ((GenericArrayData) a).isPrimitiveArray()) {
+            int at = buf.position();
+            switch (e) {
+                case FLOAT:
+                    buf.asFloatBuffer().put(a.toFloatArray());
+                    break;
+                case DOUBLE:
+                    buf.asDoubleBuffer().put(a.toDoubleArray());
+                    break;
+                case INT32:
+                    buf.asIntBuffer().put(a.toIntArray());
+                    break;
+                default:
+                    buf.asLongBuffer().put(a.toLongArray());
+            }
+            buf.position(at + bytes);
+            return;
+        }
+        for (int i = 0; i < width; i++) {
+            putArrayElement(buf, e, a, i);
         }
     }
 
