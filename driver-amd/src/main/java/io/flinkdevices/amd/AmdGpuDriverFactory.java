@@ -3,12 +3,16 @@ package io.flinkdevices.amd;
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.DraParams;
 import io.flinkdevices.sdk.deploy.DraSelection;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.deploy.YarnResourceNames;
 import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.host.Sysfs;
 import io.flinkdevices.sdk.process.DiscoveryScript;
+import io.flinkdevices.sdk.reference.DocumentedDriver;
+import io.flinkdevices.sdk.reference.MetricDoc;
+import io.flinkdevices.sdk.reference.ParamDoc;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -16,6 +20,7 @@ import org.apache.flink.configuration.Configuration;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -56,7 +61,7 @@ import java.util.regex.Pattern;
  * <p>Its class name is configuration: it stays public, final, outside internal packages, and is
  * never renamed.
  */
-public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory {
+public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory, DocumentedDriver {
 
     static final String BACKEND = "backend";
     static final String UNIT = "unit";
@@ -94,6 +99,33 @@ public final class AmdGpuDriverFactory implements ExternalResourceDriverFactory 
     /** For tests: the TaskManager environment the driver sees. */
     AmdGpuDriverFactory(Map<String, String> environment) {
         this.environment = Map.copyOf(environment);
+    }
+
+    @Override
+    public List<ParamDoc> parameters() {
+        List<ParamDoc> all = new ArrayList<>(List.of(
+                ParamDoc.of(BACKEND, "`auto`", "`auto` (the first that finds a GPU: sysfs, then amd-smi, then rocm-smi), `sysfs` (the KFD topology, no process), `amd-smi` or `rocm-smi` (one process each)"),
+                ParamDoc.of(UNIT, "`gpu`", "`gpu`: whole GPUs (a partitioned GPU with all its partitions); `partition`: each compute partition is a unit, as AMD's device plugin counts them"),
+                ParamDoc.of(PARTITION_PROFILE, "none", "with `unit: partition`, only partitions in this mode, e.g. `CPX`, `CPX/NPS4`"),
+                ParamDoc.of(SYSFS_ROOT, "`/sys`", "where sysfs is mounted (absolute), e.g. where a container mounts the host's"),
+                ParamDoc.of(DEV_ROOT, "`/dev`", "where `kfd` and `dri/renderD<N>` are (absolute); only GPUs whose render node exists there are handed out"),
+                ParamDoc.of(AMD_SMI_PATH, "`amd-smi` on the TaskManager's `PATH`", "the `amd-smi` program; when set, an absolute path"),
+                ParamDoc.of(ROCM_SMI_PATH, "`rocm-smi` on the TaskManager's `PATH`", "the `rocm-smi` program; when set, an absolute path"),
+                ParamDoc.of(TIMEOUT, ParamDoc.duration(DiscoveryScript.DEFAULT_TIMEOUT), "how long `amd-smi` or `rocm-smi` may run before it is killed with its children; 1 ms to 1 d"),
+                ParamDoc.of(KUBERNETES_NAME, "`" + KUBERNETES_GPU + "`; with `partition.profile` the mixed-strategy name (`amd.com/cpx_nps4`)", "the extended resource the Kubernetes decorator requests"),
+                ParamDoc.of(KUBERNETES_PRODUCT, "none", "a node selector on AMD's node-labeller label `" + LABEL_PRODUCT + "`"),
+                ParamDoc.of(KUBERNETES_DEVICE_ID, "none", "a node selector on the label `" + LABEL_DEVICE_ID + "`"),
+                ParamDoc.of(YARN_NAME, "`" + YARN_GPU + "`", "the Yarn resource type the Yarn decorator requests")));
+        all.addAll(CoordinationParams.docs("amd-gpu"));
+        all.add(DraParams.deviceClassDoc("`" + DRA_CLASS + "`"));
+        all.addAll(DraParams.selectorDocs());
+        all.addAll(MonitorSettings.docs("the GPU's sysfs files (no process)"));
+        return all;
+    }
+
+    @Override
+    public List<MetricDoc> metrics() {
+        return GpuSampler.METRICS;
     }
 
     @Override

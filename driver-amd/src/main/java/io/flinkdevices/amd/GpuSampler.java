@@ -6,6 +6,7 @@ import io.flinkdevices.sdk.health.DeviceSampler;
 import io.flinkdevices.sdk.health.HealthState;
 import io.flinkdevices.sdk.host.HostValues;
 import io.flinkdevices.sdk.host.Sysfs;
+import io.flinkdevices.sdk.reference.MetricDoc;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +32,17 @@ import java.util.Set;
  * metrics, and fails on its own render node vanishing too.
  */
 final class GpuSampler implements DeviceSampler {
+
+    /** What {@link #sample} publishes, for the reference page ({@code AmdGpuDriverFactory#metrics()}). */
+    static final List<MetricDoc> METRICS = List.of(
+            MetricDoc.of("gpu_busy_percent", "`gpu_busy_percent`", "percent"),
+            MetricDoc.of("mem_info_vram_used", "`mem_info_vram_used`", "bytes"),
+            MetricDoc.of("mem_info_vram_total", "`mem_info_vram_total`", "bytes"),
+            MetricDoc.of("temperature_celsius", "first `hwmon/hwmon*/temp1_input` (millidegrees), if present", "°C"),
+            MetricDoc.of("power_watts", "first `hwmon/hwmon*/power1_average` (microwatts), if present", "W"),
+            MetricDoc.of("ras_<block>_ue", "`ras/<block>_err_count` (`ue: N`), if present; a rise fails the GPU", "uncorrectable errors"),
+            MetricDoc.of("ras_<block>_ce", "`ras/<block>_err_count` (`ce: N`), if present", "correctable errors"));
+
 
     /** One monitored unit: the render minor of its GPU's PCI device and its own render minors. */
     static final class Target {

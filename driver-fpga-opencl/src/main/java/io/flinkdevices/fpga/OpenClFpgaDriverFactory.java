@@ -8,6 +8,9 @@ import io.flinkdevices.sdk.deploy.DraParams;
 import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.nativelib.NativeDeadline;
+import io.flinkdevices.sdk.reference.DocumentedDriver;
+import io.flinkdevices.sdk.reference.MetricDoc;
+import io.flinkdevices.sdk.reference.ParamDoc;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -50,7 +53,7 @@ import java.util.regex.PatternSyntaxException;
  * <p>Its class name is configuration: it stays public, final, outside internal packages, and is
  * never renamed.
  */
-public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFactory {
+public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFactory, DocumentedDriver {
 
     static final String PLATFORM_PATTERN = "platform.pattern";
     static final String DEVICE_TYPES = "device.types";
@@ -89,6 +92,27 @@ public final class OpenClFpgaDriverFactory implements ExternalResourceDriverFact
     OpenClFpgaDriverFactory(OpenCl openCl, Map<String, String> environment) {
         this.openCl = openCl;
         this.environment = Map.copyOf(environment);
+    }
+
+    @Override
+    public List<ParamDoc> parameters() {
+        List<ParamDoc> all = new ArrayList<>(List.of(
+                ParamDoc.of(PLATFORM_PATTERN, "empty: every platform", "a Java regular expression found in the OpenCL platform name, e.g. `Xilinx`, `^Portable` (PoCL), `Oclgrind`"),
+                ParamDoc.of(DEVICE_TYPES, "`" + DEFAULT_TYPES + "`", "comma list of `ACCELERATOR`, `CPU`, `GPU`, `CUSTOM`, `DEFAULT`, `ALL`; a device is offered when its `CL_DEVICE_TYPE` shares a bit with it"),
+                ParamDoc.of(PROGRAM_PATH, "none", "a bitstream or program that must load and build on each offered device (`.cl`: OpenCL C source; anything else: a binary); it becomes `FpgaInfo.getBitstream()`"),
+                ParamDoc.of(PROGRAM_BUILD_OPTIONS, "none", "options for `clBuildProgram`, e.g. `-DN=16`; only with `program.path`"),
+                ParamDoc.of(TIMEOUT, ParamDoc.duration(DEFAULT_TIMEOUT), "how long platform discovery, loading the program on one device, or one `CL_DEVICE_AVAILABLE` query may take before discovery fails naming this key; 1 ms to 1 d"),
+                ParamDoc.of(KUBERNETES_RESOURCE_NAME, "none: the Kubernetes decorator requests nothing", "the extended resource name of the FPGA device plugin, e.g. `fpga.intel.com/arria10.dcp1.2-nlb0`")));
+        all.addAll(CoordinationParams.docs(DEVICE_CLASS));
+        all.add(DraParams.deviceClassDoc("none: set it"));
+        all.addAll(MonitorSettings.docs("`CL_DEVICE_AVAILABLE` of each device (and the board check)"));
+        all.add(ParamDoc.of(BoardHealthCheck.CLASS_KEY, "none", "a board vendor's health check: a class implementing `io.flinkdevices.fpga.BoardHealthCheck` in a jar of this plugin's folder, called per board and interval; it reads its own `board-check.*` keys"));
+        return all;
+    }
+
+    @Override
+    public List<MetricDoc> metrics() {
+        return List.of(MetricDoc.of(BoardSampler.AVAILABLE, "`CL_DEVICE_AVAILABLE`, under the process-wide OpenCL lock", "1 = available, 0 = not (`failed`)"));
     }
 
     @Override

@@ -4,9 +4,13 @@ import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.config.DriverParams.PathCheck;
 import io.flinkdevices.sdk.coordination.CoordinationParams;
 import io.flinkdevices.sdk.coordination.DeviceCoordinator;
+import io.flinkdevices.sdk.deploy.DraParams;
 import io.flinkdevices.sdk.deploy.DraSelection;
 import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.process.DiscoveryScript;
+import io.flinkdevices.sdk.reference.DocumentedDriver;
+import io.flinkdevices.sdk.reference.MetricDoc;
+import io.flinkdevices.sdk.reference.ParamDoc;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -54,7 +58,7 @@ import java.util.regex.Pattern;
  * <p>Its class name is configuration: it stays public, final, outside internal packages, and is
  * never renamed.
  */
-public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFactory {
+public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFactory, DocumentedDriver {
 
     static final String BACKEND = "backend";
     static final String NVIDIA_SMI_PATH = "nvidia-smi.path";
@@ -85,6 +89,39 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
     /** For tests: the TaskManager environment the driver sees. */
     NvidiaGpuDriverFactory(Map<String, String> environment) {
         this.environment = Map.copyOf(environment);
+    }
+
+    @Override
+    public List<ParamDoc> parameters() {
+        List<ParamDoc> all = new ArrayList<>(List.of(
+                ParamDoc.of(BACKEND, "`auto`", "`auto` (the discovery script when one is set, else NVML, then nvidia-smi, then JCuda: the first that works), `nvml`, `nvidia-smi`, `jcuda` or `script`"),
+                ParamDoc.of(NVML_LIBRARY, "`" + Nvml.DEFAULT_LIBRARY + "`, found by the dynamic linker", "the NVML library; when set, the absolute path of a readable file"),
+                ParamDoc.of(NVIDIA_SMI_PATH, "`nvidia-smi` on the TaskManager's `PATH`", "the `nvidia-smi` program; when set, the absolute path of an executable file"),
+                ParamDoc.of(TIMEOUT, ParamDoc.duration(DiscoveryScript.DEFAULT_TIMEOUT), "how long `nvidia-smi`, the discovery script, or one NVML or CUDA call (discovery or one monitor sample) may take before it is killed or left behind and discovery fails naming this key; 1 ms to 1 d"),
+                ParamDoc.of(SCRIPT_PATH, "`" + FLINK_DEFAULT_SCRIPT + "`", "Flink's GPU plugin key, same meaning: absolute, or relative to `FLINK_HOME`; an error with backend `nvml`, `nvidia-smi` or `jcuda`"),
+                ParamDoc.of(SCRIPT_ARGS, "none", "Flink's GPU plugin key, same meaning: one string split on whitespace, e.g. `--enable-coordination-mode --coordination-file /var/tmp/f`"),
+                ParamDoc.of(MIG, "`false`", "`true`: MIG devices are the units handed out instead of whole GPUs (backends `nvml` and `nvidia-smi`)"),
+                ParamDoc.of(MIG_PROFILE, "none; required with `mig: true`", "the MIG profile handed out, e.g. `1g.10gb`, `3g.40gb`; an error without `mig: true`")));
+        all.addAll(MonitorSettings.docs("NVML (or one `nvidia-smi` query for all GPUs)"));
+        all.add(ParamDoc.of(XidPolicy.KEY, "`" + XidPolicy.DEFAULT + "`", "Xids that do not fail a GPU (the job's fault, not the device's); `all` (none fails it) or `none` (every one does)"));
+        all.addAll(CoordinationParams.docs("nvidia-gpu"));
+        all.add(DraParams.deviceClassDoc("`" + DRA_GPU_CLASS + "`; `" + DRA_MIG_CLASS + "` with `mig: true`"));
+        all.addAll(DraParams.selectorDocs());
+        return all;
+    }
+
+    @Override
+    public List<MetricDoc> metrics() {
+        return List.of(
+                MetricDoc.of(NvidiaMetrics.GPU_UTIL, "`nvmlDeviceGetUtilizationRates` .gpu (`utilization.gpu`)", "percent"),
+                MetricDoc.of(NvidiaMetrics.MEM_COPY_UTIL, "`nvmlDeviceGetUtilizationRates` .memory (`utilization.memory`)", "percent"),
+                MetricDoc.of(NvidiaMetrics.FB_USED, "`nvmlDeviceGetMemoryInfo_v2` used, without the driver's reserve (`memory.used`)", "MiB"),
+                MetricDoc.of(NvidiaMetrics.FB_TOTAL, "`nvmlDeviceGetMemoryInfo` total (`memory.total`)", "MiB"),
+                MetricDoc.of(NvidiaMetrics.GPU_TEMP, "`nvmlDeviceGetTemperature(GPU)` (`temperature.gpu`)", "°C"),
+                MetricDoc.of(NvidiaMetrics.POWER_USAGE, "`nvmlDeviceGetPowerUsage` / 1000 (`power.draw`)", "W"),
+                MetricDoc.of(NvidiaMetrics.ECC_SBE_VOL_TOTAL, "`nvmlDeviceGetTotalEccErrors(corrected, volatile)` (`ecc.errors.corrected.volatile.total`)", "errors since the driver loaded"),
+                MetricDoc.of(NvidiaMetrics.ECC_DBE_VOL_TOTAL, "`nvmlDeviceGetTotalEccErrors(uncorrected, volatile)` (`ecc.errors.uncorrected.volatile.total`)", "errors since the driver loaded"),
+                MetricDoc.of(NvidiaMetrics.XID_ERRORS, "the last critical Xid event (NVML only)", "Xid number, 0 for none"));
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.flinkdevices.sdk.health.DeviceSampler;
 import io.flinkdevices.sdk.health.HealthState;
 import io.flinkdevices.sdk.host.HostValues;
 import io.flinkdevices.sdk.host.Sysfs;
+import io.flinkdevices.sdk.reference.MetricDoc;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -32,6 +33,15 @@ final class PortSampler implements DeviceSampler {
     static final String PORT_STATE = "port_state";
     /** The metric holding the number in front of the physical state text ({@code 5} for {@code 5: LinkUp}). */
     static final String PHYS_STATE = "port_phys_state";
+
+    /** What {@link #sample} publishes, for the reference page ({@code RdmaDriverFactory#metrics()}). */
+    static final List<MetricDoc> METRICS = List.of(
+            MetricDoc.of(PORT_STATE, "the number in `state`", "4 = ACTIVE, 1 = DOWN, 2 = INIT, 3 = ARMED"),
+            MetricDoc.of(PHYS_STATE, "the number in `phys_state`", "5 = LinkUp, 3 = Disabled, 2 = Polling"),
+            MetricDoc.of(COUNTERS.get(0), "`counters/port_rcv_data`", "4-octet words received (x 4 for bytes)"),
+            MetricDoc.of(COUNTERS.get(1), "`counters/port_xmit_data`", "4-octet words sent (x 4 for bytes)"),
+            MetricDoc.of(COUNTERS.get(2), "`counters/symbol_error`", "errors"),
+            MetricDoc.of(COUNTERS.get(3), "`counters/link_downed`", "times the link went down"));
 
     private final Sysfs sys;
 

@@ -8,6 +8,9 @@ import io.flinkdevices.sdk.deploy.KubernetesResourceNames;
 import io.flinkdevices.sdk.deploy.YarnResourceNames;
 import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.host.Sysfs;
+import io.flinkdevices.sdk.reference.DocumentedDriver;
+import io.flinkdevices.sdk.reference.MetricDoc;
+import io.flinkdevices.sdk.reference.ParamDoc;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriver;
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -15,6 +18,7 @@ import org.apache.flink.configuration.Configuration;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -54,7 +58,7 @@ import java.util.regex.PatternSyntaxException;
  * <p>Its class name is configuration: it stays public, final, outside internal packages, and is
  * never renamed.
  */
-public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
+public final class RdmaDriverFactory implements ExternalResourceDriverFactory, DocumentedDriver {
 
     static final String SYSFS_ROOT = "sysfs.root";
     static final String DEVICE_PATTERN = "device.pattern";
@@ -69,6 +73,7 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
     static final String VERBS_PROBE = "verbs-probe";
     /** Key of how long the verbs probe's JVM may run. */
     static final String VERBS_PROBE_TIMEOUT = "verbs-probe.timeout";
+    static final Duration DEFAULT_PROBE_TIMEOUT = Duration.ofSeconds(30);
     static final String KUBERNETES_NAME = "kubernetes.resource-name";
     static final String YARN_NAME = "yarn.resource-name";
 
@@ -88,6 +93,33 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
 
     /** Creates the factory; Flink's plugin loader calls this. */
     public RdmaDriverFactory() {}
+
+    @Override
+    public List<ParamDoc> parameters() {
+        List<ParamDoc> all = new ArrayList<>(List.of(
+                ParamDoc.of(SYSFS_ROOT, "`/sys`", "where sysfs is mounted (absolute); ports are read from `class/infiniband` under it"),
+                ParamDoc.of(DEVICE_PATTERN, "`.*`: every device", "a Java regular expression the verbs device name must match, e.g. `mlx5_.*`"),
+                ParamDoc.of(LINK_LAYER, "`any`", "`any`, `infiniband` or `ethernet` (RoCE)"),
+                ParamDoc.of(MIN_RATE, "`0`", "the least port rate in Gb/s"),
+                ParamDoc.of(NETDEVS, "none: any", "RoCE ports bound to these interfaces (comma list); the GID is chosen among theirs"),
+                ParamDoc.of(VENDOR_IDS, "none: any", "PCI vendor ids (four hex digits, `0x` optional), comma list"),
+                ParamDoc.of(DEVICE_IDS, "none: any", "PCI device ids (four hex digits, `0x` optional), comma list"),
+                ParamDoc.of(GID_TYPE, "`auto`", "`auto` (RoCE v2, IPv4-mapped first; InfiniBand: GID 0), `roce-v2` or `roce-v1`"),
+                ParamDoc.of(SHARING, "`exclusive`", "`exclusive`: a port goes to one TaskManager of the host at a time (with coordination); `shared`: every TaskManager gets the same ports (coordination must be off)"),
+                ParamDoc.of(KUBERNETES_NAME, "`" + KUBERNETES_DEFAULT + "`", "the extended resource of the RDMA shared device plugin the Kubernetes decorator requests"),
+                ParamDoc.of(YARN_NAME, "`" + YARN_DEFAULT + "`", "the Yarn resource type the Yarn decorator requests (the cluster must define it)"),
+                ParamDoc.of(VERBS_PROBE, "`false`", "`true`: every port is opened through DiSNI (in a JVM of its own) before it is handed out; one that does not answer is not offered"),
+                ParamDoc.of(VERBS_PROBE_TIMEOUT, ParamDoc.duration(DEFAULT_PROBE_TIMEOUT), "how long the verbs probe may take; 1 ms to 1 d")));
+        all.addAll(CoordinationParams.docs("rdma"));
+        all.add(DraParams.deviceClassDoc("none: set it (DraNet installs no DeviceClass)"));
+        all.addAll(MonitorSettings.docs("the port's sysfs state and counters (no process)"));
+        return all;
+    }
+
+    @Override
+    public List<MetricDoc> metrics() {
+        return PortSampler.METRICS;
+    }
 
     @Override
     public ExternalResourceDriver createExternalResourceDriver(Configuration config) throws Exception {
@@ -130,7 +162,7 @@ public final class RdmaDriverFactory implements ExternalResourceDriverFactory {
             params.problem(YARN_NAME, problem);
         }
         boolean probe = params.bool(VERBS_PROBE, false);
-        Duration probeTimeout = params.duration(VERBS_PROBE_TIMEOUT, Duration.ofSeconds(30));
+        Duration probeTimeout = params.duration(VERBS_PROBE_TIMEOUT, DEFAULT_PROBE_TIMEOUT);
         CoordinationParams coordination = CoordinationParams.read(params, "rdma");
         if (sharing == Sharing.SHARED && coordination.enabled()) {
             params.problem(SHARING, "is shared but " + params.fullKey("coordination.enabled") + " is true: shared ports"

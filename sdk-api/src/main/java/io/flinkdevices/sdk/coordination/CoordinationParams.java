@@ -2,6 +2,7 @@ package io.flinkdevices.sdk.coordination;
 
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.coordination.internal.CoordinationFileCheck;
+import io.flinkdevices.sdk.reference.ParamDoc;
 
 import org.apache.flink.annotation.PublicEvolving;
 
@@ -145,6 +146,29 @@ public final class CoordinationParams {
         Objects.requireNonNull(file, "file");
         return new CoordinationParams(
                 true, file.toAbsolutePath(), DEFAULT_LOCK_TIMEOUT, Permissions.OWNER, "");
+    }
+
+    /**
+     * The parameters {@link #read} reads, for a factory's {@link
+     * io.flinkdevices.sdk.reference.DocumentedDriver#parameters()}.
+     *
+     * @param deviceClass the device class the factory passes to {@link #read}
+     */
+    public static List<ParamDoc> docs(String deviceClass) {
+        return List.of(
+                ParamDoc.of(ENABLED, "false", "`true`: allocate through a file shared with the other TaskManagers of this host, so that no device is handed to two of them"),
+                ParamDoc.of(
+                        FILE,
+                        "`<java.io.tmpdir>/flink-devices-" + deviceClass + ".coordination`",
+                        "absolute path of that file; every TaskManager of the host must name the same one"),
+                ParamDoc.of(
+                        LOCK_TIMEOUT,
+                        ParamDoc.duration(DEFAULT_LOCK_TIMEOUT),
+                        "how long an allocation waits for the file's lock before it fails naming the holder; 1 ms to 1 d"),
+                ParamDoc.of(
+                        PERMISSIONS,
+                        "`owner`",
+                        "`owner`: files created with mode 0600 (TaskManagers run as one user); `group`: 0660 (different users of one group)"));
     }
 
     /** The default coordination file of a device class: {@code <java.io.tmpdir>/flink-devices-<class>.coordination}. */

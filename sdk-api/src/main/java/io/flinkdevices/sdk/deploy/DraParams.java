@@ -1,6 +1,7 @@
 package io.flinkdevices.sdk.deploy;
 
 import io.flinkdevices.sdk.config.DriverParams;
+import io.flinkdevices.sdk.reference.ParamDoc;
 
 import org.apache.flink.annotation.PublicEvolving;
 
@@ -49,6 +50,26 @@ public final class DraParams {
             Pattern.compile("(\\d+)(\\.\\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?");
 
     private DraParams() {}
+
+    /**
+     * {@link #DEVICE_CLASS} for a factory's {@link
+     * io.flinkdevices.sdk.reference.DocumentedDriver#parameters()}.
+     *
+     * @param defaultClass what the driver requests when the key is unset, as an operator reads it
+     */
+    public static ParamDoc deviceClassDoc(String defaultClass) {
+        return ParamDoc.of(
+                DEVICE_CLASS,
+                defaultClass,
+                "the DRA DeviceClass that `flink-devices render kubernetes --dra` requests devices of; a DNS subdomain");
+    }
+
+    /** {@link #PRODUCT_NAME} and {@link #MIN_MEMORY} for a factory's parameter list. */
+    public static List<ParamDoc> selectorDocs() {
+        return List.of(
+                ParamDoc.of(PRODUCT_NAME, "none", "with `render kubernetes --dra`: only devices whose `productName` attribute is this"),
+                ParamDoc.of(MIN_MEMORY, "none", "with `render kubernetes --dra`: only devices with at least this `memory` capacity, a Kubernetes quantity (`40Gi`)"));
+    }
 
     /**
      * The device class: the parameter when set (checked to be a DNS subdomain, as Kubernetes

@@ -2,11 +2,14 @@ package io.flinkdevices.sdk.health;
 
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.internal.Visible;
+import io.flinkdevices.sdk.reference.MetricDoc;
+import io.flinkdevices.sdk.reference.ParamDoc;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.util.TimeUtils;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -39,6 +42,10 @@ public final class MonitorSettings {
      * that came back serves again without an operator.
      */
     public static final Duration DEFAULT_RECOVER_AFTER = Duration.ofMinutes(5);
+    /** The metric every monitor publishes for each device: samples that failed ({@code metric.monitor.errors}). */
+    public static final String ERRORS_METRIC = "monitor.errors";
+    /** The metric every monitor publishes for each device: samples taken ({@code metric.monitor.samples}). */
+    public static final String SAMPLES_METRIC = "monitor.samples";
     /** The interval when {@link #INTERVAL} is unset. */
     public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(10);
     /** The shortest interval other than 0: shorter would spend a core on sysfs reads. */
@@ -58,6 +65,37 @@ public final class MonitorSettings {
         this.recoverAfter = recoverAfter;
         this.name = name;
         this.keyPrefix = keyPrefix;
+    }
+
+    /**
+     * The parameters {@link #read} reads, for a factory's {@link
+     * io.flinkdevices.sdk.reference.DocumentedDriver#parameters()}.
+     *
+     * @param samples what one sample of this driver's monitor reads, e.g. {@code the sysfs port
+     *     state and counters}
+     */
+    public static List<ParamDoc> docs(String samples) {
+        return List.of(
+                ParamDoc.of(
+                        INTERVAL,
+                        ParamDoc.duration(DEFAULT_INTERVAL),
+                        "how often the monitor samples " + samples + "; `0` turns monitoring off (no thread; live keys absent); otherwise "
+                                + ParamDoc.duration(MIN_INTERVAL) + " to 1 d"),
+                ParamDoc.of(
+                        ACTION,
+                        "`fail-tasks`",
+                        "what a `failed` device does: `report` (health and metrics only), `fail-tasks` (the tasks holding it fail through their guard), `stop-taskmanager` (exit code 75 and one ERROR line)"),
+                ParamDoc.of(
+                        RECOVER_AFTER,
+                        ParamDoc.duration(DEFAULT_RECOVER_AFTER),
+                        "with coordination on, how long a quarantined device must read `ok` without a break before it is back in service; `0`: at the first good sample; 0 to 1 d"));
+    }
+
+    /** The metrics every monitor publishes for each device, besides the driver's own. */
+    public static List<MetricDoc> metricDocs() {
+        return List.of(
+                MetricDoc.of(ERRORS_METRIC, "samples of this device that failed (a tool or library error, a timeout, garbage); three in a row make it `degraded`", "samples"),
+                MetricDoc.of(SAMPLES_METRIC, "samples of this device taken since the monitor started", "samples"));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.flinkdevices.sdk.health.internal;
 
+import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.health.HealthState;
 import io.flinkdevices.sdk.info.LiveProperties;
 
@@ -15,8 +16,8 @@ import java.util.Optional;
 /** One device's live keys, read from the monitor's latest snapshot without waiting. */
 public final class MonitorView implements LiveProperties {
 
-    static final String METRIC_ERRORS = METRIC_PREFIX + "monitor.errors";
-    static final String METRIC_SAMPLES = METRIC_PREFIX + "monitor.samples";
+    static final String METRIC_ERRORS = METRIC_PREFIX + MonitorSettings.ERRORS_METRIC;
+    static final String METRIC_SAMPLES = METRIC_PREFIX + MonitorSettings.SAMPLES_METRIC;
 
     private final MonitorState state;
     private final String id;
