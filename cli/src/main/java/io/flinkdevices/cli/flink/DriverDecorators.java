@@ -142,7 +142,10 @@ public final class DriverDecorators {
         Class<?> d = decorator.get();
         List<String> capabilities = stringList(optional(driver, d, "kubernetesCapabilities", List.of()), "kubernetesCapabilities()");
         Map<String, String> env = values(optional(driver, d, "kubernetesEnvironment", Map.of()), "kubernetesEnvironment()");
-        Map<String, String> paths = values(optional(driver, d, "kubernetesHostPaths", Map.of()), "kubernetesHostPaths()");
+        Map<String, String> paths = withDevicePaths(
+                values(optional(driver, d, "kubernetesHostPaths", Map.of()), "kubernetesHostPaths()"),
+                values(optional(driver, d, "kubernetesDevicePaths", amount, Map.of()), "kubernetesDevicePaths(" + amount + ")"),
+                amount);
         Map<String, String> extra =
                 values(optional(driver, d, "kubernetesExtraResources", amount, Map.of()), "kubernetesExtraResources(" + amount + ")");
         Object rawTolerations = optional(driver, d, "kubernetesTolerations", List.of());
@@ -156,6 +159,23 @@ public final class DriverDecorators {
         }
         List<String> reasons = stringList(optional(driver, d, "kubernetesNeedsReasons", List.of()), "kubernetesNeedsReasons()");
         return Optional.of(new PodNeeds(capabilities, env, paths, extra, tolerations, reasons));
+    }
+
+    /**
+     * The host paths and the devices' own paths ({@code /dev/hexa0}, ...) as one map, rendered alike;
+     * a path that both name must have one type.
+     */
+    private static Map<String, String> withDevicePaths(Map<String, String> paths, Map<String, String> devices, long amount)
+            throws DecoratorException {
+        Map<String, String> all = new LinkedHashMap<>(paths);
+        for (Map.Entry<String, String> e : devices.entrySet()) {
+            String before = all.putIfAbsent(e.getKey(), e.getValue());
+            if (before != null && !before.equals(e.getValue())) {
+                throw new DecoratorException("host path " + e.getKey() + " has type '" + e.getValue() + "' in kubernetesDevicePaths("
+                        + amount + ") but '" + before + "' in kubernetesHostPaths(); expected one type per path", null);
+            }
+        }
+        return Collections.unmodifiableMap(all);
     }
 
     /**

@@ -37,7 +37,7 @@ class ThirdPartyPodNeedsITCase {
     }
 
     @Test
-    @DisplayName("render kubernetes: the driver's capability, environment, host device, hugepages and toleration reach Flink's TaskManager pod")
+    @DisplayName("render kubernetes: the driver's capability, environment, host device, per-card device nodes, hugepages and toleration reach Flink's TaskManager pod")
     void kubernetes() throws Exception {
         Path plugins = Files.createDirectories(home.resolve("plugins"));
         String config = configWith(plugins);
@@ -62,6 +62,12 @@ class ThirdPartyPodNeedsITCase {
             assertThat(v.getHostPath().getPath()).isEqualTo("/dev/zeta");
             assertThat(v.getHostPath().getType()).isEqualTo("CharDevice");
         });
+        assertThat(main.getVolumeMounts()).extracting(m -> m.getMountPath()).contains("/dev/zeta0", "/dev/zeta1")
+                .doesNotContain("/dev/zeta2");
+        assertThat(pod.getSpec().getVolumes()).filteredOn(v -> v.getHostPath() != null)
+                .extracting(v -> v.getHostPath().getPath() + " " + v.getHostPath().getType())
+                .as("one node per card of the amount (2), from kubernetesDevicePaths")
+                .contains("/dev/zeta0 CharDevice", "/dev/zeta1 CharDevice");
         assertThat(main.getResources().getLimits().get("hugepages-2Mi").toString()).isEqualTo("2Gi");
         assertThat(main.getResources().getRequests().get("zeta.example.com/npu").toString()).isEqualTo("2");
         assertThat(pod.getSpec().getTolerations())

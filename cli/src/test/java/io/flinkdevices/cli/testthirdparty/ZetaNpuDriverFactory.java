@@ -1,5 +1,6 @@
 package io.flinkdevices.cli.testthirdparty;
 
+import io.flinkdevices.sdk.deploy.DevicePaths;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
 
@@ -50,6 +51,12 @@ public final class ZetaNpuDriverFactory implements ExternalResourceDriverFactory
         @Override
         public Map<String, String> kubernetesHostPaths() {
             return Map.of("/dev/zeta", "CharDevice");
+        }
+
+        @Override
+        public Map<String, String> kubernetesDevicePaths(long amount) {
+            // the device plugin only counts NPUs; the runtime opens each card's node itself
+            return DevicePaths.numbered("/dev/zeta{index}", "CharDevice", amount);
         }
 
         @Override

@@ -5,6 +5,7 @@ import org.apache.flink.annotation.PublicEvolving;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -175,6 +176,19 @@ public final class KubernetesPodNeeds {
             problems.add("kubernetesHostPaths() returned null");
         } else {
             paths.forEach((p, t) -> problems.addAll(validateHostPath(p, t)));
+        }
+        Map<String, String> devicePaths = decorator.kubernetesDevicePaths(amount);
+        if (devicePaths == null) {
+            problems.add("kubernetesDevicePaths(" + amount + ") returned null");
+        } else {
+            devicePaths.forEach((p, t) -> {
+                problems.addAll(validateHostPath(p, t));
+                if (paths != null && paths.containsKey(p) && !Objects.equals(paths.get(p), t)) {
+                    problems.add("host path " + p + " is a " + (t.isEmpty() ? "path of any type" : t) + " in kubernetesDevicePaths("
+                            + amount + ") but a " + (paths.get(p).isEmpty() ? "path of any type" : paths.get(p))
+                            + " in kubernetesHostPaths(); expected one type per path");
+                }
+            });
         }
         Map<String, String> extra = decorator.kubernetesExtraResources(amount);
         if (extra == null) {

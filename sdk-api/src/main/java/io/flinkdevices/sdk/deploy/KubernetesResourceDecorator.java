@@ -61,6 +61,24 @@ public interface KubernetesResourceDecorator {
     }
 
     /**
+     * The host paths of the devices themselves that the main container must see for {@code amount}
+     * devices, path to its {@code hostPath} type: one device node per card ({@code /dev/hexa0},
+     * {@code /dev/hexa1}, ...), built with {@link DevicePaths#numbered}; empty by default. The CLI
+     * renders them as {@link #kubernetesHostPaths()}.
+     *
+     * <p>Answer nothing when a Kubernetes device plugin hands out the devices (through {@link
+     * #kubernetesResources}): it adds the nodes of the cards it allocates itself. Without one,
+     * Kubernetes allocates no card: the pod is rendered before any card is chosen and sees the
+     * nodes named here, and the driver picks its cards among them when the TaskManager starts (with
+     * coordination where several TaskManagers share a node). Name the cards a TaskManager may be
+     * handed: {@code 0} to {@code amount - 1} for one TaskManager per node, every card of the node
+     * otherwise (a param of the driver).
+     */
+    default Map<String, String> kubernetesDevicePaths(long amount) {
+        return Map.of();
+    }
+
+    /**
      * Resources the pod requests (and is limited to) besides the devices' extended resources, for
      * {@code amount} devices: name to Kubernetes quantity ({@code hugepages-2Mi: 1Gi}); empty by
      * default.
