@@ -37,6 +37,9 @@ class DriverArchetypeITCase {
         Path project = generated.dir;
         assertThat(project.resolve("mvnw")).as("the Maven Wrapper, executable").isExecutable().hasSameBinaryContentAs(GeneratedProject.ROOT.resolve("mvnw"));
         assertThat(project.resolve(".mvn/wrapper/maven-wrapper.properties")).hasSameTextualContentAs(GeneratedProject.ROOT.resolve(".mvn/wrapper/maven-wrapper.properties"));
+        assertThat(Files.readAllLines(project.resolve(".gitignore")))
+                .as("build output and IDE files stay out of the author's repository")
+                .contains("target/", ".idea/", "*.iml", ".vscode/", ".settings/");
 
         List<String> verify = new ArrayList<>(List.of(project.resolve("mvnw").toString()));
         verify.addAll(GeneratedProject.repoOptions(generated.repo));
