@@ -171,9 +171,6 @@ public final class DevicesJob {
                     .includePackageOf(AmdGpuDriverFactory.class)
                     .includeSdk()
                     .factory(AmdGpuDriverFactory.class)
-                    .includeJarOf(com.fasterxml.jackson.databind.ObjectMapper.class)
-                    .includeJarOf(com.fasterxml.jackson.core.JsonParser.class)
-                    .includeJarOf(com.fasterxml.jackson.annotation.JsonProperty.class)
                     .buildInto(plugins);
             try (DriverWarnings warnings = DriverWarnings.capture()) {
                 lines = run(plugins, AmdGpuDriverFactory.class.getName(), params, amount);
