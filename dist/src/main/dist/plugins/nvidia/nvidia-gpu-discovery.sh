@@ -10,8 +10,8 @@
 # TaskManager of the host the GPUs the first one does not hold. Exits non-zero with the reason on
 # stderr when nvidia-smi is missing or fails, or lists fewer GPUs than <amount>.
 #
-# The flink-devices NVIDIA driver does not need this script: by default it runs nvidia-smi
-# itself (backend nvidia-smi) and fills every GpuInfo field. The script is here for setups built
+# The flink-devices NVIDIA driver does not need this script: by default (backend auto) it asks
+# NVML, else nvidia-smi, itself and fills every GpuInfo field. The script is here for setups built
 # around Flink's GPU plugin layout, and as a template for a site's own discovery. Use it with
 #
 #   external-resource.gpu.param.discovery-script.path: plugins/nvidia/nvidia-gpu-discovery.sh
