@@ -3,6 +3,8 @@ package io.flinkdevices.nvidia;
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.config.DriverParams;
 import io.flinkdevices.sdk.host.HostValues;
+import io.flinkdevices.sdk.host.ToolOutput;
+import io.flinkdevices.sdk.host.ToolRecord;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.sdk.process.Executables;
 import io.flinkdevices.sdk.process.ExternalCommand;
@@ -42,6 +44,11 @@ final class NvidiaSmiBackend implements Backend {
                     "--query-gpu=index,uuid,name,memory.total,pci.bus_id,mig.mode.current",
                     "--format=csv,noheader,nounits");
     static final List<String> LIST = List.of("-L");
+    /** The columns of {@link #QUERY} and {@link #QUERY_WITHOUT_COMPUTE_CAP}, as messages name them. */
+    private static final List<String> COLUMNS =
+            List.of("index", "uuid", "name", "memory.total", "pci.bus_id", "compute_cap", "mig.mode.current");
+    private static final List<String> COLUMNS_WITHOUT_COMPUTE_CAP =
+            List.of("index", "uuid", "name", "memory.total", "pci.bus_id", "mig.mode.current");
 
     private static final Pattern GPU_LINE = Pattern.compile("GPU (\\d{1,6}): .*\\(UUID: ([^)\\s]+)\\)");
     private static final Pattern MIG_LINE =
@@ -200,12 +207,15 @@ final class NvidiaSmiBackend implements Backend {
     }
 
     /**
-     * Parses the CSV of the query: one GPU per line, fields separated by commas, {@code [N/A]}
-     * and {@code [Not Supported]} meaning unknown, blanks and CR LF tolerated.
+     * Parses the CSV of the query: one GPU per line, fields separated by commas (split and
+     * counted by sdk-api's {@link ToolOutput#csvLine}), {@code [N/A]} and {@code [Not Supported]}
+     * meaning unknown, blanks and CR LF tolerated; warning lines and rows of a GPU nvidia-smi could
+     * not read are skipped here, line by line.
      */
     static List<Gpu> parseQuery(String stdout, boolean computeCap, String source)
             throws DeviceDriverException {
-        int fields = computeCap ? 7 : 6;
+        List<String> columns = computeCap ? COLUMNS : COLUMNS_WITHOUT_COMPUTE_CAP;
+        int fields = columns.size();
         List<Gpu> gpus = new ArrayList<>();
         Set<Integer> indexes = new HashSet<>();
         Set<String> uuids = new HashSet<>();
@@ -221,12 +231,10 @@ final class NvidiaSmiBackend implements Backend {
                 warnings.add(line);
                 continue;
             }
-            String[] f = line.split(",", -1);
-            if (f.length != fields) {
-                throw unexpected(source, n, line, "expected " + fields + " comma-separated fields"
-                        + " (index, uuid, name, memory.total, pci.bus_id, "
-                        + (computeCap ? "compute_cap, " : "") + "mig.mode.current) but found "
-                        + f.length + (f.length < fields ? " (truncated output?)" : ""));
+            ToolRecord row = ToolOutput.csvLine(source, "line " + (n + 1), line, columns);
+            String[] f = new String[fields];
+            for (int i = 0; i < fields; i++) {
+                f[i] = row.optionalText(columns.get(i)).orElse("");
             }
             String lost = null;
             for (int i = 0; i < f.length && lost == null; i++) {

@@ -115,24 +115,40 @@ public final class ToolOutput {
         throw new DeviceDriverException(tool + " printed no CSV header line; expected the column names, then one line per device");
     }
 
+    /**
+     * One line of comma-separated output as a record of {@code columns}, for a driver that reads the
+     * lines itself (to skip a tool's warning lines, or rows of a device it could not read).
+     *
+     * @param where the line as messages name it and as the record's device ({@code line 3})
+     * @throws DeviceDriverException when the line has another number of fields than {@code
+     *     columns} or an open quote: {@code <tool> printed an unexpected <where>: '<line>'; expected
+     *     <n> comma-separated fields (<columns>) but found <m>}
+     */
+    public static ToolRecord csvLine(String tool, String where, String line, List<String> columns) throws DeviceDriverException {
+        checkSize(tool, line, "CSV");
+        if (columns.isEmpty() || columns.size() > MAX_COLUMNS) {
+            throw new IllegalArgumentException("1 to " + MAX_COLUMNS + " columns expected, got " + columns.size());
+        }
+        List<String> f = CsvLines.split(line);
+        if (f == null || f.size() != columns.size()) {
+            throw new DeviceDriverException(tool + " printed an unexpected " + where + ": '" + SysfsErrors.abbreviate(line.strip())
+                    + "'; expected " + columns.size() + " comma-separated fields (" + String.join(", ", columns) + ")"
+                    + (f == null ? " but a double quote is not closed" : " but found " + f.size()
+                    + (f.size() < columns.size() ? " (truncated output?)" : "")));
+        }
+        Map<String, Object> fields = new LinkedHashMap<>();
+        for (int i = 0; i < f.size(); i++) {
+            fields.put(columns.get(i), f.get(i));
+        }
+        return ToolRecord.row(tool, where, fields);
+    }
+
     private static List<ToolRecord> rows(String tool, String[] lines, int from, List<String> columns) throws DeviceDriverException {
         List<ToolRecord> out = new ArrayList<>();
         for (int n = from; n < lines.length; n++) {
-            if (lines[n].isBlank()) {
-                continue;
+            if (!lines[n].isBlank()) {
+                out.add(csvLine(tool, "line " + (n + 1), lines[n], columns));
             }
-            List<String> f = CsvLines.split(lines[n]);
-            if (f == null || f.size() != columns.size()) {
-                throw new DeviceDriverException(tool + " printed an unexpected line " + (n + 1) + ": '" + SysfsErrors.abbreviate(lines[n])
-                        + "'; expected " + columns.size() + " comma-separated fields (" + String.join(", ", columns) + ")"
-                        + (f == null ? " but a double quote is not closed" : " but found " + f.size()
-                        + (f.size() < columns.size() ? " (truncated output?)" : "")));
-            }
-            Map<String, Object> fields = new LinkedHashMap<>();
-            for (int i = 0; i < f.size(); i++) {
-                fields.put(columns.get(i), f.get(i));
-            }
-            out.add(ToolRecord.row(tool, "line " + (n + 1), fields));
         }
         return out;
     }

@@ -182,5 +182,17 @@ class ToolOutputTest {
             assertThatThrownBy(() -> ToolOutput.csv(SMI, "0, \"GPU-a, 1\n", columns))
                     .hasMessageEndingWith("but a double quote is not closed");
         }
+
+        @Test
+        @DisplayName("a driver that reads the lines itself gets one line as a record, named as it says")
+        void oneLine() throws Exception {
+            ToolRecord row = ToolOutput.csvLine(SMI, "line 4", " 3, GPU-d, [Not Supported] ", List.of("index", "uuid", "memory.total"));
+            assertThat(row.device()).isEqualTo("line 4");
+            assertThat(row.whole("index", 0, 1023)).isEqualTo(3);
+            assertThat(row.has("memory.total")).isFalse();
+            assertThatThrownBy(() -> ToolOutput.csvLine(SMI, "line 4", "3", List.of("index", "uuid")))
+                    .hasMessage(SMI + " printed an unexpected line 4: '3'; expected 2 comma-separated fields (index, uuid) but found 1"
+                            + " (truncated output?)");
+        }
     }
 }
