@@ -79,6 +79,9 @@ class JobArchetypeITCase {
         assertThat(project.resolve(".mvn/wrapper/maven-wrapper.properties"))
                 .as("the same Maven as this repository's")
                 .hasSameTextualContentAs(ROOT.resolve(".mvn/wrapper/maven-wrapper.properties"));
+        assertThat(Files.readAllLines(project.resolve(".gitignore")))
+                .as("build output and IDE files stay out of the author's repository")
+                .contains("target/", ".idea/", "*.iml", ".vscode/", ".settings/");
 
         maven(project.resolve("mvnw"), project, repo, it.resolve("verify.log"), "verify");
 
