@@ -53,11 +53,11 @@ class DistributionArchiveITCase {
     class Layout {
 
         @Test
-        @DisplayName("holding the license, the guide, the launcher, the CLI, example snippets and one folder per driver")
+        @DisplayName("holding the license, the guide, the launcher, the CLI, example snippets, ML_PREDICT's lib/ jar and one folder per driver")
         void topLevel() throws Exception {
             Path root = Distribution.unpacked();
             assertThat(root.getFileName().toString()).isEqualTo("flink-devices-" + Distribution.version());
-            assertThat(list(root)).containsExactlyInAnyOrder("LICENSE", "OPERATORS.md", "bin", "cli", "conf", "plugins", "simulated");
+            assertThat(list(root)).containsExactlyInAnyOrder("LICENSE", "OPERATORS.md", "bin", "cli", "conf", "lib", "plugins", "simulated");
             assertThat(list(root.resolve("plugins"))).containsExactlyInAnyOrderElementsOf(DRIVERS.keySet());
             // the repository's own LICENSE (the failsafe JVM runs in dist/)
             assertThat(root.resolve("LICENSE")).hasSameTextualContentAs(Path.of("..", "LICENSE"));
@@ -136,6 +136,31 @@ class DistributionArchiveITCase {
             }
             assertThat(classes).as("classes read").isGreaterThan(1000);
             assertThat(tooNew).as("classes newer than their Java release (major 55 = Java 11)").isEmpty();
+        }
+    }
+
+    @Nested
+    @DisplayName("ships ML_PREDICT's provider for Flink's lib/")
+    class ModelProvider {
+
+        @Test
+        @DisplayName("lib/ holds the model-onnx flink-lib jar alone, and the operator guides and the job authors' guide name that file and $FLINK_HOME/lib/")
+        void libJarWhereTheDocsSay() throws Exception {
+            String name = "flink-devices-model-onnx-" + Distribution.version() + ".jar";
+            Path lib = Distribution.unpacked().resolve("lib");
+            assertThat(list(lib)).containsExactly(name);
+            try (JarFile jar = new JarFile(lib.resolve(name).toFile())) {
+                assertThat(jar.getEntry("io/flinkdevices/model/onnx/OnnxModelProviderFactory.class")).as("the provider").isNotNull();
+                assertThat(jar.getEntry("ai/onnxruntime/native/linux-x64/libonnxruntime.so")).as("ONNX Runtime's natives").isNotNull();
+                assertThat(jar.getEntry("META-INF/services/org.apache.flink.table.factories.Factory")).as("the SPI entry").isNotNull();
+            }
+            // the failsafe JVM runs in dist/
+            assertThat(Path.of("..", "docs", "operators.md")).content()
+                    .contains("lib/" + name, "$FLINK_HOME/lib/");
+            for (String doc : List.of("src/main/dist/OPERATORS.md", "../docs/job-authors.md")) {
+                assertThat(Path.of(doc)).as(doc).content()
+                        .contains("lib/flink-devices-model-onnx-<version>.jar", "$FLINK_HOME/lib/");
+            }
         }
     }
 

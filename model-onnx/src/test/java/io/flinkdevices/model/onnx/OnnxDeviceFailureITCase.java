@@ -4,6 +4,7 @@ import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
 import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeRdmaHost;
+import io.flinkdevices.testkit.onnx.OnnxModels;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;

@@ -1,5 +1,7 @@
 package io.flinkdevices.model.onnx;
 
+import io.flinkdevices.testkit.onnx.OnnxModels;
+
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.util.ExceptionUtils;

@@ -5,6 +5,7 @@ import io.flinkdevices.model.onnx.internal.ColumnSpec;
 import io.flinkdevices.model.onnx.internal.OnnxModel;
 import io.flinkdevices.model.onnx.internal.RowTensors;
 import io.flinkdevices.model.onnx.internal.TensorLayout;
+import io.flinkdevices.testkit.onnx.OnnxModels;
 
 import ai.onnxruntime.OrtSession;
 import org.apache.flink.table.api.ValidationException;

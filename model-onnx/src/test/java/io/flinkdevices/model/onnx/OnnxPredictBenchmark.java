@@ -1,5 +1,7 @@
 package io.flinkdevices.model.onnx;
 
+import io.flinkdevices.testkit.onnx.OnnxModels;
+
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
@@ -46,8 +48,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * side also reports the JVM's CPU time a row. {@code -Doperator-timeout=0} sets {@code
  * table.exec.async-ml-predict.timeout}. Not a test: run it by hand (see docs/measured-figures.md).
  *
- * <p>Arguments: {@code [rows] [batch-size] [max-in-flight] [rounds] [hidden]}, default 200000 64 2 3
- * 4096: the model is an MLP 16 -> hidden (Relu) -> 16.
+ * <p>Arguments: {@code [rows] [batch-size] [max-in-flight] [rounds] [hidden,...]}, default 200000 64
+ * 2 3 4096: the model is an MLP 16 -> hidden (Relu) -> 16, one after the other for each hidden
+ * size; a run has {@code rows x 4096 / hidden} rows (at least rows/4, at most rows x 5).
  */
 public final class OnnxPredictBenchmark {
 
@@ -61,17 +64,28 @@ public final class OnnxPredictBenchmark {
         int batch = args.length > 1 ? Integer.parseInt(args[1]) : 64;
         int inFlight = args.length > 2 ? Integer.parseInt(args[2]) : 2;
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 3;
-        int hidden = args.length > 4 ? Integer.parseInt(args[4]) : 4096;
+        String hiddens = args.length > 4 ? args[4] : "4096";
+        boolean datagen = "datagen".equals(System.getProperty("source", "pool"));
+        System.out.println("source: " + (datagen ? "SQL datagen connector" : "pooled rows (FLIP-27 source, chained)")
+                + "; table.exec.async-ml-predict.timeout: " + System.getProperty("operator-timeout", "Flink's default")
+                + "; batch-size " + batch + ", max-in-flight " + inFlight + ", " + rounds + " rounds, "
+                + Runtime.getRuntime().availableProcessors() + " cores");
+        for (String h : hiddens.split(",")) {
+            int hidden = Integer.parseInt(h.trim());
+            // about the same time per model: fewer rows for a heavier one, more for a lighter one
+            int n = (int) Math.max(rows / 4, Math.min((long) rows * 5, (long) rows * 4096 / hidden));
+            measure(hidden, n, batch, inFlight, rounds, datagen);
+        }
+    }
+
+    private static void measure(int hidden, int rows, int batch, int inFlight, int rounds, boolean datagen)
+            throws Exception {
         Path dir = Files.createTempDirectory("onnx-bench");
         Random random = new Random(1);
         Path model = OnnxModels.write(dir, "mlp.onnx", OnnxModels.mlp(matrix(random, IN, hidden), vector(random, hidden),
                 matrix(random, hidden, OUT), vector(random, OUT)));
-        System.out.printf("model: MLP %d -> %d (Relu) -> %d, %.2f MFLOP per row; batch-size %d, max-in-flight %d,"
-                + " %d rows, %d cores%n", IN, hidden, OUT, 2.0 * (IN * hidden + hidden * OUT) / 1e6, batch, inFlight, rows,
-                Runtime.getRuntime().availableProcessors());
-        boolean datagen = "datagen".equals(System.getProperty("source", "pool"));
-        System.out.println("source: " + (datagen ? "SQL datagen connector" : "pooled rows (FLIP-27 source, chained)")
-                + "; table.exec.async-ml-predict.timeout: " + System.getProperty("operator-timeout", "Flink's default"));
+        System.out.printf("%nmodel: MLP %d -> %d (Relu) -> %d, %.3f MFLOP per row, %d rows a run%n", IN, hidden, OUT,
+                2.0 * (IN * hidden + hidden * OUT) / 1e6, rows);
         List<Double> bare = new ArrayList<>();
         List<Double> quiet = new ArrayList<>();
         List<Double> sql = new ArrayList<>();
@@ -93,9 +107,11 @@ public final class OnnxPredictBenchmark {
                     + " rows/s (%.1f CPU us a row), ratio to the better loop %.2f%n", r + 1, b, q[0], q[1], s[0], s[1],
                     s[0] / Math.max(b, q[0]));
         }
+        double ratio = median(ratios);
         System.out.printf("median: bare loop %.0f rows/s (spinning off: %.0f, %.1f CPU us a row), ML_PREDICT %.0f rows/s"
-                + " (%.1f CPU us a row); median of the rounds' ratios %.2f%n", median(bare), median(quiet),
-                median(quietCpu), median(sql), median(sqlCpu), median(ratios));
+                + " (%.1f CPU us a row); median of the rounds' ratios %.2f (rounds %.2f to %.2f): goal 0.8 %s%n",
+                median(bare), median(quiet), median(quietCpu), median(sql), median(sqlCpu), ratio,
+                Collections.min(ratios), Collections.max(ratios), ratio >= 0.8 ? "met" : "not met");
     }
 
     /** CPU time of this JVM, all threads, in nanoseconds. */

@@ -1,6 +1,7 @@
 package io.flinkdevices.model.onnx;
 
 import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
+import io.flinkdevices.testkit.onnx.OnnxModels;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.Table;

@@ -1,4 +1,6 @@
-package io.flinkdevices.model.onnx;
+package io.flinkdevices.testkit.onnx;
+
+import org.apache.flink.annotation.Experimental;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -10,21 +12,32 @@ import java.nio.file.Path;
 
 /**
  * Writes small ONNX models with known weights, encoding ONNX's {@code ModelProto} protobuf by hand
- * (IR version 8, opset 13), so that no test downloads a model or needs the protobuf compiler.
- * Every model takes a batch of rows: its first dimension is the symbolic {@code batch}.
+ * (IR version 8, opset 13), so that no test or sample downloads a model or needs the protobuf
+ * compiler, and computes the same models in plain Java to check what a runtime returns. Every
+ * model takes a batch of rows: its first dimension is the symbolic {@code batch} (except {@link
+ * #fixedBatch()}).
+ *
+ * <pre>{@code
+ * Path file = OnnxModels.write(dir, "scorer.onnx", OnnxModels.linear(w, b));
+ * double[] expected = OnnxModels.linearInJava(x, w, b);
+ * }</pre>
  */
-final class OnnxModels {
+@Experimental
+public final class OnnxModels {
 
-    /** ONNX's TensorProto.DataType numbers. */
-    static final int FLOAT = 1;
-    static final int INT32 = 6;
-    static final int INT64 = 7;
-    static final int DOUBLE = 11;
+    /** ONNX's {@code TensorProto.DataType} number of float. */
+    public static final int FLOAT = 1;
+    /** ONNX's {@code TensorProto.DataType} number of int32. */
+    public static final int INT32 = 6;
+    /** ONNX's {@code TensorProto.DataType} number of int64. */
+    public static final int INT64 = 7;
+    /** ONNX's {@code TensorProto.DataType} number of double. */
+    public static final int DOUBLE = 11;
 
     private OnnxModels() {}
 
     /** {@code y = x W + b}: input {@code x} float [batch, k], output {@code y} float [batch, m]; {@code w} is k rows of m. */
-    static byte[] linear(float[][] w, float[] b) {
+    public static byte[] linear(float[][] w, float[] b) {
         int k = w.length;
         int m = b.length;
         Proto graph = new Proto()
@@ -39,7 +52,7 @@ final class OnnxModels {
     }
 
     /** {@code y = relu(x W1 + b1) W2 + b2}, x float [batch, k], y float [batch, m]. */
-    static byte[] mlp(float[][] w1, float[] b1, float[][] w2, float[] b2) {
+    public static byte[] mlp(float[][] w1, float[] b1, float[][] w2, float[] b2) {
         int k = w1.length;
         int h = b1.length;
         int m = b2.length;
@@ -63,7 +76,7 @@ final class OnnxModels {
      * One input per scalar type and one output each: {@code f2 = f * 2} (float [batch]), {@code d2 = d * 2}
      * (double [batch]), {@code i2 = i + i} (int32 [batch, 1]), {@code l2 = l + l} (int64 [batch]).
      */
-    static byte[] scalars() {
+    public static byte[] scalars() {
         Proto graph = new Proto()
                 .message(1, node("Add", new String[] {"f", "f"}, "f2"))
                 .message(1, node("Add", new String[] {"d", "d"}, "d2"))
@@ -82,7 +95,7 @@ final class OnnxModels {
     }
 
     /** {@code y = x W + b} with a fixed batch of 1: a model exported without a dynamic batch axis. */
-    static byte[] fixedBatch() {
+    public static byte[] fixedBatch() {
         Proto graph = new Proto()
                 .message(1, node("Add", new String[] {"x", "x"}, "y"))
                 .string(2, "fixed")
@@ -91,14 +104,15 @@ final class OnnxModels {
         return model(graph);
     }
 
-    static Path write(Path dir, String name, byte[] model) throws IOException {
+    /** Writes {@code model} to {@code dir/name} and returns that path. */
+    public static Path write(Path dir, String name, byte[] model) throws IOException {
         Path file = dir.resolve(name);
         Files.write(file, model);
         return file;
     }
 
     /** x W + b in plain Java, in double precision. */
-    static double[] linearInJava(float[] x, float[][] w, float[] b) {
+    public static double[] linearInJava(float[] x, float[][] w, float[] b) {
         double[] y = new double[b.length];
         for (int j = 0; j < b.length; j++) {
             double s = b[j];
@@ -111,7 +125,7 @@ final class OnnxModels {
     }
 
     /** relu(x W1 + b1) W2 + b2 in plain Java. */
-    static double[] mlpInJava(float[] x, float[][] w1, float[] b1, float[][] w2, float[] b2) {
+    public static double[] mlpInJava(float[] x, float[][] w1, float[] b1, float[][] w2, float[] b2) {
         double[] h = linearInJava(x, w1, b1);
         float[] r = new float[h.length];
         for (int i = 0; i < h.length; i++) {
@@ -123,7 +137,7 @@ final class OnnxModels {
     private static byte[] model(Proto graph) {
         return new Proto()
                 .varint(1, 8)
-                .string(2, "flink-devices-tests")
+                .string(2, "flink-devices-testkit")
                 .message(7, graph)
                 .message(8, new Proto().string(1, "").varint(2, 13))
                 .bytes();
