@@ -7,6 +7,7 @@ import io.flinkdevices.samples.fpga.FirJobOptions;
 import io.flinkdevices.samples.fpga.FirJobResult;
 import io.flinkdevices.samples.fpga.FirLocal;
 import io.flinkdevices.samples.fpga.OpenClDevices;
+import io.flinkdevices.samples.ml.MlPredictLocal;
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.process.ExternalCommand;
 import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
@@ -33,7 +34,9 @@ import java.util.Optional;
 /**
  * The main job: a local Flink cluster loads the NVIDIA driver plugin from a {@code plugins/}
  * folder, and a job's tasks print the GPUs they were given; the same for the AMD driver plugin
- * (compute partitions of this host's AMD GPUs, or of a fake MI300X host). Then, where this process sees an
+ * (compute partitions of this host's AMD GPUs, or of a fake MI300X host) and the RDMA driver plugin;
+ * SQL's {@code ML_PREDICT} over a small ONNX model on two simulated GPUs ({@link MlPredictLocal}).
+ * Then, where this process sees an
  * OpenCL platform, the FPGA sample job ({@link FirJob}) runs on a cluster whose TaskManager loads
  * flink-devices' OpenCL driver plugin, on the device that driver hands out; where it sees none (no
  * OpenCL loader, no platform), the job prints why and skips that part.
@@ -97,10 +100,11 @@ public final class DevicesJob {
         boolean gpuOk = runGpu(out);
         boolean amdOk = runAmd(out);
         boolean rdmaOk = runRdma(out);
+        boolean mlOk = MlPredictLocal.run(out);
         String fpgaOutcome = fpgaPart(fpga, out);
-        boolean ok = gpuOk && amdOk && rdmaOk && !FAILED.equals(fpgaOutcome);
+        boolean ok = gpuOk && amdOk && rdmaOk && mlOk && !FAILED.equals(fpgaOutcome);
         out.println();
-        out.println(summary(gpuOk, amdOk, rdmaOk, fpgaOutcome));
+        out.println(summary(gpuOk, amdOk, rdmaOk, mlOk, fpgaOutcome));
         return ok ? 0 : 1;
     }
 
@@ -108,10 +112,10 @@ public final class DevicesJob {
     private static final String SKIPPED = "skipped (no OpenCL here)";
 
     /** The main job's last line: every part's outcome and the exit status. */
-    static String summary(boolean gpu, boolean amd, boolean rdma, String fpga) {
-        boolean ok = gpu && amd && rdma && !FAILED.equals(fpga);
+    static String summary(boolean gpu, boolean amd, boolean rdma, boolean ml, String fpga) {
+        boolean ok = gpu && amd && rdma && ml && !FAILED.equals(fpga);
         return "Summary: NVIDIA " + outcome(gpu) + ", AMD " + outcome(amd) + ", RDMA " + outcome(rdma)
-                + ", FPGA (OpenCL) " + fpga + "; exit status " + (ok ? 0 : 1);
+                + ", ML_PREDICT " + outcome(ml) + ", FPGA (OpenCL) " + fpga + "; exit status " + (ok ? 0 : 1);
     }
 
     private static String outcome(boolean ok) {

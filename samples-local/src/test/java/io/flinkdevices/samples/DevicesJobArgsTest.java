@@ -64,15 +64,17 @@ class DevicesJobArgsTest {
         assertThat(usage)
                 .contains("every subtask of the NVIDIA, AMD and RDMA parts got its device")
                 .contains("the enrichment scored every")
+                .contains("ML_PREDICT returned every row once")
                 .contains("the FIR job filtered every sample correctly")
                 .contains("2  a bad option");
-        assertThat(DevicesJob.summary(true, true, true, "ok"))
-                .isEqualTo("Summary: NVIDIA ok, AMD ok, RDMA ok, FPGA (OpenCL) ok; exit status 0");
-        assertThat(DevicesJob.summary(true, true, false, "ok"))
-                .isEqualTo("Summary: NVIDIA ok, AMD ok, RDMA FAILED, FPGA (OpenCL) ok; exit status 1");
-        assertThat(DevicesJob.summary(true, true, true, "skipped (no OpenCL here)"))
-                .isEqualTo("Summary: NVIDIA ok, AMD ok, RDMA ok, FPGA (OpenCL) skipped (no OpenCL here); exit status 0");
-        assertThat(DevicesJob.summary(true, true, true, "FAILED")).endsWith("FPGA (OpenCL) FAILED; exit status 1");
+        assertThat(DevicesJob.summary(true, true, true, true, "ok"))
+                .isEqualTo("Summary: NVIDIA ok, AMD ok, RDMA ok, ML_PREDICT ok, FPGA (OpenCL) ok; exit status 0");
+        assertThat(DevicesJob.summary(true, true, false, true, "ok"))
+                .isEqualTo("Summary: NVIDIA ok, AMD ok, RDMA FAILED, ML_PREDICT ok, FPGA (OpenCL) ok; exit status 1");
+        assertThat(DevicesJob.summary(true, true, true, true, "skipped (no OpenCL here)"))
+                .isEqualTo("Summary: NVIDIA ok, AMD ok, RDMA ok, ML_PREDICT ok, FPGA (OpenCL) skipped (no OpenCL here); exit status 0");
+        assertThat(DevicesJob.summary(true, true, true, true, "FAILED")).endsWith("FPGA (OpenCL) FAILED; exit status 1");
+        assertThat(DevicesJob.summary(true, true, true, false, "ok")).contains("ML_PREDICT FAILED").endsWith("exit status 1");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.flinkdevices.samples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flinkdevices.samples.ml.MlPredictLocal;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
@@ -20,6 +21,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 class DevicesJobITCase {
+
+    @Test
+    @DisplayName("the main job's ML_PREDICT part: every row comes back once with the scores Java computes, in one line")
+    void mlPredictPart() throws Exception {
+        MlPredictLocal.Outcome outcome = MlPredictLocal.predict();
+        assertThat(outcome.rows).as(outcome.summary()).isEqualTo(1000);
+        assertThat(outcome.right).as(outcome.summary()).isEqualTo(1000);
+        assertThat(outcome.duplicates).as(outcome.summary()).isZero();
+        assertThat(outcome.ok()).isTrue();
+        assertThat(outcome.summary()).startsWith("ML_PREDICT ('provider' = 'onnx'").contains("1000 of 1000 rows back,"
+                + " 1000 with scores equal to x W + b computed in Java.").doesNotContain("\n");
+    }
 
     @Test
     @DisplayName("every subtask of the main job uses its own GPU from the NVIDIA driver plugin")
