@@ -129,6 +129,34 @@ class ToolOutputTest {
         }
 
         @Test
+        @DisplayName("any garbage (truncations of real output, random JSON-like text) is read or refused with a DeviceDriverException, never another exception")
+        void garbageOnlyEverRefused() {
+            java.util.Random random = new java.util.Random(42);
+            String alphabet = "{}[]\",:.-+eE0123456789 \n\\/tfnrulasu";
+            List<String> inputs = new java.util.ArrayList<>();
+            for (int cut = 0; cut <= CARDS.length(); cut++) {
+                inputs.add(CARDS.substring(0, cut));
+            }
+            for (int n = 0; n < 5000; n++) {
+                StringBuilder b = new StringBuilder();
+                for (int i = random.nextInt(40); i > 0; i--) {
+                    b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+                }
+                inputs.add(b.toString());
+            }
+            for (String text : inputs) {
+                try {
+                    ToolRecord root = ToolOutput.json(TOOL, text);
+                    root.optionalText("a.b"); // reading any field of any shape is checked, too
+                } catch (DeviceDriverException e) {
+                    assertThat(e.getMessage()).as("for input '%s'", text).startsWith(TOOL);
+                } catch (RuntimeException e) {
+                    throw new AssertionError("input '" + text + "' threw " + e, e);
+                }
+            }
+        }
+
+        @Test
         @DisplayName("64 levels are read")
         void deepestAccepted() throws Exception {
             String ok = "[".repeat(63) + "{\"a\": 1}" + "]".repeat(63);
