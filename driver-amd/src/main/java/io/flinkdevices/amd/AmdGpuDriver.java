@@ -118,9 +118,10 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
     /**
      * The units whose GPU or own render node is gone at start (what the monitor would call {@code
      * failed}), with the reason: never offered. RAS counts are judged against the first sample, so
-     * they fail a unit only while it runs.
+     * they fail a unit only while it runs. Units the sample calls {@code degraded} go into {@code
+     * degraded}: offered after every other one.
      */
-    private Map<String, String> failedAtStart(Map<String, List<AmdGpu>> units, List<AmdGpu> agents) {
+    private Map<String, String> failedAtStart(Map<String, List<AmdGpu>> units, List<AmdGpu> agents, Set<String> degraded) {
         Map<String, String> failed = new LinkedHashMap<>();
         if (monitorSysfs == null || !monitorSysfs.exists("class/drm") || !java.nio.file.Files.isDirectory(monitorDevRoot.resolve("dri"))) {
             return failed; // a host (or a test's fake tool) without DRM devices: nothing to judge by
@@ -153,6 +154,8 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         for (Map.Entry<String, io.flinkdevices.sdk.health.DeviceSample> e : samples.entrySet()) {
             if (e.getValue().health() == io.flinkdevices.sdk.health.HealthState.FAILED) {
                 failed.put(e.getKey(), e.getValue().reason());
+            } else if (e.getValue().health() == io.flinkdevices.sdk.health.HealthState.DEGRADED) {
+                degraded.add(e.getKey());
             }
         }
         return failed;
@@ -212,7 +215,8 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         }
         List<AmdGpu> agents = visible(distinct(backend.agents()));
         Map<String, List<AmdGpu>> units = units(agents);
-        Map<String, String> failed = failedAtStart(units, agents);
+        Set<String> degraded = new java.util.HashSet<>();
+        Map<String, String> failed = failedAtStart(units, agents, degraded);
         if (!failed.isEmpty()) {
             units.keySet().removeAll(failed.keySet());
             LOG.info("AMD GPU driver for {}: not offering {} whose health is failed: {}", amountKey, failed.keySet(), failed.values());
@@ -227,7 +231,18 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
                             + ". Lower " + amountKey + (units.isEmpty() ? "" : " to " + units.size()) + " or check the host"
                             + (unit == Unit.PARTITION ? " and its partition mode" : ""));
         }
-        List<String> ids = new ArrayList<>(units.keySet());
+        // a degraded unit works: handed out when nothing better is left, never before an ok one
+        List<String> ids = new ArrayList<>();
+        for (String id : units.keySet()) {
+            if (!degraded.contains(id)) {
+                ids.add(id);
+            }
+        }
+        for (String id : units.keySet()) {
+            if (degraded.contains(id)) {
+                ids.add(id);
+            }
+        }
         List<String> chosen =
                 coordinator == null ? ids.subList(0, (int) amount) : coordinator.allocate(ids, amount);
         if (coordinator != null) {

@@ -28,7 +28,8 @@ import java.util.Set;
  * {@code power1_average} (microwatts) where present, and the RAS counts of {@code
  * ras/<block>_err_count} ({@code ue: N} and {@code ce: N} lines). Health: a render node (under
  * {@code dev.root}) or device folder that vanished is {@code failed}, so is an uncorrectable RAS
- * count above the one seen at the first sample; a partition reports its parent GPU's health and
+ * count above the one seen at the first sample; a PCIe link narrower than the device's ({@code
+ * current_link_width} below {@code max_link_width}) is {@code degraded}; a partition reports its parent GPU's health and
  * metrics, and fails on its own render node vanishing too.
  */
 final class GpuSampler implements DeviceSampler {
@@ -144,6 +145,8 @@ final class GpuSampler implements DeviceSampler {
             ahead.add(dev + "gpu_busy_percent");
             ahead.add(dev + "mem_info_vram_used");
             ahead.add(dev + "mem_info_vram_total");
+            ahead.add(dev + "current_link_width");
+            ahead.add(dev + "max_link_width");
             try {
                 if (sys.exists(dev + "hwmon")) {
                     for (String h : sys.list(dev + "hwmon")) {
@@ -189,6 +192,8 @@ final class GpuSampler implements DeviceSampler {
             read(sys, dev + "gpu_busy_percent", texts);
             read(sys, dev + "mem_info_vram_used", texts);
             read(sys, dev + "mem_info_vram_total", texts);
+            read(sys, dev + "current_link_width", texts);
+            read(sys, dev + "max_link_width", texts);
             if (sys.exists(dev + "hwmon")) {
                 for (String h : sys.list(dev + "hwmon")) {
                     hw = dev + "hwmon/" + h + "/";
@@ -223,6 +228,17 @@ final class GpuSampler implements DeviceSampler {
                     "millidegrees Celsius");
             metric(b, "power_watts", values, sys, texts, hw + "power1_average", HostValues.MAX_WATTS * 1_000_000, 1_000_000.0,
                     "microwatts");
+        }
+        String current = texts.get(dev + "current_link_width");
+        String max = texts.get(dev + "max_link_width");
+        if (current != null && max != null) {
+            // PCIe widths: x1 to x32; a link trained narrower than the device can is a GPU that works, slower to feed
+            double now = values.number(sys.resolve(dev + "current_link_width").toString(), current, 0, 32, "lanes");
+            double most = values.number(sys.resolve(dev + "max_link_width").toString(), max, 0, 32, "lanes");
+            if (now > 0 && now < most) {
+                b.health(HealthState.DEGRADED, "GPU of " + id + ": PCIe link x" + (long) now + " of x" + (long) most
+                        + " (current_link_width below max_link_width: the link trained narrower)");
+            }
         }
         for (String f : rasFiles) {
             String block = metricName(f.substring(0, f.length() - "_err_count".length()));

@@ -35,11 +35,8 @@ class AmdDriverContractITCase extends DriverContractKit {
 
     @Override
     protected Map<String, String> paramsForHost(FakeHost host, int devices) {
+        // the fake drops the render node of the host's failed GPUs and narrows the PCIe link of its degraded ones
         FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(FakeAmdHost.Model.MI300X, devices).installOn(host);
-        // a GPU the host's faults call failed has lost its render node, as one the kernel dropped
-        for (int failed : host.failedDevices()) {
-            amd.removeRenderNode(failed);
-        }
         return Map.of(
                 "backend", "sysfs",
                 "sysfs.root", amd.sys().root().toString(),

@@ -90,6 +90,24 @@ class AmdMonitorTest {
     }
 
     @Test
+    @DisplayName("a GPU whose PCIe link trained narrower reads degraded, is handed out after the ok ones, and reads ok once the link is back at full width")
+    void narrowLinkIsDegraded() throws Exception {
+        FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 3).installOn(FakeHost.create(temp));
+        amd.linkWidth(0, 8);
+        List<ExternalResourceInfo> two = infos(amd, 2, "monitor.interval", "100 ms");
+        assertThat(two).extracting(i -> i.getProperty("health.device").orElseThrow())
+                .as("the degraded GPU 0 comes after every ok one").containsExactly(FakeAmdHost.pciAddress(1), FakeAmdHost.pciAddress(2));
+        List<ExternalResourceInfo> all = infos(amd, 3, "monitor.interval", "100 ms");
+        ExternalResourceInfo g0 = all.get(2);
+        assertThat(g0.getProperty("health.device")).contains(FakeAmdHost.pciAddress(0));
+        assertThat(g0.getProperty("health")).as("handed out when nothing better is left, never failed").contains("degraded");
+        assertThat(g0.getProperty("health.reason").orElseThrow()).contains("PCIe link x8 of x16");
+
+        amd.linkWidth(0, 16);
+        await("ok again", () -> g0.getProperty("health").equals(Optional.of("ok")));
+    }
+
+    @Test
     @DisplayName("garbage RAS counts, temperatures, power and busy figures are failed samples: degraded after three, never a failed GPU, the last good metric kept; a UE rise is seen once the counts read right")
     void garbageNumbers() throws Exception {
         FakeAmdHost.Installed amd = FakeAmdHost.builder().gpus(Model.MI300X, 1).installOn(FakeHost.create(temp));

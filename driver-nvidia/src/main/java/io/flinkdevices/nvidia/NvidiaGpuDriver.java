@@ -6,7 +6,9 @@ import io.flinkdevices.sdk.deploy.DraSelection;
 import io.flinkdevices.sdk.deploy.KubernetesResourceDecorator;
 import io.flinkdevices.sdk.deploy.YarnResourceDecorator;
 import io.flinkdevices.sdk.health.DeviceMonitor;
+import io.flinkdevices.sdk.health.DeviceSample;
 import io.flinkdevices.sdk.health.DeviceSampler;
+import io.flinkdevices.sdk.health.HealthState;
 import io.flinkdevices.sdk.health.MonitorSettings;
 import io.flinkdevices.sdk.info.GpuInfo;
 
@@ -25,7 +27,8 @@ import java.util.Set;
 
 /**
  * Hands a TaskManager {@code amount} NVIDIA GPUs (or MIG devices) found by its backend, in the
- * backend's order, through the device coordinator when coordination is on.
+ * backend's order (with monitoring on and a choice to make, degraded ones after every ok one),
+ * through the device coordinator when coordination is on.
  */
 final class NvidiaGpuDriver
         implements ExternalResourceDriver, KubernetesResourceDecorator, YarnResourceDecorator, AutoCloseable {
@@ -169,6 +172,9 @@ final class NvidiaGpuDriver
                             + ". Lower " + amountKey + " or check the host and its "
                             + VisibleDevices.ENV + ".");
         }
+        if (devices.size() > amount) {
+            devices = okFirst(devices);
+        }
         List<GpuInfo> chosen;
         if (coordinator == null) {
             chosen = devices.subList(0, (int) amount);
@@ -209,6 +215,55 @@ final class NvidiaGpuDriver
                 devices.size(),
                 describe(chosen));
         return Collections.unmodifiableSet(new LinkedHashSet<>(chosen));
+    }
+
+    /**
+     * {@code devices} with the degraded ones (clocks held down by the hardware) after every other
+     * one, and failed ones last, judged by one sample of the monitor's sampler: a degraded GPU
+     * works, so it is handed out when nothing better is left. Unchanged when monitoring is off or
+     * the sample fails (the order then is the backend's).
+     */
+    private List<GpuInfo> okFirst(List<GpuInfo> devices) throws DeviceDriverException {
+        if (monitorSettings == null || !monitorSettings.enabled()) {
+            return devices;
+        }
+        DeviceSampler sampler = NvidiaMonitors.sampler(backend, devices, xids);
+        if (sampler == null) {
+            return devices;
+        }
+        List<String> ids = new ArrayList<>();
+        for (GpuInfo d : devices) {
+            ids.add(backend.coordinationId(d));
+        }
+        Map<String, DeviceSample> samples;
+        try {
+            samples = sampler.sample(ids);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            LOG.info("NVIDIA GPU driver for {}: health before hand-out unknown, the backend's order kept: {}", amountKey, e.getMessage());
+            return devices;
+        } finally {
+            if (sampler instanceof NvmlSampler) {
+                ((NvmlSampler) sampler).close();
+            }
+        }
+        List<GpuInfo> ordered = new ArrayList<>();
+        for (HealthState state : HealthState.values()) {
+            for (int i = 0; i < devices.size(); i++) {
+                DeviceSample sample = samples.get(ids.get(i));
+                HealthState h = sample == null ? HealthState.OK : sample.health();
+                if (h == state) {
+                    ordered.add(devices.get(i));
+                    if (h != HealthState.OK) {
+                        LOG.info("NVIDIA GPU driver for {}: {} offered last, its health is {}: {}", amountKey, ids.get(i),
+                                h.value(), sample.reason());
+                    }
+                }
+            }
+        }
+        return ordered;
     }
 
     private static List<String> describe(List<GpuInfo> devices) {

@@ -121,7 +121,10 @@ public final class NvidiaGpuDriverFactory implements ExternalResourceDriverFacto
                 MetricDoc.of(NvidiaMetrics.POWER_USAGE, "`nvmlDeviceGetPowerUsage` / 1000 (`power.draw`)", "W"),
                 MetricDoc.of(NvidiaMetrics.ECC_SBE_VOL_TOTAL, "`nvmlDeviceGetTotalEccErrors(corrected, volatile)` (`ecc.errors.corrected.volatile.total`)", "errors since the driver loaded"),
                 MetricDoc.of(NvidiaMetrics.ECC_DBE_VOL_TOTAL, "`nvmlDeviceGetTotalEccErrors(uncorrected, volatile)` (`ecc.errors.uncorrected.volatile.total`)", "errors since the driver loaded"),
-                MetricDoc.of(NvidiaMetrics.XID_ERRORS, "the last critical Xid event (NVML only)", "Xid number, 0 for none"));
+                MetricDoc.of(NvidiaMetrics.XID_ERRORS, "the last critical Xid event (NVML only)", "Xid number, 0 for none"),
+                MetricDoc.of(NvidiaMetrics.CLOCK_THROTTLE_REASONS, "`nvmlDeviceGetCurrentClocksThrottleReasons`"
+                        + " (`clocks_throttle_reasons.active`); HW slowdown, thermal or power brake (0x8, 0x40, 0x80) makes the GPU degraded",
+                        "bitmask of nvmlClocksThrottleReason*"));
     }
 
     @Override

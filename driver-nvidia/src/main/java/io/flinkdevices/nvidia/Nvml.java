@@ -280,6 +280,13 @@ final class Nvml {
         return c.getValue();
     }
 
+    /** The clock throttle reasons now ({@code nvmlClocksThrottleReason*} bits). */
+    long throttleReasons(Pointer device) throws NvmlException {
+        LongByReference r = new LongByReference();
+        check("nvmlDeviceGetCurrentClocksThrottleReasons", lib.nvmlDeviceGetCurrentClocksThrottleReasons(device, r));
+        return r.getValue();
+    }
+
     int[] computeCapability(Pointer device) throws NvmlException {
         IntByReference major = new IntByReference();
         IntByReference minor = new IntByReference();

@@ -91,6 +91,8 @@ interface NvmlLibrary extends Library {
 
     int nvmlDeviceGetTotalEccErrors(Pointer device, int errorType, int counterType, LongByReference count);
 
+    int nvmlDeviceGetCurrentClocksThrottleReasons(Pointer device, LongByReference reasons);
+
     int nvmlDeviceGetCudaComputeCapability(Pointer device, IntByReference major, IntByReference minor);
 
     int nvmlDeviceGetMigMode(Pointer device, IntByReference current, IntByReference pending);

@@ -34,7 +34,9 @@ import java.util.Map;
  * device plugin); an event of one MIG instance fails only the MIG device of that GPU and compute
  * instance, an event of the whole GPU fails the GPU and all its MIG devices. A GPU that NVML
  * reports lost ({@code NVML_ERROR_GPU_IS_LOST}: fallen off the bus, removed) is failed. Single-bit
- * ECC events are counted, not failures.
+ * ECC events are counted, not failures. A GPU whose clocks the hardware holds down
+ * ({@code nvmlDeviceGetCurrentClocksThrottleReasons}: HW slowdown, thermal or power brake; see
+ * {@link NvidiaMetrics#HW_SLOWDOWN}) is {@code degraded} while it lasts.
  */
 final class NvmlSampler implements DeviceSampler {
 
@@ -224,6 +226,11 @@ final class NvmlSampler implements DeviceSampler {
                 if (t.mig != null) {
                     migMemory(t, b);
                 }
+                String slow = NvidiaMetrics.degraded(t.gpuUuid, metrics.get(NvidiaMetrics.CLOCK_THROTTLE_REASONS),
+                        "nvmlDeviceGetCurrentClocksThrottleReasons");
+                if (slow != null) {
+                    b.health(HealthState.DEGRADED, slow);
+                }
             }
             String failed = failures.get(id);
             if (failed != null) {
@@ -278,6 +285,13 @@ final class NvmlSampler implements DeviceSampler {
             try {
                 m.put(NvidiaMetrics.ECC_DBE_VOL_TOTAL, (double) v.unsignedCount("nvmlDeviceGetTotalEccErrors uncorrected volatile",
                         nvml.eccVolatile(t.gpu, NvmlLibrary.ECC_UNCORRECTED)));
+            } catch (NvmlException e) {
+                unlessUnsupported(e);
+            }
+            try {
+                // a bitmask of at most a few dozen bits: anything wider is garbage, a failed sample
+                m.put(NvidiaMetrics.CLOCK_THROTTLE_REASONS, v.number("nvmlDeviceGetCurrentClocksThrottleReasons",
+                        v.unsignedCount("nvmlDeviceGetCurrentClocksThrottleReasons", nvml.throttleReasons(t.gpu)), 0, 0xFFFFFFFFL, ""));
             } catch (NvmlException e) {
                 unlessUnsupported(e);
             }

@@ -29,12 +29,14 @@ import java.util.Map;
  * that is no number or beyond what a GPU can report ({@code NaN}, {@code -5}, {@code 1e308}, {@code
  * Infinity}, an ECC count of {@code 18446744073709551615}) or that nvidia-smi could not read
  * ({@code [Unknown Error]}) is a failed sample as well: never a metric, never a GPU failed for good.
+ * A GPU whose {@code clocks_throttle_reasons.active} bitmask (hexadecimal, {@code 0x0000000000000008})
+ * holds a hardware slowdown ({@link NvidiaMetrics#HW_SLOWDOWN}) is {@code degraded} while it lasts.
  */
 final class SmiSampler implements DeviceSampler {
 
     static final List<String> QUERY = List.of(
             "--query-gpu=uuid,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,"
-                    + "ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total",
+                    + "ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,clocks_throttle_reasons.active",
             "--format=csv,noheader,nounits");
     private static final String[] METRICS = {
         NvidiaMetrics.GPU_UTIL, NvidiaMetrics.MEM_COPY_UTIL, NvidiaMetrics.FB_USED, NvidiaMetrics.FB_TOTAL,
@@ -99,6 +101,10 @@ final class SmiSampler implements DeviceSampler {
                 if (failed != null) {
                     b.health(HealthState.FAILED, failed);
                 }
+                String slow = NvidiaMetrics.degraded(uuid, m.get(NvidiaMetrics.CLOCK_THROTTLE_REASONS), "clocks_throttle_reasons.active");
+                if (slow != null) {
+                    b.health(HealthState.DEGRADED, slow);
+                }
                 out.put(id, b.build());
             }
         }
@@ -131,8 +137,8 @@ final class SmiSampler implements DeviceSampler {
                 continue;
             }
             String[] f = line.split(",", -1);
-            if (f.length != METRICS.length + 1 || NvidiaSmiBackend.value(f[0]) == null) {
-                throw garbage(source, n, line, "expected " + (METRICS.length + 1) + " comma-separated fields starting with the UUID");
+            if (f.length != METRICS.length + 2 || NvidiaSmiBackend.value(f[0]) == null) {
+                throw garbage(source, n, line, "expected " + (METRICS.length + 2) + " comma-separated fields starting with the UUID");
             }
             String uuid = NvidiaSmiBackend.value(f[0]);
             HostValues values = HostValues.of(source, "GPU " + uuid);
@@ -151,12 +157,37 @@ final class SmiSampler implements DeviceSampler {
                 // metric, and never an ECC count that retires the GPU for good
                 m.put(METRICS[i], MAX[i] < 0 ? (double) values.count(FIELDS[i], v) : values.number(FIELDS[i], v, 0, MAX[i], UNITS[i]));
             }
+            String reasons = f[METRICS.length + 1];
+            if (NvidiaSmiBackend.halfThere(reasons)) {
+                throw new DeviceDriverException(source + ": " + THROTTLE + " of GPU " + uuid + " is '" + reasons.strip()
+                        + "'; expected a bitmask such as 0x0000000000000008 (nvidia-smi could not read it)");
+            }
+            if (NvidiaSmiBackend.value(reasons) != null) {
+                m.put(NvidiaMetrics.CLOCK_THROTTLE_REASONS, (double) bitmask(source, uuid, NvidiaSmiBackend.value(reasons)));
+            }
             out.put(uuid.toLowerCase(Locale.ROOT), m);
         }
         if (out.isEmpty()) {
             throw new DeviceDriverException(source + " listed no GPU; expected one line per GPU");
         }
         return out;
+    }
+
+    private static final String THROTTLE = "clocks_throttle_reasons.active";
+
+    /** nvidia-smi's hexadecimal bitmask ({@code 0x0000000000000008}); 0x0 to 0xFFFFFFFF, else a failed sample. */
+    private static long bitmask(String source, String uuid, String v) throws DeviceDriverException {
+        String hex = v.startsWith("0x") || v.startsWith("0X") ? v.substring(2) : "";
+        try {
+            long bits = hex.isEmpty() || hex.length() > 16 ? -1 : Long.parseUnsignedLong(hex, 16);
+            if (bits >= 0 && bits <= 0xFFFFFFFFL) {
+                return bits;
+            }
+        } catch (NumberFormatException e) {
+            // reported below, with the text
+        }
+        throw new DeviceDriverException(source + ": " + THROTTLE + " of GPU " + uuid + " is '"
+                + NvidiaSmiBackend.abbreviate(v, 40) + "'; expected a bitmask from 0x0 to 0xFFFFFFFF such as 0x0000000000000008");
     }
 
     private static DeviceDriverException garbage(String source, int n, String line, String why) {

@@ -261,22 +261,22 @@ class NvidiaBadInputTest {
                         .row("nvidia-smi compute_cap 0.5", () -> attempt(Map.of(), params("nvidia-smi.path",
                                         smiPrinting(oneGpu.replace(", 9.0, ", ", 0.5, ")).toString()), 1),
                                 P + "nvidia-smi.path", "compute_cap '0.5' is not like 9.0 (major 1 to 99)")
-                        .row("monitor: nvidia-smi temperature NaN", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, NaN, 90.50, 0, 0"),
+                        .row("monitor: nvidia-smi temperature NaN", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, NaN, 90.50, 0, 0, 0x0000000000000001"),
                                 P + "nvidia-smi.path", "temperature.gpu of GPU " + uuid0 + " is 'NaN'", "expected a number from 0 to 200 °C")
-                        .row("monitor: nvidia-smi temperature -5", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, -5, 90.50, 0, 0"),
+                        .row("monitor: nvidia-smi temperature -5", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, -5, 90.50, 0, 0, 0x0000000000000001"),
                                 "temperature.gpu of GPU " + uuid0 + " is '-5'", "expected a number from 0 to 200 °C")
-                        .row("monitor: nvidia-smi temperature 1e308", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, 1e308, 90.50, 0, 0"),
+                        .row("monitor: nvidia-smi temperature 1e308", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, 1e308, 90.50, 0, 0, 0x0000000000000001"),
                                 "temperature.gpu of GPU " + uuid0 + " is '1e308'", "expected a number from 0 to 200 °C")
-                        .row("monitor: nvidia-smi utilization Infinity", () -> smiSample(uuid0 + ", Infinity, 0, 1024, 81559, 35, 90.50, 0, 0"),
+                        .row("monitor: nvidia-smi utilization Infinity", () -> smiSample(uuid0 + ", Infinity, 0, 1024, 81559, 35, 90.50, 0, 0, 0x0000000000000001"),
                                 "utilization.gpu of GPU " + uuid0 + " is 'Infinity'", "expected a number from 0 to 100 %")
-                        .row("monitor: nvidia-smi power 1e308", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, 35, 1e308, 0, 0"),
+                        .row("monitor: nvidia-smi power 1e308", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, 35, 1e308, 0, 0, 0x0000000000000001"),
                                 "power.draw of GPU " + uuid0 + " is '1e308'", "expected a number from 0 to 10000 W")
-                        .row("monitor: nvidia-smi ECC count 18446744073709551615", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, 35, 90.50, 0, 18446744073709551615"),
+                        .row("monitor: nvidia-smi ECC count 18446744073709551615", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, 35, 90.50, 0, 18446744073709551615, 0x0000000000000001"),
                                 "ecc.errors.uncorrected.volatile.total of GPU " + uuid0 + " is '18446744073709551615'",
                                 "expected a whole number from 0 to 9223372036854775807")
-                        .row("monitor: nvidia-smi ECC count -5", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, 35, 90.50, -5, 0"),
+                        .row("monitor: nvidia-smi ECC count -5", () -> smiSample(uuid0 + ", 0, 0, 1024, 81559, 35, 90.50, -5, 0, 0x0000000000000001"),
                                 "ecc.errors.corrected.volatile.total of GPU " + uuid0 + " is '-5'", "expected a whole number from 0")
-                        .row("monitor: nvidia-smi field [Unknown Error]", () -> smiSample(uuid0 + ", 0, 0, [Unknown Error], 81559, 35, 90.50, 0, 0"),
+                        .row("monitor: nvidia-smi field [Unknown Error]", () -> smiSample(uuid0 + ", 0, 0, [Unknown Error], 81559, 35, 90.50, 0, 0, 0x0000000000000001"),
                                 "memory.used of GPU " + uuid0 + " is '[Unknown Error]'", "nvidia-smi could not read it")
                         .row("monitor: NVML event with all-ones type and data", () -> nvmlEvent(new NvmlEvent(null, -1L, -1L, -1, -1)),
                                 "an event of type 0xffffffffffffffff (data 18446744073709551615)", "expected one of the types registered")

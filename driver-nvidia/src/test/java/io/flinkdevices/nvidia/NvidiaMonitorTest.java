@@ -1,6 +1,7 @@
 package io.flinkdevices.nvidia;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flinkdevices.testkit.fake.FakeExecutable;
 import io.flinkdevices.testkit.fake.FakeHost;
@@ -94,6 +95,44 @@ class NvidiaMonitorTest {
         await("corrected ECC counted", reads(g0, "metric.ecc_sbe_vol_total", "1"));
         assertThat(g0.getProperty("health")).as("a single-bit ECC error is corrected: no failure").contains("ok");
         assertThat(gpus.get(1).getProperty("metric.gpu_util")).as("the other GPU").contains("0");
+    }
+
+    @Test
+    @DisplayName("a GPU whose clocks the hardware holds down (HW slowdown) reads degraded through NVML and nvidia-smi, is handed out after the ok ones, and reads ok once it ends")
+    void hwSlowdownIsDegraded() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 3).install(FakeHost.create(temp));
+        host.hwSlowdown(0, true);
+        String smi = host.smi().path().toString();
+        for (List<ExternalResourceInfo> two : List.of(viaNvml(host, 2),
+                infos(Map.of(), 2, "backend", "nvidia-smi", "nvidia-smi.path", smi, "monitor.interval", "100 ms"))) {
+            assertThat(two).extracting(i -> i.getProperty("health.device").orElseThrow())
+                    .as("GPU 0, degraded, comes after every ok one").containsExactly(FakeNvidiaHost.gpuUuid(1), FakeNvidiaHost.gpuUuid(2));
+            assertThat(two).extracting(i -> i.getProperty("metric.clock_throttle_reasons").orElseThrow()).containsOnly("1");
+        }
+        List<ExternalResourceInfo> degraded = new ArrayList<>();
+        for (List<ExternalResourceInfo> all : List.of(viaNvml(host, 3),
+                infos(Map.of(), 3, "backend", "nvidia-smi", "nvidia-smi.path", smi, "monitor.interval", "100 ms"))) {
+            ExternalResourceInfo g0 = all.stream().filter(i -> i.getProperty("health.device").equals(Optional.of(FakeNvidiaHost.gpuUuid(0))))
+                    .findFirst().orElseThrow();
+            degraded.add(g0);
+            assertThat(g0.getProperty("health")).as("handed out when nothing better is left, never failed").contains("degraded");
+            assertThat(g0.getProperty("health.reason").orElseThrow()).contains("clocks held down by the hardware", "0x9");
+        }
+        host.hwSlowdown(0, false);
+        for (ExternalResourceInfo g0 : degraded) {
+            await("ok again", reads(g0, "health", "ok"));
+        }
+    }
+
+    @Test
+    @DisplayName("nvidia-smi clock throttle reasons that are no bitmask (12, 0xZZ, over 32 bits) are failed samples, never a degraded GPU")
+    void garbageThrottleReasons() throws Exception {
+        for (String garbage : List.of("12", "0xZZ", "0x1FFFFFFFFF")) {
+            String line = FakeNvidiaHost.gpuUuid(0) + ", 0, 0, 1024, 81559, 35, 90.50, 0, 0, " + garbage + "\n";
+            assertThatThrownBy(() -> SmiSampler.parse(line, "nvidia-smi"))
+                    .hasMessageStartingWith("nvidia-smi: clocks_throttle_reasons.active of GPU " + FakeNvidiaHost.gpuUuid(0) + " is '" + garbage + "'")
+                    .hasMessageContaining("expected a bitmask from 0x0 to 0xFFFFFFFF");
+        }
     }
 
     @Test
@@ -276,7 +315,7 @@ class NvidiaMonitorTest {
 
     /** One line of the monitor's nvidia-smi query for GPU 0, with {@code temperature} and {@code dbe} as given. */
     private static String sampleLine(String utilization, String temperature, String dbe) {
-        return FakeNvidiaHost.gpuUuid(0) + ", " + utilization + ", 0, 1024, 81559, " + temperature + ", 90.50, 0, " + dbe + "\n";
+        return FakeNvidiaHost.gpuUuid(0) + ", " + utilization + ", 0, 1024, 81559, " + temperature + ", 90.50, 0, " + dbe + ", 0x0000000000000001\n";
     }
 
     @Test

@@ -57,7 +57,7 @@ class NvmlCheckTest {
     void disagrees() throws Exception {
         InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 1).install(FakeHost.create(temp));
         Path lib = NvmlStandIn.installOn(host);
-        host.smi().respondWith(FakeExecutable.Response.success(FakeNvidiaHost.gpuUuid(0) + ", 0, 0, 5000, 81559, 34, 70.50, 0, 0\n"));
+        host.smi().respondWith(FakeExecutable.Response.success(FakeNvidiaHost.gpuUuid(0) + ", 0, 0, 5000, 81559, 34, 70.50, 0, 0, 0x0000000000000001\n"));
         int[] rc = new int[1];
         String out = run(host, lib, rc);
         assertThat(out).contains("GPU 0 memory.used MiB   nvml 1.00       nvidia-smi 5000.00    FAIL", "NVML vs nvidia-smi: FAIL");

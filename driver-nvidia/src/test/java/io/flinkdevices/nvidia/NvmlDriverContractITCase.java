@@ -42,9 +42,6 @@ class NvmlDriverContractITCase extends NvidiaDriverContractITCase {
     @Override
     protected Map<String, String> paramsForHost(FakeHost host, int devices) throws Exception {
         InstalledNvidiaHost nvidia = FakeNvidiaHost.builder().gpus(FakeNvidiaHost.Model.H100_SXM_80GB, devices).install(host);
-        for (int failed : host.failedDevices()) {
-            nvidia.removeGpu(failed);
-        }
         Path library = NvmlStandIn.installOn(nvidia);
         synchronized (installed) {
             installed.put(host, nvidia);

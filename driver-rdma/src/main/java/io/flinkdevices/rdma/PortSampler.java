@@ -17,7 +17,8 @@ import java.util.Optional;
 
 /**
  * Samples the handed-out ports from sysfs, no process: {@code ports/<n>/state} and {@code
- * phys_state} for health (anything but ACTIVE/LinkUp is {@code failed}; back to both is recovery;
+ * phys_state} for health (ACTIVE with LinkErrorRecovery, a link that retrains after errors, is
+ * {@code degraded}; anything else but ACTIVE/LinkUp is {@code failed}; back to both is recovery;
  * a port or device folder that vanished is {@code failed}), and the counters of {@code
  * ports/<n>/counters/} as metrics. A counter or state number that is no such number is a failed
  * sample (counted in {@code monitor.errors}), never a metric or a failed port.
@@ -37,7 +38,8 @@ final class PortSampler implements DeviceSampler {
     /** What {@link #sample} publishes, for the reference page ({@code RdmaDriverFactory#metrics()}). */
     static final List<MetricDoc> METRICS = List.of(
             MetricDoc.of(PORT_STATE, "the number in `state`", "4 = ACTIVE, 1 = DOWN, 2 = INIT, 3 = ARMED"),
-            MetricDoc.of(PHYS_STATE, "the number in `phys_state`", "5 = LinkUp, 3 = Disabled, 2 = Polling"),
+            MetricDoc.of(PHYS_STATE, "the number in `phys_state`",
+                    "5 = LinkUp, 3 = Disabled, 2 = Polling, 6 = LinkErrorRecovery (degraded while ACTIVE)"),
             MetricDoc.of(COUNTERS.get(0), "`counters/port_rcv_data`", "4-octet words received (x 4 for bytes)"),
             MetricDoc.of(COUNTERS.get(1), "`counters/port_xmit_data`", "4-octet words sent (x 4 for bytes)"),
             MetricDoc.of(COUNTERS.get(2), "`counters/symbol_error`", "errors"),
@@ -112,7 +114,10 @@ final class PortSampler implements DeviceSampler {
         String physName = name(phys.get());
         number(values, sys.resolve(port + "state").toString(), state.get(), b, PORT_STATE);
         number(values, sys.resolve(port + "phys_state").toString(), phys.get(), b, PHYS_STATE);
-        if (!"ACTIVE".equals(stateName) || !"LinkUp".equals(physName)) {
+        if ("ACTIVE".equals(stateName) && RdmaPort.ERROR_RECOVERY.equals(physName)) {
+            b.health(HealthState.DEGRADED, "port " + id + " state ACTIVE but phys_state " + physName
+                    + ": the link retrains after errors (traffic flows, not well)");
+        } else if (!"ACTIVE".equals(stateName) || !"LinkUp".equals(physName)) {
             b.health(HealthState.FAILED, "port " + id + " state " + stateName + " (phys_state " + physName + ")");
         }
         for (Map.Entry<String, String> c : counters.entrySet()) {

@@ -25,7 +25,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Hands a TaskManager {@code amount} healthy RDMA ports that match the selectors, in sysfs order:
+ * Hands a TaskManager {@code amount} healthy RDMA ports that match the selectors, in sysfs order,
+ * degraded ones (ACTIVE while the link recovers from errors) after every healthy one:
  * exclusively (through the device coordinator when coordination is on) or shared (every
  * TaskManager of the host may get the same ports, as the shared device plugin hands them out).
  */
@@ -107,7 +108,14 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
                             + (offered.isEmpty() ? ". Change the selectors or check the ports"
                                     : ". Lower " + amountKey + " to " + offered.size() + ", or change the selectors"));
         }
-        List<String> ids = new ArrayList<>(offered.keySet());
+        List<String> ids = new ArrayList<>();
+        for (boolean degraded : new boolean[] {false, true}) {
+            for (RdmaPort p : offered.values()) {
+                if (p.degraded() == degraded) {
+                    ids.add(p.id());
+                }
+            }
+        }
         List<String> chosen = coordinator == null || shared ? ids.subList(0, (int) amount) : coordinator.allocate(ids, amount);
         if (coordinator != null && !shared) {
             synchronized (this) {

@@ -78,6 +78,18 @@ final class RdmaPort {
         return "ACTIVE".equals(state) && "LinkUp".equals(physState);
     }
 
+    /**
+     * Whether traffic flows, but not well: ACTIVE while the physical link is in {@value
+     * #ERROR_RECOVERY} (InfiniBand's PortPhysicalState 6: the link retrains after symbol errors and
+     * keeps its logical state). Offered after every healthy port, never quarantined.
+     */
+    boolean degraded() {
+        return "ACTIVE".equals(state) && ERROR_RECOVERY.equals(physState);
+    }
+
+    /** The physical state of a link that recovers from errors ({@code 6: LinkErrorRecovery}). */
+    static final String ERROR_RECOVERY = "LinkErrorRecovery";
+
     @Override
     public String toString() {
         return id() + " (" + linkLayer + ", " + state + "/" + physState + (rateGbps >= 0 ? ", " + rateGbps + " Gb/s" : "")

@@ -8,7 +8,8 @@ import java.util.regex.Pattern;
 /**
  * The operator's selectors, as the Kubernetes RDMA shared device plugin names them (device name
  * pattern, link layer, minimum rate, netdevs, PCI vendor and device ids), plus health: only ports
- * that are ACTIVE and LinkUp, with a GID of the wanted type, are offered. Each port that is not
+ * that are ACTIVE and LinkUp (or, degraded, ACTIVE and LinkErrorRecovery), with a GID of the wanted
+ * type, are offered. Each port that is not
  * offered gets the reason.
  */
 final class Selection {
@@ -63,8 +64,9 @@ final class Selection {
         if (!deviceIds.isEmpty() && (p.pciDevice == null || !deviceIds.contains(pciId(p.pciDevice)))) {
             return Optional.of("PCI device " + p.pciDevice + " is not one of pci.device-ids " + deviceIds);
         }
-        if (!p.healthy()) {
-            return Optional.of("port is " + p.state + "/" + p.physState + ", not ACTIVE/LinkUp");
+        if (!p.healthy() && !p.degraded()) {
+            return Optional.of("port is " + p.state + "/" + p.physState + ", not ACTIVE/LinkUp (nor ACTIVE/"
+                    + RdmaPort.ERROR_RECOVERY + ", offered last)");
         }
         if (p.rateGbps >= 0 && p.rateGbps < minRateGbps) {
             return Optional.of("rate " + p.rateGbps + " Gb/s is below min-rate " + minRateGbps + " Gb/s");

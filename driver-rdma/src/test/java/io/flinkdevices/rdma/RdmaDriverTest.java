@@ -72,6 +72,17 @@ class RdmaDriverTest {
     }
 
     @Test
+    @DisplayName("a port ACTIVE in LinkErrorRecovery (degraded) is offered after every healthy port, and handed out when nothing better is left")
+    void degradedPortComesLast() throws Exception {
+        FakeFileTree sys = host(FakeRdmaHost.builder().infiniband("mlx5_0", 200, true, true, true));
+        FakeRdmaHost.portDegraded(sys, "mlx5_0", 1);
+
+        assertThat(get(driver(sys), 2)).extracting(p -> p.getDevice() + "/" + p.getPort()).containsExactly("mlx5_0/2", "mlx5_0/3");
+        assertThat(get(driver(sys), 3)).extracting(p -> p.getDevice() + "/" + p.getPort())
+                .containsExactly("mlx5_0/2", "mlx5_0/3", "mlx5_0/1");
+    }
+
+    @Test
     @DisplayName("RoCE: the IPv4-mapped RoCE v2 GID is chosen over link-local and v1; gid.type roce-v1 picks v1; netdev reported")
     void roceGidChoice() throws Exception {
         FakeFileTree sys = host(FakeRdmaHost.builder().roce("mlx5_bond_0", "bond0", "10.1.2.3", 100));

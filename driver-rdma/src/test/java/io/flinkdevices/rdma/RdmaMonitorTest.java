@@ -92,6 +92,24 @@ class RdmaMonitorTest {
     }
 
     @Test
+    @DisplayName("a port whose link goes into LinkErrorRecovery while ACTIVE reads degraded, never failed, and ok once LinkUp again")
+    void linkErrorRecoveryIsDegraded() throws Exception {
+        FakeFileTree sys = FakeRdmaHost.builder().infiniband("mlx5_0", 200, true, true).installOn(FakeHost.create(temp));
+        List<ExternalResourceInfo> infos = FirstSample.await(driver(sys, "monitor.interval", "100 ms").retrieveResourceInfo(2));
+        ExternalResourceInfo second = infos.stream().filter(i -> i.getProperty("health.device").equals(Optional.of("mlx5_0/2")))
+                .findFirst().orElseThrow();
+
+        FakeRdmaHost.portDegraded(sys, "mlx5_0", 2);
+        await("degraded", () -> second.getProperty("health").equals(Optional.of("degraded")));
+        assertThat(second.getProperty("health.reason").orElseThrow())
+                .startsWith("port mlx5_0/2 state ACTIVE but phys_state LinkErrorRecovery");
+        assertThat(infos).filteredOn(i -> i != second).extracting(i -> i.getProperty("health").orElseThrow()).containsOnly("ok");
+
+        FakeRdmaHost.portUp(sys, "mlx5_0", 2);
+        await("ok again", () -> second.getProperty("health").equals(Optional.of("ok")));
+    }
+
+    @Test
     @DisplayName("a garbage counter (negative, over 64 bits, NaN) is a failed sample: counted, degraded after three, never a metric or a failed port, and counting resumes with good values")
     void garbageCounter() throws Exception {
         FakeFileTree sys = FakeRdmaHost.builder().infiniband("mlx5_0", 200, true).installOn(FakeHost.create(temp));

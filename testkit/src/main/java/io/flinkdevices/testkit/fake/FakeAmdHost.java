@@ -197,10 +197,13 @@ public final class FakeAmdHost {
 
         /**
          * Writes the sysfs and dev trees and installs {@code amd-smi} and {@code rocm-smi} on {@code
-         * host}; registers the host's {@link DeviceFaults}. On a host that {@link
+         * host}; registers the host's {@link DeviceFaults} (agent {@code i}: its render node
+         * vanishes; its GPU's PCIe link trains down to x8). On a host that {@link
          * FakeHost#leaveOutOptionalFields() leaves out optional fields}, sysfs has no {@code
          * product_name}, {@code mem_info_vram_total} or KFD {@code unique_id} (the tools still print
-         * every field).
+         * every field). The host's {@link FakeHost#failedDevices() failed} agents have no render
+         * node, its {@link FakeHost#degradedDevices() degraded} ones a GPU whose {@code
+         * current_link_width} is 8 of a {@code max_link_width} of 16.
          */
         public FakeAmdHost.Installed installOn(FakeHost host) {
             FakeFileTree sys = host.sys();
@@ -214,6 +217,7 @@ public final class FakeAmdHost {
                 dev.file("kfd", "");
             }
             int agent = 0;
+            List<String> gpuOfAgent = new ArrayList<>();
             for (int g = 0; g < gpus.size(); g++) {
                 AmdToolOutputs.Gpu gpu = gpus.get(g);
                 String pci = pciAddress(g);
@@ -235,6 +239,7 @@ public final class FakeAmdHost {
                                     + (sparse ? "" : "unique_id " + Long.parseUnsignedLong(uniqueId(g, p), 16) + "\n")
                                     + "num_xcc " + (gpu.model.xcds / gpu.partitions) + "\n");
                     String devDir = p == 0 ? pciDir : "devices/platform/amdgpu_xcp_" + (agent);
+                    gpuOfAgent.add(pciDir + "/");
                     if (!sparse) {
                         sys.file(devDir + "/mem_info_vram_total", Long.toString(gpu.partitioned() ? share : gpu.model.vramBytes));
                         sys.file(devDir + "/product_name", gpu.model.marketName);
@@ -246,6 +251,9 @@ public final class FakeAmdHost {
                         sys.file(devDir + "/mem_info_vram_used", "0");
                         sys.file(devDir + "/hwmon/hwmon" + g + "/temp1_input", "35000");
                         sys.file(devDir + "/hwmon/hwmon" + g + "/power1_average", "90000000");
+                        // the PCI core's link attributes: a degraded GPU's link trained narrower
+                        sys.file(devDir + "/current_link_width", Integer.toString(RenderNodeFaults.FULL_WIDTH));
+                        sys.file(devDir + "/max_link_width", Integer.toString(RenderNodeFaults.FULL_WIDTH));
                         for (String block : RAS_BLOCKS) {
                             sys.file(devDir + "/ras/" + block + "_err_count", "ue: 0\nce: 0\n");
                         }
@@ -270,7 +278,14 @@ public final class FakeAmdHost {
                     .exitCode(2)
                     .stderr("rocm-smi: error: unrecognized arguments\n"));
             Installed installed = new Installed(sys, dev, agents());
-            host.faults(new RenderNodeFaults(dev));
+            RenderNodeFaults faults = new RenderNodeFaults(dev, sys, gpuOfAgent);
+            for (int failed : host.failedDevices()) {
+                faults.inject(failed);
+            }
+            for (int degraded : host.degradedDevices()) {
+                faults.degrade(degraded);
+            }
+            host.faults(faults);
             return installed;
         }
 
@@ -344,6 +359,15 @@ public final class FakeAmdHost {
          */
         public Installed rasErrors(int gpu, String block, long uncorrectable, long correctable) {
             sys.file(gpuDir(gpu) + "ras/" + block + "_err_count", "ue: " + uncorrectable + "\nce: " + correctable + "\n");
+            return this;
+        }
+
+        /**
+         * Sets GPU {@code gpu}'s PCIe {@code current_link_width} ({@code max_link_width} is 16): below
+         * 16 the AMD driver reports the GPU {@code degraded}, as a link that trained narrower.
+         */
+        public Installed linkWidth(int gpu, int lanes) {
+            sys.file(gpuDir(gpu) + "current_link_width", Integer.toString(lanes));
             return this;
         }
 

@@ -64,7 +64,8 @@ public final class FakeNvidiaHost {
     public static final List<String> MONITOR_QUERY =
             List.of(
                     "--query-gpu=uuid,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,"
-                            + "power.draw,ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total",
+                            + "power.draw,ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,"
+                            + "clocks_throttle_reasons.active",
                     "--format=csv,noheader,nounits");
 
     /** The query of Flink 2.3.0's {@code nvidia-gpu-discovery.sh}. */
@@ -268,6 +269,11 @@ public final class FakeNvidiaHost {
             return sb.toString();
         }
 
+        /** Whether the host asked to leave optional fields out ({@link FakeHost#optionalFieldsLeftOut()}). */
+        boolean leavesOutOptionalFields() {
+            return optionalFieldsLeftOut;
+        }
+
         /** The GPUs' models, in index order. */
         List<Model> models() {
             return List.copyOf(models);
@@ -303,7 +309,8 @@ public final class FakeNvidiaHost {
         /**
          * Installs the fake {@code nvidia-smi} in {@code host}'s {@code bin/}; returns its path.
          * On a host that asks for it ({@link FakeHost#optionalFieldsLeftOut()}) the query prints
-         * {@code [N/A]} for memory, PCI bus id and compute capability.
+         * {@code [N/A]} for memory, PCI bus id and compute capability, and the stand-in NVML answers
+         * {@code NVML_ERROR_NOT_SUPPORTED} for the compute capability (NVML's one optional fact).
          */
         public Path installOn(FakeHost host) {
             return install(host).smi().path();

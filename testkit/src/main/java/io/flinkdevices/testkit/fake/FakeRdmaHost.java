@@ -87,6 +87,21 @@ public final class FakeRdmaHost {
         }
     }
 
+    /**
+     * Degrades a port while the host is in use, as a link with symbol errors does: {@code state}
+     * stays {@code 4: ACTIVE}, {@code phys_state} is {@code 6: LinkErrorRecovery} (InfiniBand's
+     * physical state of a link that retrains after errors), and {@code symbol_error} counts one
+     * more. The RDMA driver reports such a port {@code degraded} and offers it after healthy ones.
+     */
+    public static void portDegraded(FakeFileTree sys, String device, int port) {
+        synchronized (sys) {
+            String p = portPath(device, port);
+            sys.file(p + "state", "4: ACTIVE");
+            sys.file(p + "phys_state", "6: LinkErrorRecovery");
+            addToCounter(sys, device, port, "symbol_error", 1);
+        }
+    }
+
     /** Brings a port back: {@code 4: ACTIVE} and {@code 5: LinkUp}. */
     public static void portUp(FakeFileTree sys, String device, int port) {
         synchronized (sys) {
@@ -151,7 +166,10 @@ public final class FakeRdmaHost {
          * DeviceFaults} (device {@code i} is the i-th port, device by device); returns the tree
          * (the driver's {@code sysfs.root}). On a host that {@link
          * FakeHost#leaveOutOptionalFields() leaves out optional fields}, no device has a {@code
-         * node_guid} or a PCI {@code numa_node}.
+         * node_guid} or a PCI {@code numa_node}. The host's {@link FakeHost#failedDevices() failed}
+         * ports (the i-th port, device by device) are DOWN ({@link #portDown}), its {@link
+         * FakeHost#degradedDevices() degraded} ones ACTIVE in LinkErrorRecovery ({@link
+         * #portDegraded}).
          */
         public FakeFileTree installOn(FakeHost host) {
             FakeFileTree sys = host.sys();
@@ -200,7 +218,14 @@ public final class FakeRdmaHost {
                     }
                 }
             }
-            host.faults(new PortFaults(sys, ports()));
+            PortFaults faults = new PortFaults(sys, ports());
+            for (int failed : host.failedDevices()) {
+                faults.inject(failed);
+            }
+            for (int degraded : host.degradedDevices()) {
+                faults.degrade(degraded);
+            }
+            host.faults(faults);
             return sys;
         }
 
@@ -216,7 +241,10 @@ public final class FakeRdmaHost {
         }
     }
 
-    /** Device {@code i} is the i-th port, device by device: a fault takes it DOWN, recovery brings it back ACTIVE. */
+    /**
+     * Device {@code i} is the i-th port, device by device: a fault takes it DOWN, a degradation puts
+     * its link in error recovery, recovery brings it back ACTIVE and LinkUp.
+     */
     private static final class PortFaults implements DeviceFaults {
         private final FakeFileTree sys;
         private final List<String[]> ports;
@@ -240,6 +268,17 @@ public final class FakeRdmaHost {
         }
 
         @Override
+        public void degrade(int device) {
+            String[] p = port(device);
+            portDegraded(sys, p[0], Integer.parseInt(p[1]));
+        }
+
+        @Override
+        public boolean degrades() {
+            return true;
+        }
+
+        @Override
         public void recover(int device) {
             String[] p = port(device);
             portUp(sys, p[0], Integer.parseInt(p[1]));
@@ -247,7 +286,7 @@ public final class FakeRdmaHost {
 
         @Override
         public String describe() {
-            return "the port goes DOWN (and comes back ACTIVE on recovery)";
+            return "the port goes DOWN, or its link into LinkErrorRecovery while ACTIVE (and back to ACTIVE/LinkUp on recovery)";
         }
     }
 

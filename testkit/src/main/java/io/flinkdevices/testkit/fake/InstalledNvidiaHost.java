@@ -31,8 +31,8 @@ import java.util.Locale;
  * slow    &lt;ms nvmlInit_v2 takes&gt; (only after {@link #nvmlSlowStart})
  * crash   &lt;init|errorstring|sample&gt; &lt;segv|abort|exit|badpointer&gt; (only while {@link #nvmlCrashes} names one)
  * gpu     &lt;index&gt; &lt;uuid&gt; &lt;name&gt; &lt;pci bus id&gt; &lt;memory total B&gt; &lt;memory used B&gt; &lt;util %&gt; &lt;memory util %&gt;
- *         &lt;temperature C&gt; &lt;power mW&gt; &lt;ECC corrected&gt; &lt;ECC uncorrected&gt; &lt;cc major&gt; &lt;cc minor&gt;
- *         &lt;MIG capable 0|1&gt; &lt;MIG enabled 0|1&gt; &lt;lost 0|1&gt;
+ *         &lt;temperature C&gt; &lt;power mW&gt; &lt;ECC corrected&gt; &lt;ECC uncorrected&gt; &lt;cc major&gt; &lt;cc minor&gt; (both -1: not supported)
+ *         &lt;MIG capable 0|1&gt; &lt;MIG enabled 0|1&gt; &lt;lost 0|1&gt; &lt;clock throttle reasons (nvmlClocksThrottleReason* bits)&gt;
  * mig     &lt;gpu index&gt; &lt;device&gt; &lt;uuid&gt; &lt;profile&gt; &lt;GPU instance&gt; &lt;compute instance&gt; &lt;memory total B&gt; &lt;memory used B&gt;
  * event   &lt;sequence&gt; &lt;gpu index&gt; &lt;event type mask&gt; &lt;event data (the Xid)&gt; &lt;GPU instance&gt; &lt;compute instance&gt;
  * </pre>
@@ -41,7 +41,10 @@ import java.util.Locale;
  * whole GPU has both instance ids {@code 4294967295}.
  *
  * <p>Installing registers the host's {@link DeviceFaults} ({@link FakeHost#faults()}): GPU {@code
- * i} falls off the bus ({@link #removeGpu(int)}) and comes back ({@link #restoreGpu(int)}). A
+ * i} falls off the bus ({@link #removeGpu(int)}), its clocks are held down by the hardware ({@link
+ * #hwSlowdown(int, boolean)}: degraded), and it comes back ({@link #restoreGpu(int)}). The host's
+ * {@link FakeHost#failedDevices() failed} GPUs are off the bus from the start, its {@link
+ * FakeHost#degradedDevices() degraded} ones in HW slowdown. A
  * critical Xid is not that fault: under the NVIDIA device plugin, and under the driver's NVML
  * monitor, a GPU failed by an Xid stays failed until the process restarts, so no recovery could
  * follow it. Thread-safe.
@@ -49,6 +52,8 @@ import java.util.Locale;
 @PublicEvolving
 public final class InstalledNvidiaHost {
 
+    /** {@code nvmlClocksThrottleReasonHwSlowdown}: the hardware holds the clocks down (thermal, power brake). */
+    public static final long THROTTLE_HW_SLOWDOWN = 0x8L;
     /** {@code nvmlEventTypeSingleBitEccError}. */
     public static final long EVENT_SINGLE_BIT_ECC = 0x1L;
     /** {@code nvmlEventTypeDoubleBitEccError}. */
@@ -86,8 +91,19 @@ public final class InstalledNvidiaHost {
         this.gpus = gpus;
         this.nvmlDir = host.root().resolve("nvml");
         for (int i = 0; i < gpus.models().size(); i++) {
-            // util %, memory util %, memory used MiB, temperature C, power mW, ECC corrected, uncorrected
-            values.add(new long[] {0, 0, 1, 34, 70_500, 0, 0});
+            // util %, memory util %, memory used MiB, temperature C, power mW, ECC corrected, uncorrected,
+            // clock throttle reasons (0x1: GPU idle, as an unloaded GPU reports)
+            values.add(new long[] {0, 0, 1, 34, 70_500, 0, 0, 0x1});
+        }
+        for (int failed : host.failedDevices()) {
+            if (failed < values.size()) {
+                gpus.removed.add(failed);
+            }
+        }
+        for (int degraded : host.degradedDevices()) {
+            if (degraded < values.size()) {
+                values.get(degraded)[7] |= THROTTLE_HW_SLOWDOWN;
+            }
         }
         snapshot();
         this.smi = host.install(gpus.program().whenArguments(FakeNvidiaHost.MONITOR_QUERY, Response.success(metrics)));
@@ -129,6 +145,18 @@ public final class InstalledNvidiaHost {
         long[] v = values.get(check(gpu));
         v[3] = celsius;
         v[4] = milliwatts;
+        return changed();
+    }
+
+    /**
+     * GPU {@code gpu}'s clocks are held down by the hardware ({@code true}: {@link
+     * #THROTTLE_HW_SLOWDOWN} among its clock throttle reasons, as overheating or a power brake sets
+     * it) or no longer ({@code false}); both faces of the host report it (NVML's {@code
+     * nvmlDeviceGetCurrentClocksThrottleReasons}, nvidia-smi's {@code clocks_throttle_reasons.active}).
+     */
+    public synchronized InstalledNvidiaHost hwSlowdown(int gpu, boolean active) {
+        long[] v = values.get(check(gpu));
+        v[7] = active ? v[7] | THROTTLE_HW_SLOWDOWN : v[7] & ~THROTTLE_HW_SLOWDOWN;
         return changed();
     }
 
@@ -322,8 +350,8 @@ public final class InstalledNvidiaHost {
                 continue;
             }
             long[] v = values.get(i);
-            sb.append(String.format(Locale.ROOT, "%s, %d, %d, %d, %d, %d, %.2f, %d, %d", FakeNvidiaHost.gpuUuid(i),
-                    v[0], v[1], v[2], models.get(i).memoryMib(), v[3], v[4] / 1000.0, v[5], v[6])).append(gpus.eol());
+            sb.append(String.format(Locale.ROOT, "%s, %d, %d, %d, %d, %d, %.2f, %d, %d, 0x%016x", FakeNvidiaHost.gpuUuid(i),
+                    v[0], v[1], v[2], models.get(i).memoryMib(), v[3], v[4] / 1000.0, v[5], v[6], v[7])).append(gpus.eol());
         }
         metrics = sb.toString();
     }
@@ -344,13 +372,14 @@ public final class InstalledNvidiaHost {
         for (int i = 0; i < models.size(); i++) {
             FakeNvidiaHost.Model m = models.get(i);
             long[] v = values.get(i);
-            String[] cc = m.computeCap().split("\\.");
+            // NVML's one optional fact: the compute capability, unknown (-1) on a host that leaves optional fields out
+            String[] cc = gpus.leavesOutOptionalFields() ? new String[] {"-1", "-1"} : m.computeCap().split("\\.");
             List<String> migs = gpus.migProfiles(i);
             sb.append(String.join("\t", "gpu", Integer.toString(i), FakeNvidiaHost.gpuUuid(i), m.smiName(),
                     FakeNvidiaHost.pciBusId(i), Long.toString(m.memoryMib() << 20), Long.toString(v[2] << 20),
                     Long.toString(v[0]), Long.toString(v[1]), Long.toString(v[3]), Long.toString(v[4]),
                     Long.toString(v[5]), Long.toString(v[6]), cc[0], cc[1], m.migCapable() ? "1" : "0",
-                    migs.isEmpty() ? "0" : "1", gpus.removed.contains(i) ? "1" : "0")).append('\n');
+                    migs.isEmpty() ? "0" : "1", gpus.removed.contains(i) ? "1" : "0", Long.toString(v[7]))).append('\n');
             for (int d = 0; d < migs.size(); d++) {
                 long total = Long.parseLong(migs.get(d).replaceAll(".*\\.(\\d+)gb.*", "$1")) * 1000L << 20;
                 sb.append(String.join("\t", "mig", Integer.toString(i), Integer.toString(d), FakeNvidiaHost.migUuid(i, d),

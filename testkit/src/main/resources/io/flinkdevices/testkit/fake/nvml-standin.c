@@ -44,6 +44,7 @@ typedef struct device {
     unsigned int util, mem_util, temp, power_mw;
     unsigned long long ecc_corrected, ecc_uncorrected;
     int cc_major, cc_minor, mig_capable, mig_enabled, lost;
+    unsigned long long throttle; /* nvmlClocksThrottleReason* bits */
     unsigned int gi, ci;
     int mig_count;
     struct device *migs[MAX_MIGS];
@@ -175,6 +176,7 @@ static int reload(void) {
             g->mig_capable = atoi(field(&c));
             g->mig_enabled = atoi(field(&c));
             g->lost = atoi(field(&c));
+            g->throttle = strtoull(field(&c), NULL, 10);
             g->mig_count = mig_count;
         } else if (strcmp(kind, "mig") == 0) {
             int gi = atoi(field(&c));
@@ -445,8 +447,16 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(device_t *d, int errorType, int counter
     LEAVE(NVML_SUCCESS);
 }
 
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(device_t *d, unsigned long long *reasons) {
+    ENTER(d);
+    if (d->is_mig) LEAVE(NVML_ERROR_NOT_SUPPORTED);
+    *reasons = d->throttle;
+    LEAVE(NVML_SUCCESS);
+}
+
 nvmlReturn_t nvmlDeviceGetCudaComputeCapability(device_t *d, int *major, int *minor) {
     ENTER(d);
+    if (d->cc_major == -1 && d->cc_minor == -1) LEAVE(NVML_ERROR_NOT_SUPPORTED); /* a host that leaves optional fields out */
     *major = d->cc_major;
     *minor = d->cc_minor;
     LEAVE(NVML_SUCCESS);

@@ -62,7 +62,8 @@ class FakeNvidiaHostITCase {
             assertThat(r.stdout()).as("stdout of nvidia-smi %s", listing).isEqualTo("No devices were found\n");
             assertThat(r.exitCode()).as("exit code of nvidia-smi %s", listing).isEqualTo(6);
         }
-        assertThat(java.nio.file.Files.readString(gpus.nvmlState())).contains("\t1\n"); // lost
+        // lost 1, then the clock throttle reasons: 0x1, the GPU is idle
+        assertThat(java.nio.file.Files.readString(gpus.nvmlState())).endsWith("\t1\t1\n");
 
         // each query gets its own answer back, with exit code 0
         faults.recover(0);
@@ -71,8 +72,17 @@ class FakeNvidiaHostITCase {
         assertThat(run(smi, FakeNvidiaHost.MONITOR_QUERY).stdout()).startsWith(FakeNvidiaHost.gpuUuid(0) + ", 0, 0, 1, 15360, 34, 70.50");
         assertThat(run(smi, List.of("-L")).stdout()).isEqualTo("GPU 0: Tesla T4 (UUID: " + FakeNvidiaHost.gpuUuid(0) + ")\n");
         assertThat(run(smi, FakeNvidiaHost.FLINK_SCRIPT_QUERY).stdout()).isEqualTo("0\n");
-        assertThat(java.nio.file.Files.readString(gpus.nvmlState())).doesNotContain("\t1\n");
+        assertThat(java.nio.file.Files.readString(gpus.nvmlState())).endsWith("\t0\t1\n");
         assertThat(faults.describe()).contains("falls off the bus");
+
+        // degraded: HW slowdown (0x8) among the throttle reasons, on both faces, until it recovers
+        assertThat(faults.degrades()).isTrue();
+        faults.degrade(0);
+        assertThat(run(smi, FakeNvidiaHost.MONITOR_QUERY).stdout()).endsWith(", 0x0000000000000009\n");
+        assertThat(java.nio.file.Files.readString(gpus.nvmlState())).endsWith("\t0\t9\n");
+        faults.recover(0);
+        assertThat(run(smi, FakeNvidiaHost.MONITOR_QUERY).stdout()).endsWith(", 0x0000000000000001\n");
+        assertThat(java.nio.file.Files.readString(gpus.nvmlState())).endsWith("\t0\t1\n");
     }
 
     @Test
