@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The ten classes of bug third-party authors planted in a driver generated from the archetype
+ * The classes of bug third-party authors planted in a driver generated from the archetype
  * (issue "the contract kit catches every class of driver bug"), each as edits to the generated
  * {@code com.acme.npu} sources. An edit names the exact text it replaces, so a template change
  * that makes a mutant miss fails the mutation run instead of silently planting nothing.
@@ -14,6 +14,8 @@ final class ArchetypeMutants {
 
     static final String DRIVER = "src/main/java/com/acme/npu/NpuDriver.java";
     static final String FACTORY = "src/main/java/com/acme/npu/NpuDriverFactory.java";
+    static final String FAKE = "src/test/java/com/acme/npu/FakeNpuSmi.java";
+    static final String ARCHITECTURE_TEST = "src/test/java/com/acme/npu/NpuArchitectureTest.java";
 
     /** One replacement in one file; a {@code null} {@code old} writes a new file. */
     record Edit(String file, String old, String replacement) {}
@@ -96,6 +98,29 @@ final class ArchetypeMutants {
                             }
                         }
                         """))));
+        all.add(new Mutant("old-fake-failed-handed-out",
+                "hands out a device the tool reports failed, tested with a fake written for an older kit that lists every device ok",
+                List.of(new Edit(DRIVER, "} else if (health.get(d) == HealthState.DEGRADED) {", "} else if (health.get(d) != null) {"),
+                        new Edit(FAKE, "boolean failed = host.failedDevices().contains(i) || faulty.contains(i);",
+                                "boolean failed = faulty.contains(i);"),
+                        new Edit(FAKE, "boolean worn = host.degradedDevices().contains(i) || degraded.contains(i);",
+                                "boolean worn = degraded.contains(i);"))));
+        all.add(new Mutant("narrowed-architecture-root",
+                "the architecture test is narrowed to the factory's package, and a helper outside it (com.acme.npuutil) uses an sdk-api internal class",
+                List.of(new Edit(ARCHITECTURE_TEST, "DriverArchitectureRules.checkPlugin(NpuDriverFactory.class);",
+                                "DriverArchitectureRules.forRoot(\"com.acme.npu\").check(DriverArchitectureRules.pluginClasses(NpuDriverFactory.class));"),
+                        new Edit("src/main/java/com/acme/npuutil/NpuProperties.java", null, """
+                                package com.acme.npuutil;
+
+                                /** Formats device properties with the SDK's internal helper. */
+                                public final class NpuProperties {
+                                    private NpuProperties() {}
+
+                                    public static java.util.Map<String, String> of(String uuid) {
+                                        return new io.flinkdevices.sdk.internal.InfoProperties().put("uuid", uuid).freeze();
+                                    }
+                                }
+                                """))));
         return all;
     }
 

@@ -2,6 +2,7 @@ package io.flinkdevices.fpga;
 
 import io.flinkdevices.sdk.info.FpgaInfo;
 import io.flinkdevices.testkit.contract.BadParam;
+import io.flinkdevices.testkit.contract.DeviceBehavior;
 import io.flinkdevices.testkit.contract.DriverCapability;
 import io.flinkdevices.testkit.contract.DriverContractKit;
 import io.flinkdevices.testkit.fake.DeviceFaults;
@@ -71,6 +72,16 @@ class OpenClFpgaDriverContractTest extends DriverContractKit {
     @Override
     protected Function<ExternalResourceInfo, FpgaInfo> typedView() {
         return FpgaInfo::from;
+    }
+
+    /**
+     * OpenCL reports a device available or not (CL_DEVICE_AVAILABLE), nothing between, and every
+     * device query the driver makes is one each OpenCL device answers: the kit asserts that no
+     * board reads degraded and that none loses a key.
+     */
+    @Override
+    protected Set<DeviceBehavior> devicesWithout() {
+        return EnumSet.of(DeviceBehavior.DEGRADED_STATE, DeviceBehavior.OPTIONAL_FIELDS);
     }
 
     @Override

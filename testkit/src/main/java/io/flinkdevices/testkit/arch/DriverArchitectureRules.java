@@ -55,8 +55,8 @@ import static io.flinkdevices.testkit.arch.internal.DriverConditions.noTestkit;
  * driver is checked whatever its package, and each fails when there is no such class (a rule
  * checked against nothing proves nothing). {@link #checkPlugin} checks them all on every class a
  * driver module ships, whatever its package (what the archetype generates); {@link
- * #forRoot(String)} checks the same on the
- * classes of one named root package.
+ * #forRoot(String)} checks the same on every analysed class too, and that the named root package
+ * holds some of them.
  *
  * <p>Import production classes only. {@link MainClasses} does that also when the build directory
  * is moved ({@code -DbuildDir=/tmp/x}), where {@code ImportOption.DoNotIncludeTests} (whose
@@ -324,13 +324,15 @@ public final class DriverArchitectureRules {
     }
 
     /**
-     * Every driver rule, for the classes of the driver whose root package is {@code
-     * rootPackage} (for example {@code com.acme.sticks}; its subpackages included): no testkit,
-     * no sdk-api internals, programs only through the SDK, no other flink-devices driver,
-     * factories {@code public final} with a public no-argument constructor and outside {@code
-     * internal} packages, nothing under {@code org.apache.flink}. A root without any analysed
-     * class fails: a rule checked against nothing proves nothing (a typo in the root, or a test
-     * that imports the wrong folder).
+     * Every driver rule, for a driver whose root package is {@code rootPackage} (for example
+     * {@code com.acme.sticks}): no testkit, no sdk-api internals, no Hadoop, programs only through
+     * the SDK, no other flink-devices driver, factories {@code public final} with a public
+     * no-argument constructor and outside {@code internal} packages, nothing under {@code
+     * org.apache.flink}. The rules cover every analysed class outside sdk-api and the testkit,
+     * whatever the root: a root narrowed to one package ({@code com.acme.sticks.driver}) still
+     * checks the helper beside it ({@code com.acme.sticks.util}), as the plugin ships both. A root
+     * without any analysed class fails: a rule checked against nothing proves nothing (a typo in
+     * the root, or a test that imports the wrong folder).
      *
      * <pre>{@code
      * @AnalyzeClasses(locations = DriverArchitectureRules.MainClasses.class)
@@ -363,14 +365,24 @@ public final class DriverArchitectureRules {
                 others.add(driver);
             }
         }
-        return CompositeArchRule.of(noTestkit(noClasses().that().resideInAPackage(root)))
-                .and(noSdkInternals(noClasses().that().resideInAPackage(root)))
-                .and(noHadoop(noClasses().that().resideInAPackage(root)))
-                .and(noRawProcesses(classes().that().resideInAPackage(root)))
+        // every analysed class outside sdk-api and the testkit, whatever the root says: a root
+        // narrowed to one package must not let a helper beside it use what no plugin may
+        return CompositeArchRule.of(
+                        classes()
+                                .that()
+                                .resideInAPackage(root)
+                                .should()
+                                .resideInAPackage(root)
+                                .as("the root " + rootPackage + " holds the driver's classes")
+                                .because("a root without classes is a typo or the wrong folder imported"))
+                .and(noTestkit(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER)))
+                .and(noSdkInternals(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER)))
+                .and(noHadoop(noClasses().that().resideOutsideOfPackages(NOT_A_DRIVER)))
+                .and(noRawProcesses(classes().that().resideOutsideOfPackages(NOT_A_DRIVER)))
                 .and(
                         noClasses()
                                 .that()
-                                .resideInAPackage(root)
+                                .resideOutsideOfPackages(NOT_A_DRIVER)
                                 .should()
                                 .dependOnClassesThat()
                                 .resideInAnyPackage(others.toArray(new String[0]))
@@ -381,7 +393,7 @@ public final class DriverArchitectureRules {
                 .and(
                         classes()
                                 .that()
-                                .resideInAPackage(root)
+                                .resideOutsideOfPackages(NOT_A_DRIVER)
                                 .and()
                                 .implement(ExternalResourceDriverFactory.class)
                                 .and()
@@ -393,7 +405,7 @@ public final class DriverArchitectureRules {
                                 .andShould(haveAPublicNoArgConstructor())
                                 .andShould()
                                 .resideOutsideOfPackage("..internal..")
-                                // the other rules fail on a root without classes
+                                // the first rule fails on a root without classes
                                 .allowEmptyShould(true)
                                 .because(
                                         "Flink instantiates factories through ServiceLoader and"
@@ -401,11 +413,12 @@ public final class DriverArchitectureRules {
                 .and(
                         noClasses()
                                 .that()
-                                .resideInAPackage(root)
+                                .resideOutsideOfPackages(NOT_A_DRIVER)
                                 .should()
                                 .resideInAPackage("org.apache.flink..")
+                                .allowEmptyShould(true)
                                 .because("Flink loads org.apache.flink.* parent-first"))
-                .as("the driver rules of " + root);
+                .as("the driver rules of every class outside sdk-api and the testkit, root " + root);
     }
 
     /**

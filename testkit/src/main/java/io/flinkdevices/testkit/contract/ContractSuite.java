@@ -85,6 +85,20 @@ abstract class ContractSuite {
         }
     }
 
+    /** Whether the driver declares that its devices never show {@code behavior} ({@link DriverContractKit#devicesWithout()}). */
+    final boolean without(DeviceBehavior behavior) {
+        return kit.devicesWithout().contains(behavior);
+    }
+
+    /**
+     * The failure of a case whose host's fakes cannot describe {@code behavior}: what is missing
+     * first, then what to add to the fake, or to declare.
+     */
+    static org.opentest4j.AssertionFailedError cannotDescribe(DeviceBehavior behavior, String missing, String add) {
+        return new org.opentest4j.AssertionFailedError("fake host cannot describe " + missing + ": " + add
+                + "; or, if the devices have no such state, declare DeviceBehavior." + behavior.name() + " in devicesWithout()");
+    }
+
     /** A fresh host with {@code devices} devices, prepared by the kit's hook. */
     final PreparedHost host(int devices) throws Exception {
         return host(devices, h -> {});

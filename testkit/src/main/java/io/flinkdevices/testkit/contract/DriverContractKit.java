@@ -63,7 +63,10 @@ import java.util.function.Function;
  * failure reported is the one later ones follow from.
  *
  * <p>A case that does not apply to the driver (no fake program to make hang, a capability not
- * declared) is skipped with the reason. When a step that later cases build on fails (a driver for
+ * declared) is skipped with the reason. A case whose host's fakes cannot describe what it needs (a
+ * failed or degraded device, optional fields left out, a fault while monitored) fails, saying what
+ * to add to the fake, unless {@link #devicesWithout()} declares that the devices have no such
+ * state, which the case then asserts. When a step that later cases build on fails (a driver for
  * a healthy host, exactly {@code amount} devices from it), the first case that meets it says what
  * is wrong and the later ones say they follow from it.
  *
@@ -134,6 +137,22 @@ public abstract class DriverContractKit {
      * others are absent, so declare exactly what the driver does.
      */
     protected abstract Set<DriverCapability> capabilities();
+
+    /**
+     * What the driver's devices never show (see {@link DeviceBehavior}): none by default. A case
+     * that needs the host's fakes to describe a failed or degraded device, a device without its
+     * optional fields, or a fault while monitored fails, saying what to add to the fake, where the
+     * fakes cannot; a behaviour declared here turns that case into a check that the driver indeed
+     * never produces it. Declare exactly what the devices lack, for example for OpenCL, which
+     * reports a device available or not and nothing between:
+     *
+     * <pre>{@code
+     * protected Set<DeviceBehavior> devicesWithout() { return EnumSet.of(DeviceBehavior.DEGRADED_STATE); }
+     * }</pre>
+     */
+    protected Set<DeviceBehavior> devicesWithout() {
+        return java.util.EnumSet.noneOf(DeviceBehavior.class);
+    }
 
     /**
      * Wrong parameters the factory must reject, each naming its full key. Every parameter with a

@@ -8,10 +8,10 @@ import io.flinkdevices.testkit.contract.internal.Waiting;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.opentest4j.AssertionFailedError;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -94,9 +94,11 @@ public abstract class InfoContract extends ContractSuite {
      * host.optionalFieldsLeftOut()}), retrieves 2 devices.
      *
      * <p>Must hold: as for a complete host, every listed key has a non-blank value, no key is
-     * listed twice and an unlisted key has none. Skipped afterwards, with the reason, when the
-     * devices had the same keys as on a complete host (the fakes ignore the request), live keys
-     * left out: which of those have a value depends on the monitor's first sample, not the host.
+     * listed twice and an unlisted key has none. When the devices had the same keys as on a
+     * complete host (live keys left out: which of those have a value depends on the monitor's
+     * first sample, not the host), the fakes ignore the request: the case fails, saying what to
+     * add, unless the driver declares {@link DeviceBehavior#OPTIONAL_FIELDS} in {@code
+     * devicesWithout()}, which in turn fails when the devices do lose keys.
      */
     @Test
     @Order(2)
@@ -107,12 +109,18 @@ public abstract class InfoContract extends ContractSuite {
         assertKeysComplete(sparse);
         Set<String> sparseKeys = fixedKeys(sparse);
         Set<String> fullKeys = fixedKeys(infos(driver(host(2)), 2));
-        Assumptions.assumeFalse(
-                sparseKeys.equals(fullKeys),
-                "the devices had the same properties "
-                        + fullKeys
-                        + " with optional fields left out: the host's fakes ignore"
-                        + " FakeHost.optionalFieldsLeftOut(), or the driver has no optional field");
+        boolean same = sparseKeys.equals(fullKeys);
+        if (without(DeviceBehavior.OPTIONAL_FIELDS) && !same) {
+            Set<String> lost = new java.util.TreeSet<>(fullKeys);
+            lost.removeAll(sparseKeys);
+            throw new AssertionFailedError("declares DeviceBehavior.OPTIONAL_FIELDS, yet devices lose " + lost
+                    + " when their fields are left out: remove the declaration, its devices have optional fields");
+        }
+        if (same && !without(DeviceBehavior.OPTIONAL_FIELDS)) {
+            throw cannotDescribe(DeviceBehavior.OPTIONAL_FIELDS, "a device without its optional fields", "in paramsForHost, leave"
+                    + " out what the tool prints as N/A or omits when host.optionalFieldsLeftOut() (with"
+                    + " FakeHost.leaveOutOptionalFields() the devices kept every property " + fullKeys + ")");
+        }
     }
 
     /**

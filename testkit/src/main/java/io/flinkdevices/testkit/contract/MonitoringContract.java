@@ -160,8 +160,9 @@ public abstract class MonitoringContract extends ContractSuite {
      * change must show once two samples completed after the fault or the recovery (the first may
      * have started before it), whatever the machine's load; without the count, within 30 s (two
      * intervals are 0.4 s: the bound is for a loaded machine; how many intervals it took is in
-     * the message). Skipped, with the reason, when not declared or when the host's fakes register
-     * no {@link DeviceFaults}.
+     * the message). Skipped when not declared. Where the host's fakes register no {@link
+     * DeviceFaults} the case fails, saying what to add, unless the driver declares {@link
+     * DeviceBehavior#FAULTS_WHILE_MONITORED} (which a registered one contradicts).
      */
     @Test
     @Order(2)
@@ -169,8 +170,10 @@ public abstract class MonitoringContract extends ContractSuite {
     public void healthFollowsFaults() throws Exception {
         Assumptions.assumeTrue(declared(), "MONITORING is not declared");
         PreparedHost host = host(2);
-        Optional<DeviceFaults> faults = host.host.faults();
-        Assumptions.assumeTrue(faults.isPresent(), "the host's fakes register no DeviceFaults (FakeHost.faults(...)): no fault to inject");
+        Optional<DeviceFaults> faults = faults(host);
+        if (faults.isEmpty()) {
+            return; // DeviceBehavior.FAULTS_WHILE_MONITORED declared, and no fault registered: as declared
+        }
         Map<String, String> params = new HashMap<>(host.params);
         params.putAll(kit.monitorParams(INTERVAL));
         List<ExternalResourceInfo> infos = new ArrayList<>(infos(driver(host, params), 2));
@@ -207,9 +210,12 @@ public abstract class MonitoringContract extends ContractSuite {
      * listing's healths with devices by position shows device 0's {@code failed} on device 1);
      * after the fault exactly one reads {@code failed}; after the degradation exactly one reads
      * {@code degraded} and none {@code failed}; after each recovery both read {@code ok}; each
-     * within two samples. Skipped, with the reason, when not declared, when {@code maxDevices()} is
-     * under 3, when the host registers no {@link DeviceFaults}, or when its fakes describe a failed
-     * device 0 exactly as a healthy one.
+     * within two samples. Skipped when not declared or when {@code maxDevices()} is under 3. Fails,
+     * saying what to add to the fake, when the host registers no {@link DeviceFaults}, its fakes
+     * describe a failed device 0 exactly as a healthy one, or its faults do not degrade; unless the
+     * driver declares {@link DeviceBehavior#FAULTS_WHILE_MONITORED}, {@link
+     * DeviceBehavior#FAILED_STATE} (the case then runs on a healthy host) or {@link
+     * DeviceBehavior#DEGRADED_STATE} (no degradation; DeviceFaults that degrade contradict it).
      */
     @Test
     @Order(5)
@@ -218,18 +224,38 @@ public abstract class MonitoringContract extends ContractSuite {
         Assumptions.assumeTrue(declared(), "MONITORING is not declared");
         Assumptions.assumeTrue(kit.maxDevices() >= 3, "maxDevices() is under 3: no host with a failed first device and two more");
         PreparedHost healthyHost = host(3);
-        PreparedHost host = host(3, h -> h.failDevice(0));
-        Optional<DeviceFaults> faults = host.host.faults();
-        Assumptions.assumeTrue(faults.isPresent(), "the host's fakes register no DeviceFaults (FakeHost.faults(...)): no fault to inject");
-        Assumptions.assumeFalse(
-                FakesSnapshot.of(host.host, host.params).equals(FakesSnapshot.of(healthyHost.host, healthyHost.params)),
-                "the host's fakes describe a failed device 0 exactly as a healthy one: they ignore FakeHost.failedDevices()");
+        // where the devices have no failed state (declared), the case runs on a healthy host
+        boolean failedFirst = !without(DeviceBehavior.FAILED_STATE);
+        PreparedHost host = failedFirst ? host(3, h -> h.failDevice(0)) : healthyHost;
+        Optional<DeviceFaults> faults = faults(host);
+        if (faults.isEmpty()) {
+            return; // DeviceBehavior.FAULTS_WHILE_MONITORED declared, and no fault registered: as declared
+        }
+        if (failedFirst && FakesSnapshot.of(host.host, host.params).equals(FakesSnapshot.of(healthyHost.host, healthyHost.params))) {
+            throw cannotDescribe(DeviceBehavior.FAILED_STATE, "a failed device", "with FakeHost.failDevice(0) its fakes and parameters"
+                    + " equal a healthy host's; in paramsForHost, describe each device of host.failedDevices() as the vendor tool"
+                    + " reports a failed one");
+        }
+        boolean degrade = !without(DeviceBehavior.DEGRADED_STATE);
+        if (degrade && !faults.get().degrades()) {
+            throw cannotDescribe(DeviceBehavior.DEGRADED_STATE, "a degradation while monitored", "its DeviceFaults ("
+                    + faults.get().describe() + ") do not degrade; register DeviceFaults.tracking(description, (failed, degraded)"
+                    + " -> ...) showing the degraded devices as the vendor tool does");
+        }
+        if (!degrade && faults.get().degrades()) {
+            throw new AssertionFailedError("declares DeviceBehavior.DEGRADED_STATE, yet its DeviceFaults degrade ("
+                    + faults.get().describe() + "): remove the declaration, its devices do degrade");
+        }
         Map<String, String> params = new HashMap<>(host.params);
         params.putAll(kit.monitorParams(INTERVAL));
-        List<ExternalResourceInfo> infos = new ArrayList<>(infos(driver(host, params), 2));
+        // devices 1 and 2 of a host whose device 0 failed; all 3 of a healthy one
+        List<ExternalResourceInfo> infos = new ArrayList<>(infos(driver(host, params), failedFirst ? 2 : 3));
         Waiting.firstSamples(infos, PATIENCE);
         for (ExternalResourceInfo info : infos) {
             String h = info.getProperty(LiveProperties.KEY_HEALTH).orElse("(none)");
+            if (!failedFirst) {
+                break;
+            }
             if (!h.equals("ok")) {
                 throw new AssertionFailedError("health paired with the wrong device: a device handed out reads " + h
                         + " at once, though only device 0, not handed out, failed (" + LiveProperties.KEY_HEALTH_REASON + ": "
@@ -238,18 +264,36 @@ public abstract class MonitoringContract extends ContractSuite {
         }
         expect(infos, faults.get(), 2, true, "failed", h -> h.stream().filter("failed"::equals).count() == 1);
         expect(infos, faults.get(), 2, false, "ok", h -> h.stream().allMatch("ok"::equals));
-        if (faults.get().degrades()) {
+        if (degrade) {
             faults.get().degrade(1);
             OptionalLong from = samples(infos);
             String late = withinTwoSamples(infos, from, h -> h.contains("degraded") || h.contains("failed"));
             List<String> now = healths(infos);
             if (late != null || now.contains("failed") || now.stream().filter("degraded"::equals).count() != 1) {
                 throw new AssertionFailedError((now.contains("failed") ? "treats degraded as failed: " : "degraded not seen: ")
-                        + "device 1 degraded (" + faults.get().describe() + "), the two devices read " + now
+                        + "device 1 degraded (" + faults.get().describe() + "), the devices handed out read " + now
                         + (late == null ? "" : ", " + late));
             }
             expect(infos, faults.get(), 1, false, "ok", h -> h.stream().allMatch("ok"::equals));
         }
+    }
+
+    /**
+     * The host's {@link DeviceFaults}; empty only where the driver declares {@link
+     * DeviceBehavior#FAULTS_WHILE_MONITORED}, which a registered one contradicts.
+     */
+    private Optional<DeviceFaults> faults(PreparedHost host) {
+        Optional<DeviceFaults> faults = host.host.faults();
+        if (without(DeviceBehavior.FAULTS_WHILE_MONITORED) && faults.isPresent()) {
+            throw new AssertionFailedError("declares DeviceBehavior.FAULTS_WHILE_MONITORED, yet its fake host registers DeviceFaults ("
+                    + faults.get().describe() + "): remove the declaration, or the faults");
+        }
+        if (!without(DeviceBehavior.FAULTS_WHILE_MONITORED) && faults.isEmpty()) {
+            throw cannotDescribe(DeviceBehavior.FAULTS_WHILE_MONITORED, "a fault while monitored", "its fakes register no"
+                    + " DeviceFaults; in paramsForHost, call host.faults(DeviceFaults.tracking(...)) so that inject(i) makes device i"
+                    + " read failed");
+        }
+        return faults;
     }
 
     /** Injects (or recovers) {@code device}'s fault and fails, naming it, unless {@code seen} holds within two samples. */
@@ -263,7 +307,7 @@ public abstract class MonitoringContract extends ContractSuite {
         String late = withinTwoSamples(infos, samples(infos), seen);
         if (late != null) {
             throw new AssertionFailedError((inject ? "fault on device " + device + " (" + faults.describe() + ") not seen as "
-                    : "recovery of device " + device + " not seen as ") + what + ": the two devices read " + late);
+                    : "recovery of device " + device + " not seen as ") + what + ": the devices handed out read " + late);
         }
     }
 

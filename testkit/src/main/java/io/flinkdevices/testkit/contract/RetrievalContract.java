@@ -237,10 +237,12 @@ public abstract class RetrievalContract extends ContractSuite {
      * describe the failure at all.
      *
      * <p>Must hold: no info handed out has a {@code health} starting with {@code failed} or equal
-     * to {@code unhealthy}; asking for every device fails with an {@link Exception}. Skipped, with
-     * the reason, when the host's fakes describe no device as failed (they ignore {@code
-     * FakeHost.failedDevices()}: with health, every device read healthy; without, the failed
-     * host's fakes equal the healthy host's).
+     * to {@code unhealthy}; asking for every device fails with an {@link Exception}. Where the
+     * host's fakes describe no device as failed (they ignore {@code FakeHost.failedDevices()}: with
+     * health, every device read healthy; without, the failed host's fakes equal the healthy
+     * host's) the case fails, saying what to add, unless the driver declares {@link
+     * DeviceBehavior#FAILED_STATE} in {@code devicesWithout()}: then every device of that host must
+     * be handed out and none may read failed.
      */
     @Test
     @Order(7)
@@ -252,10 +254,23 @@ public abstract class RetrievalContract extends ContractSuite {
         Waiting.firstSamples(healthy, MonitoringContract.PATIENCE);
         boolean reportsHealth = healthy.stream().anyMatch(i -> i.getProperty(KEY_HEALTH).isPresent());
         PreparedHost host = host(n, h -> h.failDevice(0));
-        Assumptions.assumeTrue(
-                reportsHealth || !FakesSnapshot.of(host.host, host.params).equals(FakesSnapshot.of(healthyHost.host, healthyHost.params)),
-                "the driver reports no health and the host's fakes describe a failed device 0 exactly as a healthy one:"
-                        + " they ignore FakeHost.failedDevices(), so a failed device could not be tried");
+        boolean described = !FakesSnapshot.of(host.host, host.params).equals(FakesSnapshot.of(healthyHost.host, healthyHost.params));
+        if (without(DeviceBehavior.FAILED_STATE)) {
+            // the declaration is an assertion: nothing on such a host is failed, and all of it is handed out
+            Set<? extends ExternalResourceInfo> all = retrieve(driver(host), n).value("retrieveResourceInfo(" + n
+                    + ") on a host asked to fail device 0, of a driver whose devices have no failed state (DeviceBehavior.FAILED_STATE declared)");
+            Waiting.firstSamples(all, MonitoringContract.PATIENCE);
+            for (ExternalResourceInfo info : failedAmong(all)) {
+                throw new AssertionFailedError("declares DeviceBehavior.FAILED_STATE, yet hands out " + identity(info) + " with health "
+                        + info.getProperty(KEY_HEALTH).orElse("") + ": remove the declaration, its devices do fail");
+            }
+            return;
+        }
+        if (!reportsHealth && !described) {
+            throw cannotDescribe(DeviceBehavior.FAILED_STATE, "a failed device", "with FakeHost.failDevice(0) its fakes and parameters"
+                    + " equal a healthy host's; in paramsForHost, describe each device of host.failedDevices() as the vendor tool"
+                    + " reports a failed one");
+        }
         Attempt<Set<? extends ExternalResourceInfo>> every = retrieve(driver(host), n);
         if (every.succeeded() && !reportsHealth) {
             throw new AssertionError("handed out a failed device: retrieveResourceInfo(" + n + ") gave " + n
@@ -271,9 +286,13 @@ public abstract class RetrievalContract extends ContractSuite {
                             n,
                             infos)
                     .isEmpty();
-            Assumptions.abort(
-                    "the host's fakes described no device as failed: they ignore"
-                            + " FakeHost.failedDevices(), so a failed device could not be tried");
+            if (described) {
+                throw new AssertionFailedError("handed out a failed device: retrieveResourceInfo(" + n + ") gave every device, each"
+                        + " reading healthy, of a host whose fakes describe device 0 failed (FakeHost.failDevice(0))");
+            }
+            throw cannotDescribe(DeviceBehavior.FAILED_STATE, "a failed device", "with FakeHost.failDevice(0) its fakes and parameters"
+                    + " equal a healthy host's; in paramsForHost, describe each device of host.failedDevices() as the vendor tool"
+                    + " reports a failed one");
         }
         Set<? extends ExternalResourceInfo> rest =
                 retrieve(driver(host), n - 1)
@@ -296,9 +315,11 @@ public abstract class RetrievalContract extends ContractSuite {
      * its monitor's first sample.
      *
      * <p>Must hold: asking for every device succeeds; where the infos report health, none of the
-     * all-but-one reads {@code degraded}. Skipped, with the reason, when the host's fakes describe
-     * a degraded device exactly as an {@code ok} one (they ignore {@code
-     * FakeHost.degradedDevices()}: the fake files and parameters equal a healthy host's).
+     * all-but-one reads {@code degraded}. Where the host's fakes describe a degraded device exactly
+     * as an {@code ok} one (they ignore {@code FakeHost.degradedDevices()}: the fake files and
+     * parameters equal a healthy host's) the case fails, saying what to add, unless the driver
+     * declares {@link DeviceBehavior#DEGRADED_STATE} in {@code devicesWithout()}: then every device
+     * must be handed out and none may read degraded.
      */
     @Test
     @Order(8)
@@ -307,10 +328,24 @@ public abstract class RetrievalContract extends ContractSuite {
         int n = kit.maxDevices();
         PreparedHost healthyHost = host(n);
         PreparedHost host = host(n, h -> h.degradeDevice(0));
-        Assumptions.assumeFalse(
-                FakesSnapshot.of(host.host, host.params).equals(FakesSnapshot.of(healthyHost.host, healthyHost.params)),
-                "the host's fakes describe a degraded device 0 exactly as an ok one: they ignore FakeHost.degradedDevices(),"
-                        + " so a degraded device could not be tried");
+        if (without(DeviceBehavior.DEGRADED_STATE)) {
+            // the declaration is an assertion: every device is handed out and none reads degraded
+            Set<? extends ExternalResourceInfo> all = retrieve(driver(host), n).value("retrieveResourceInfo(" + n
+                    + ") on a host asked to degrade device 0, of a driver whose devices have no degraded state (DeviceBehavior.DEGRADED_STATE declared)");
+            Waiting.firstSamples(all, MonitoringContract.PATIENCE);
+            for (ExternalResourceInfo info : all) {
+                if (info.getProperty(KEY_HEALTH).orElse("").equals("degraded")) {
+                    throw new AssertionFailedError("declares DeviceBehavior.DEGRADED_STATE, yet " + identity(info)
+                            + " reads degraded: remove the declaration, its devices do degrade");
+                }
+            }
+            return;
+        }
+        if (FakesSnapshot.of(host.host, host.params).equals(FakesSnapshot.of(healthyHost.host, healthyHost.params))) {
+            throw cannotDescribe(DeviceBehavior.DEGRADED_STATE, "a degraded device", "with FakeHost.degradeDevice(0) its fakes and"
+                    + " parameters equal a healthy host's; in paramsForHost, describe each device of host.degradedDevices() as the"
+                    + " vendor tool reports a degraded one (throttled, a slow link)");
+        }
         Attempt<Set<? extends ExternalResourceInfo>> every = retrieve(driver(host), n);
         if (!every.succeeded()) {
             throw new AssertionFailedError("treats degraded as failed: retrieveResourceInfo(" + n + ") failed on a host whose"

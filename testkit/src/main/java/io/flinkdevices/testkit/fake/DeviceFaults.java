@@ -14,13 +14,16 @@ import java.util.function.Consumer;
  * after a fault (or to {@code degraded}, where the fake {@link #degrades()}) and back to {@code
  * ok} after recovery. A fake host that describes devices a
  * monitor samples registers its implementation with {@link FakeHost#faults(DeviceFaults)} when
- * it installs itself; the kit reads it with {@link FakeHost#faults()} and skips its fault case,
- * saying so, on a host without one.
+ * it installs itself; the kit reads it with {@link FakeHost#faults()} and fails its fault cases,
+ * saying what to add, on a host without one (unless the driver declares {@code
+ * DeviceBehavior.FAULTS_WHILE_MONITORED} absent).
  *
- * <p>The testkit's {@link FakeAmdHost} (a render node vanishes and comes back), {@link
- * FakeRdmaHost} (a port goes DOWN and comes back ACTIVE) and {@link FakeNvidiaHost} installed with
- * {@link FakeNvidiaHost.Builder#install(FakeHost)} or {@code installOn} (a GPU falls off the bus:
- * nvidia-smi and the stand-in NVML lose it, and it comes back) implement it. Implementations are thread-safe: the kit injects while the driver's monitor
+ * <p>The testkit's {@link FakeAmdHost} (a render node vanishes; degraded, the GPU's PCIe link
+ * trains down to x8), {@link FakeRdmaHost} (a port goes DOWN; degraded, its link is in
+ * LinkErrorRecovery while ACTIVE) and {@link FakeNvidiaHost} installed with {@link
+ * FakeNvidiaHost.Builder#install(FakeHost)} or {@code installOn} (a GPU falls off the bus:
+ * nvidia-smi and the stand-in NVML lose it; degraded, the hardware holds its clocks down) implement
+ * it, each with recovery. Implementations are thread-safe: the kit injects while the driver's monitor
  * thread reads the host.
  */
 @PublicEvolving

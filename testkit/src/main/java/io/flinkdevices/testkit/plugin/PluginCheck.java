@@ -49,7 +49,7 @@ import java.util.stream.Collectors;
  *       from Flink, so bundled copies are dead weight at best and a version clash at worst;
  *   <li>every class the driver's own code refers to can be loaded through the plugin class
  *       loader: it is bundled or comes parent-first from Flink. The driver's own code is what the
- *       factory reaches, class by class, within its package and subpackages. This catches a jar that forgot to bundle the flink-devices SDK or another
+ *       factory reaches, class by class, in any package but the SDK's (a sibling of the factory's package too). This catches a jar that forgot to bundle the flink-devices SDK or another
  *       dependency, which would otherwise fail only on a TaskManager.
  * </ul>
  *

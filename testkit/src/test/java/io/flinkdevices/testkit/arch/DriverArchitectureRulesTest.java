@@ -93,6 +93,16 @@ class DriverArchitectureRulesTest {
     }
 
     @Test
+    @DisplayName("a root narrowed to one package still checks every class the plugin ships: a helper beside it that uses sdk-api internals fails")
+    void narrowedRootChecksEveryClass() {
+        JavaClasses plugin = new ClassFileImporter().importClasses(AcmeTensorStickDriverFactory.class, AcmeStickProperties.class);
+        assertThatThrownBy(() -> DriverArchitectureRules.forRoot("io.flinkdevices.example.acme").check(plugin))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining(AcmeStickProperties.class.getName())
+                .hasMessageContaining("InfoProperties");
+    }
+
+    @Test
     @DisplayName("a driver that starts a program with ProcessBuilder instead of ExternalCommand fails")
     void rawProcessesFail() {
         JavaClasses raw = new ClassFileImporter().importClasses(AcmeSmiByProcessBuilder.class);

@@ -47,6 +47,10 @@ class DriverContractKitTest {
     private static volatile boolean launching;
     private static volatile ExternalResourceDriverFactory factory;
     private static volatile Set<DriverCapability> capabilities;
+    /** What the memory devices lack: no failed or degraded state at hand-out, no optional field. */
+    private static final Set<DeviceBehavior> MEMORY_DEVICES_LACK =
+            EnumSet.of(DeviceBehavior.FAILED_STATE, DeviceBehavior.DEGRADED_STATE, DeviceBehavior.OPTIONAL_FIELDS);
+    private static volatile Set<DeviceBehavior> without = MEMORY_DEVICES_LACK;
 
     @Test
     @DisplayName("passes a correct driver, skipping only the cases its host cannot exercise")
@@ -58,12 +62,9 @@ class DriverContractKitTest {
         assertThat(withStatus(results, TestExecutionResult.Status.ABORTED))
                 .as(
                         "cases skipped because the memory host has no fake program, its devices"
-                                + " no optional field and no health, MONITORING is not declared, and max is not set")
+                                + " MONITORING is not declared, and max is not set; not those its devices lack, as declared")
                 .containsExactlyInAnyOrder(
                         "max absent",
-                        "keysAreCompleteWithoutOptionalFields",
-                        "neverHandsOutAFailedDevice",
-                        "degradedDeviceComesLast",
                         "healthStaysWithItsDevice",
                         "failingTools",
                         "toolExitingNonZeroAfterOutput",
@@ -79,6 +80,46 @@ class DriverContractKitTest {
                         "healthFollowsFaults",
                         "hangingToolNeverBlocksARead",
                         "monitorGoesWithItsDriver");
+    }
+
+    @Test
+    @DisplayName("fails, saying what to add to the fake, where the host cannot describe what a case needs and the driver declares nothing")
+    void failsWhereTheFakeCannotDescribeAndNothingIsDeclared() {
+        without = EnumSet.noneOf(DeviceBehavior.class);
+        Map<String, TestExecutionResult> results;
+        try {
+            results = run(new MemoryDevicesFactory(Flaw.NONE).monitoring(), MONITORED);
+        } finally {
+            without = MEMORY_DEVICES_LACK;
+        }
+        assertThat(failed(results)).containsExactlyInAnyOrder("keysAreCompleteWithoutOptionalFields", "neverHandsOutAFailedDevice",
+                "degradedDeviceComesLast", "healthStaysWithItsDevice");
+        for (Map.Entry<String, String> e : Map.of(
+                "keysAreCompleteWithoutOptionalFields", "fake host cannot describe a device without its optional fields: ",
+                "neverHandsOutAFailedDevice", "fake host cannot describe a failed device: with FakeHost.failDevice(0)",
+                "degradedDeviceComesLast", "fake host cannot describe a degraded device: with FakeHost.degradeDevice(0)",
+                "healthStaysWithItsDevice", "fake host cannot describe a failed device: ").entrySet()) {
+            String message = results.get(e.getKey()).getThrowable().orElseThrow().getMessage();
+            assertThat(message).as(e.getKey()).startsWith(e.getValue());
+            assertThat(message.substring(0, 200)).as("%s names the bug and what to add within 200 characters", e.getKey())
+                    .contains("paramsForHost");
+            assertThat(message).as(e.getKey()).contains("or, if the devices have no such state, declare DeviceBehavior.");
+        }
+    }
+
+    @Test
+    @DisplayName("fails a driver that declares its devices lack a state the kit then sees")
+    void failsADeclarationTheDriverContradicts() {
+        without = EnumSet.allOf(DeviceBehavior.class);
+        Map<String, TestExecutionResult> results;
+        try {
+            results = run(new MemoryDevicesFactory(Flaw.NONE).monitoring(), MONITORED);
+        } finally {
+            without = MEMORY_DEVICES_LACK;
+        }
+        assertThat(failed(results)).contains("healthFollowsFaults");
+        assertThat(results.get("healthFollowsFaults").getThrowable().orElseThrow().getMessage())
+                .startsWith("declares DeviceBehavior.FAULTS_WHILE_MONITORED, yet its fake host registers DeviceFaults (");
     }
 
     @Test
@@ -386,6 +427,11 @@ class DriverContractKitTest {
         @Override
         protected Set<DriverCapability> capabilities() {
             return capabilities;
+        }
+
+        @Override
+        protected Set<DeviceBehavior> devicesWithout() {
+            return without;
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.flinkdevices.testkit.example;
 import io.flinkdevices.example.acme.AcmeTensorStickDriverFactory;
 import io.flinkdevices.sdk.info.AcceleratorInfo;
 import io.flinkdevices.testkit.contract.BadParam;
+import io.flinkdevices.testkit.contract.DeviceBehavior;
 import io.flinkdevices.testkit.contract.DriverCapability;
 import io.flinkdevices.testkit.contract.DriverContractKit;
 import io.flinkdevices.testkit.fake.FakeHost;
@@ -45,6 +46,12 @@ class AcmeDriverContractITCase extends DriverContractKit {
     @Override
     protected Function<ExternalResourceInfo, AcceleratorInfo> typedView() {
         return info -> AcceleratorInfo.from(info, "tensor-stick");
+    }
+
+    /** acme-smi says ok or failed, nothing between: the kit asserts no stick reads degraded. */
+    @Override
+    protected Set<DeviceBehavior> devicesWithout() {
+        return EnumSet.of(DeviceBehavior.DEGRADED_STATE);
     }
 
     @Override

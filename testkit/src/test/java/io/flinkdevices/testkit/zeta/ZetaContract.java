@@ -4,6 +4,7 @@ import io.flinkdevices.example.zeta.ZetaDriverFactory;
 import io.flinkdevices.sdk.info.AcceleratorInfo;
 import io.flinkdevices.sdk.info.DeviceAttribute;
 import io.flinkdevices.testkit.contract.BadParam;
+import io.flinkdevices.testkit.contract.DeviceBehavior;
 import io.flinkdevices.testkit.contract.DriverCapability;
 import io.flinkdevices.testkit.contract.DriverContractKit;
 import io.flinkdevices.testkit.fake.FakeHost;
@@ -36,6 +37,12 @@ abstract class ZetaContract extends DriverContractKit {
     @Override
     protected Function<ExternalResourceInfo, AcceleratorInfo> typedView() {
         return info -> AcceleratorInfo.from(info, "npu", NUMA_NODE);
+    }
+
+    /** zeta-smi and the sysfs health file say ok or failed, nothing between: the kit asserts no NPU reads degraded. */
+    @Override
+    protected Set<DeviceBehavior> devicesWithout() {
+        return EnumSet.of(DeviceBehavior.DEGRADED_STATE);
     }
 
     @Override

@@ -21,15 +21,17 @@ public final class PluginReferences {
 
     private PluginReferences() {}
 
+    /** The SDK's classes, which its own build checks; an optional path of it needs nothing in the plugin. */
+    private static final String SDK = "io.flinkdevices.sdk.";
+
     /**
-     * Every class the driver's own code refers to must load through the plugin class loader. The
-     * driver's own code is what the factory reaches, class by class, inside its own package and
-     * subpackages: a helper in that package that the factory never uses (a test utility, say) may
-     * refer to classes the plugin does not bundle without harm.
+     * Every class the driver's code refers to must load through the plugin class loader. The
+     * driver's code is every bundled class the factory reaches, class by class, in any package
+     * (the driver's root, a sibling package such as {@code com.acme.sticks.util}, a bundled
+     * library), but the SDK's: a class bundled but never reached (a test utility, say) may refer to
+     * classes the plugin does not bundle without harm.
      */
     public static void check(String factoryClassName, PluginContents contents, ClassLoader pluginLoader, List<String> problems) {
-        int dot = factoryClassName.lastIndexOf('.');
-        String ownPackage = dot < 0 ? "" : factoryClassName.substring(0, dot + 1);
         Map<String, String> missing = new TreeMap<>(); // referenced class -> first referrer
         Map<String, Boolean> loadable = new HashMap<>();
         Set<String> visited = new HashSet<>();
@@ -54,7 +56,7 @@ public final class PluginReferences {
                     continue;
                 }
                 if (contents.classes.contains(ref)) {
-                    if (ref.startsWith(ownPackage) && visited.add(ref)) {
+                    if (!ref.startsWith(SDK) && visited.add(ref)) {
                         queue.add(ref);
                     }
                     continue;
