@@ -24,7 +24,8 @@ import java.util.stream.Stream;
 
 /**
  * The shell commands the documentation shows name things that exist: every {@code bash} or {@code
- * sh} block of {@code README.md} and the pages under {@code docs/} is read line by line, and
+ * sh} block of {@code README.md}, the pages under {@code docs/} and the archive's {@code
+ * OPERATORS.md} is read line by line, and
  *
  * <ul>
  *   <li>{@code ./mvnw ... -pl <modules> ... -P<profile>}: each module is a folder of this build with
@@ -177,6 +178,7 @@ class DocCommandsTest {
     private static List<Path> pages() {
         List<Path> pages = new ArrayList<>();
         pages.add(REPO.resolve("README.md"));
+        pages.add(REPO.resolve("dist/src/main/dist/OPERATORS.md"));
         try (Stream<Path> s = Files.walk(REPO.resolve("docs"))) {
             pages.addAll(s.filter(p -> p.toString().endsWith(".md")).sorted().collect(Collectors.toList()));
         } catch (IOException e) {
@@ -185,9 +187,13 @@ class DocCommandsTest {
         return pages;
     }
 
-    /** The words of a command: quotes removed, optional parts {@code [...]} opened, after a {@code &&} or {@code ;} only the last command. */
+    /**
+     * The words of a command: quotes removed, optional parts {@code [...]} opened, a placeholder
+     * {@code <...>} one word, after a {@code &&} or {@code ;} only the last command.
+     */
     static List<String> words(String command) {
-        String c = command.replace("[", " ").replace("]", " ");
+        // a placeholder such as <your image> stands for one word
+        String c = command.replaceAll("<[^<>]*>", "PLACEHOLDER").replace("[", " ").replace("]", " ");
         String[] parts = c.split("&&|;|\\|\\|");
         c = parts[parts.length - 1];
         List<String> words = new ArrayList<>();
