@@ -7,6 +7,9 @@ import io.flinkdevices.sdk.health.HealthState;
 import io.flinkdevices.sdk.host.HostValues;
 import io.flinkdevices.sdk.process.ExternalCommand;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -34,10 +37,21 @@ import java.util.Map;
  */
 final class SmiSampler implements DeviceSampler {
 
+    private static final String FIELDS_WITHOUT_THROTTLE =
+            "uuid,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,"
+                    + "ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total";
     static final List<String> QUERY = List.of(
-            "--query-gpu=uuid,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,"
-                    + "ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,clocks_throttle_reasons.active",
-            "--format=csv,noheader,nounits");
+            "--query-gpu=" + FIELDS_WITHOUT_THROTTLE + ",clocks_throttle_reasons.active", "--format=csv,noheader,nounits");
+    /**
+     * The query for an nvidia-smi that refuses {@code clocks_throttle_reasons.active} (a release
+     * that knows it only as {@code clocks_event_reasons.active}): every metric but the slowdown,
+     * which then cannot make a GPU {@code degraded}.
+     */
+    static final List<String> QUERY_WITHOUT_THROTTLE = List.of("--query-gpu=" + FIELDS_WITHOUT_THROTTLE, "--format=csv,noheader,nounits");
+    /** What nvidia-smi prints (exit code 2) for a field it does not know. */
+    static final String UNKNOWN_FIELD = "is not a valid field to query";
+
+    private static final Logger LOG = LoggerFactory.getLogger(SmiSampler.class);
     private static final String[] METRICS = {
         NvidiaMetrics.GPU_UTIL, NvidiaMetrics.MEM_COPY_UTIL, NvidiaMetrics.FB_USED, NvidiaMetrics.FB_TOTAL,
         NvidiaMetrics.GPU_TEMP, NvidiaMetrics.POWER_USAGE, NvidiaMetrics.ECC_SBE_VOL_TOTAL, NvidiaMetrics.ECC_DBE_VOL_TOTAL
@@ -67,10 +81,25 @@ final class SmiSampler implements DeviceSampler {
         this.gpuOf = gpuOf;
     }
 
+    /** Whether this nvidia-smi knows {@code clocks_throttle_reasons.active}; false once it refused it. */
+    private volatile boolean throttleField = true;
+
     @Override
     public Map<String, DeviceSample> sample(Collection<String> ids) throws DeviceDriverException {
-        ExternalCommand.Result r = smi.run(QUERY);
-        String source = smi.describe() + " " + String.join(" ", QUERY);
+        boolean withThrottle = throttleField;
+        List<String> query = withThrottle ? QUERY : QUERY_WITHOUT_THROTTLE;
+        ExternalCommand.Result r = smi.run(query);
+        if (withThrottle && r.exitCode() != 0 && (r.stdout() + "\n" + r.stderrTail()).contains(UNKNOWN_FIELD)) {
+            // one release's name of a field is not the next one's: sample what this one knows
+            throttleField = false;
+            LOG.warn("{} refused clocks_throttle_reasons.active ({}); sampling without it from now on, so that a hardware"
+                            + " slowdown does not show as degraded through nvidia-smi",
+                    smi.describe(), NvidiaSmiBackend.abbreviate((r.stdout() + " " + r.stderrTail()).strip(), 200));
+            withThrottle = false;
+            query = QUERY_WITHOUT_THROTTLE;
+            r = smi.run(query);
+        }
+        String source = smi.describe() + " " + String.join(" ", query);
         if (r.exitCode() != 0 && listsNoGpu(r.stdout() + "\n" + r.stderrTail())) {
             return samples(ids, Map.of());
         }
@@ -78,7 +107,7 @@ final class SmiSampler implements DeviceSampler {
             throw new DeviceDriverException(source + " exited with code " + r.exitCode() + ": "
                     + NvidiaSmiBackend.abbreviate(r.stderrTail().strip(), 300));
         }
-        return samples(ids, parse(r.stdout(), source));
+        return samples(ids, parse(r.stdout(), source, withThrottle));
     }
 
     /** Whether nvidia-smi's words say it found no GPU at all (not that it could not look). */
@@ -129,6 +158,12 @@ final class SmiSampler implements DeviceSampler {
 
     /** The metrics by lower-case GPU UUID; {@code [N/A]} fields are left out. */
     static Map<String, Map<String, Double>> parse(String stdout, String source) throws DeviceDriverException {
+        return parse(stdout, source, true);
+    }
+
+    /** The same, for the query with or without {@code clocks_throttle_reasons.active}. */
+    static Map<String, Map<String, Double>> parse(String stdout, String source, boolean withThrottle) throws DeviceDriverException {
+        int fields = METRICS.length + (withThrottle ? 2 : 1);
         Map<String, Map<String, Double>> out = new HashMap<>();
         String[] lines = stdout.split("\r?\n|\r");
         for (int n = 0; n < lines.length; n++) {
@@ -137,8 +172,8 @@ final class SmiSampler implements DeviceSampler {
                 continue;
             }
             String[] f = line.split(",", -1);
-            if (f.length != METRICS.length + 2 || NvidiaSmiBackend.value(f[0]) == null) {
-                throw garbage(source, n, line, "expected " + (METRICS.length + 2) + " comma-separated fields starting with the UUID");
+            if (f.length != fields || NvidiaSmiBackend.value(f[0]) == null) {
+                throw garbage(source, n, line, "expected " + fields + " comma-separated fields starting with the UUID");
             }
             String uuid = NvidiaSmiBackend.value(f[0]);
             HostValues values = HostValues.of(source, "GPU " + uuid);
@@ -156,6 +191,10 @@ final class SmiSampler implements DeviceSampler {
                 // a garbage number (NaN, -5, 1e308, 18446744073709551615) is a failed sample, never a
                 // metric, and never an ECC count that retires the GPU for good
                 m.put(METRICS[i], MAX[i] < 0 ? (double) values.count(FIELDS[i], v) : values.number(FIELDS[i], v, 0, MAX[i], UNITS[i]));
+            }
+            if (!withThrottle) {
+                out.put(uuid.toLowerCase(Locale.ROOT), m);
+                continue;
             }
             String reasons = f[METRICS.length + 1];
             if (NvidiaSmiBackend.halfThere(reasons)) {
