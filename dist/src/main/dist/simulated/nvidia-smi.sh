@@ -41,8 +41,14 @@ case "${1:-}" in
       IFS=',' read -r n u name m p _cc mig <<<"${gpus[i]}"
       echo "$n,$u,$name,$m,$p,$mig"
     done ;;
+  --query-gpu=uuid,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,clocks_throttle_reasons.active)
+    # the monitor's sample: an idle GPU, 35 C, 72.5 W, no corrected ECC error, clocks not held down
+    for i in "${present[@]}"; do
+      IFS=',' read -r _n u _ <<<"${gpus[i]}"
+      echo "${u# }, 0, 0, 0, 81559, 35, 72.50, 0, ${ecc[i]}, 0x0000000000000000"
+    done ;;
   --query-gpu=uuid,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total)
-    # the monitor's sample: an idle GPU, 35 C, 72.5 W, no corrected ECC error
+    # the same, as the driver asks an nvidia-smi that does not know clocks_throttle_reasons.active
     for i in "${present[@]}"; do
       IFS=',' read -r _n u _ <<<"${gpus[i]}"
       echo "${u# }, 0, 0, 0, 81559, 35, 72.50, 0, ${ecc[i]}"
