@@ -17,9 +17,9 @@ public final class MetricDoc {
     private final String unit;
 
     private MetricDoc(String name, String source, String unit) {
-        this.name = requireText(name, "name");
-        this.source = requireText(source, "source");
-        this.unit = requireText(unit, "unit");
+        this.name = TableCell.of(name, "name");
+        this.source = TableCell.of(source, "source");
+        this.unit = TableCell.of(unit, "unit");
     }
 
     /**
@@ -47,15 +47,6 @@ public final class MetricDoc {
     /** The number's unit. */
     public String unit() {
         return unit;
-    }
-
-    private static String requireText(String value, String what) {
-        Objects.requireNonNull(value, what);
-        if (value.isBlank() || value.indexOf('\n') >= 0) {
-            throw new IllegalArgumentException(
-                    what + " must be one non-blank line (it becomes a table cell) but is '" + value + "'");
-        }
-        return value.strip();
     }
 
     @Override

@@ -27,9 +27,9 @@ public final class ParamDoc {
     private final String meaning;
 
     private ParamDoc(String key, String defaultValue, String meaning) {
-        this.key = requireText(key, "key");
-        this.defaultValue = requireText(defaultValue, "defaultValue");
-        this.meaning = requireText(meaning, "meaning");
+        this.key = TableCell.of(key, "key");
+        this.defaultValue = TableCell.of(defaultValue, "defaultValue");
+        this.meaning = TableCell.of(meaning, "meaning");
     }
 
     /**
@@ -65,15 +65,6 @@ public final class ParamDoc {
     /** What the parameter does and which values it takes. */
     public String meaning() {
         return meaning;
-    }
-
-    private static String requireText(String value, String what) {
-        Objects.requireNonNull(value, what);
-        if (value.isBlank() || value.indexOf('\n') >= 0) {
-            throw new IllegalArgumentException(
-                    what + " must be one non-blank line (it becomes a table cell) but is '" + value + "'");
-        }
-        return value.strip();
     }
 
     @Override
