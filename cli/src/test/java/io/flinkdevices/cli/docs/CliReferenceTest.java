@@ -1,6 +1,5 @@
 package io.flinkdevices.cli.docs;
 
-import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flinkdevices.cli.FlinkDevicesCli;
 import io.flinkdevices.cli.common.Environment;
@@ -10,8 +9,6 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -28,14 +25,7 @@ class CliReferenceTest {
     @Test
     @DisplayName("docs/reference/cli-usage.md is what every command's --help prints")
     void pageMatchesTheCommandTree() throws IOException {
-        String generated = render();
-        if (Boolean.getBoolean("flinkdevices.regenerate")) {
-            Files.writeString(PAGE, generated, StandardCharsets.UTF_8);
-        }
-        assertThat(Files.exists(PAGE)).as("%s exists (regenerate it: see this test's Javadoc)", PAGE).isTrue();
-        assertThat(Files.readString(PAGE, StandardCharsets.UTF_8))
-                .as("%s is stale: regenerate it with -Dflinkdevices.regenerate=true (see CliReferenceTest)", PAGE)
-                .isEqualTo(generated);
+        GeneratedPage.check(PAGE, render(), CliReferenceTest.class);
     }
 
     static String render() {

@@ -25,8 +25,6 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -88,14 +86,7 @@ class ParameterReferenceTest {
     @Test
     @DisplayName("docs/reference/parameters.md is what the drivers' parameter and metric lists say")
     void pageMatchesTheCode() throws IOException {
-        String generated = render();
-        if (Boolean.getBoolean("flinkdevices.regenerate")) {
-            Files.writeString(PAGE, generated, StandardCharsets.UTF_8);
-        }
-        assertThat(Files.exists(PAGE)).as("%s exists (regenerate it: see this test's Javadoc)", PAGE).isTrue();
-        assertThat(Files.readString(PAGE, StandardCharsets.UTF_8))
-                .as("%s is stale: regenerate it with -Dflinkdevices.regenerate=true (see ParameterReferenceTest)", PAGE)
-                .isEqualTo(generated);
+        GeneratedPage.check(PAGE, render(), ParameterReferenceTest.class);
     }
 
     @ParameterizedTest(name = "{0} lists every key it accepts")
