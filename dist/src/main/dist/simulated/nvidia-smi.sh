@@ -34,6 +34,9 @@ if [[ ${#present[@]} -eq 0 ]]; then
   exit 6
 fi
 case "${1:-}" in
+  --query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,mig.mode.current,clocks_throttle_reasons.active)
+    # the listing, with clocks not held down
+    for i in "${present[@]}"; do echo "${gpus[i]}, 0x0000000000000000"; done ;;
   --query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,mig.mode.current)
     for i in "${present[@]}"; do echo "${gpus[i]}"; done ;;
   --query-gpu=index,uuid,name,memory.total,pci.bus_id,mig.mode.current)

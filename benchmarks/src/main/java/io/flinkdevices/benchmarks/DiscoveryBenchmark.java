@@ -47,7 +47,8 @@ import java.util.stream.Collectors;
  * </ul>
  *
  * <p>Every driver sees the same fake {@code nvidia-smi} (a POSIX {@code sh} script listing 8 H100
- * GPUs, answering both Flink's {@code --query-gpu=index} and our full query); Flink's script
+ * GPUs, answering Flink's {@code --query-gpu=index}, our listing with the throttle reasons, and the query
+ * without them of builds before they were read in the listing); Flink's script
  * finds it on the {@code PATH}, so the measurement runs in a child JVM whose {@code PATH} starts
  * with the fake's folder. Iterations are interleaved (one of each implementation in turn) so that
  * load from other processes hits every row alike; the coordination file is emptied, untimed,
@@ -70,7 +71,8 @@ public final class DiscoveryBenchmark {
     /** The query our driver makes (FakeNvidiaHost.QUERY). */
     static final List<String> QUERY =
             List.of(
-                    "--query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,mig.mode.current",
+                    "--query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,mig.mode.current,"
+                            + "clocks_throttle_reasons.active",
                     "--format=csv,noheader,nounits");
 
     private DiscoveryBenchmark() {}
@@ -574,6 +576,9 @@ public final class DiscoveryBenchmark {
                         + "case \"$1\" in\n"
                         + "  --query-gpu=index) printf '"
                         + indexes
+                        + "' ;;\n"
+                        + "  --query-gpu=*clocks_throttle_reasons.active) printf '"
+                        + full.toString().replace(", Disabled\\n", ", Disabled, 0x0000000000000001\\n")
                         + "' ;;\n"
                         + "  --query-gpu=*) printf '"
                         + full

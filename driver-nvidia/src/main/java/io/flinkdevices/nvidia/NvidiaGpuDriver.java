@@ -219,21 +219,28 @@ final class NvidiaGpuDriver
 
     /**
      * {@code devices} with the degraded ones (clocks held down by the hardware) after every other
-     * one, and failed ones last, judged by one sample of the monitor's sampler: a degraded GPU
-     * works, so it is handed out when nothing better is left. Unchanged when monitoring is off or
-     * the sample fails (the order then is the backend's).
+     * one, and failed ones last: a degraded GPU works, so it is handed out when nothing better is
+     * left. Judged by the listing itself where it read the throttle reasons (nvidia-smi: no second
+     * run), else by one sample of the monitor's sampler (NVML: no process). Unchanged when
+     * monitoring is off or the sample fails (the order then is the backend's).
      */
     private List<GpuInfo> okFirst(List<GpuInfo> devices) throws DeviceDriverException {
         if (monitorSettings == null || !monitorSettings.enabled()) {
             return devices;
         }
-        DeviceSampler sampler = NvidiaMonitors.sampler(backend, devices, xids);
-        if (sampler == null) {
-            return devices;
-        }
         List<String> ids = new ArrayList<>();
         for (GpuInfo d : devices) {
             ids.add(backend.coordinationId(d));
+        }
+        Backend found = NvidiaMonitors.effective(backend);
+        Map<String, DeviceSample> listed = found instanceof NvidiaSmiBackend ? ((NvidiaSmiBackend) found).listedHealth(ids) : null;
+        return listed != null ? ordered(devices, ids, listed) : sampled(devices, ids);
+    }
+
+    private List<GpuInfo> sampled(List<GpuInfo> devices, List<String> ids) throws DeviceDriverException {
+        DeviceSampler sampler = NvidiaMonitors.sampler(backend, devices, xids);
+        if (sampler == null) {
+            return devices;
         }
         Map<String, DeviceSample> samples;
         try {
@@ -249,6 +256,10 @@ final class NvidiaGpuDriver
                 ((NvmlSampler) sampler).close();
             }
         }
+        return ordered(devices, ids, samples);
+    }
+
+    private List<GpuInfo> ordered(List<GpuInfo> devices, List<String> ids, Map<String, DeviceSample> samples) {
         List<GpuInfo> ordered = new ArrayList<>();
         for (HealthState state : HealthState.values()) {
             for (int i = 0; i < devices.size(); i++) {

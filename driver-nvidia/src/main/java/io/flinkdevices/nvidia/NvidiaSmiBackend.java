@@ -2,6 +2,8 @@ package io.flinkdevices.nvidia;
 
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.config.DriverParams;
+import io.flinkdevices.sdk.health.DeviceSample;
+import io.flinkdevices.sdk.health.HealthState;
 import io.flinkdevices.sdk.host.HostValues;
 import io.flinkdevices.sdk.host.ToolOutput;
 import io.flinkdevices.sdk.host.ToolRecord;
@@ -17,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -27,15 +30,27 @@ import java.util.regex.Pattern;
 
 /**
  * Runs one {@code nvidia-smi --query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,
- * mig.mode.current --format=csv,noheader,nounits} and parses it. Drivers older than 510 do not know
- * {@code compute_cap}; then it runs the query once more without it. With MIG units asked for it
+ * mig.mode.current,clocks_throttle_reasons.active --format=csv,noheader,nounits} and parses it.
+ * Drivers older than 510 do not know {@code compute_cap}; then it runs the query once more without
+ * it (and without the throttle reasons). A release that refuses {@code
+ * clocks_throttle_reasons.active} is asked without it, from then on. With MIG units asked for it
  * also runs {@code nvidia-smi -L}, which lists the MIG devices under each GPU.
+ *
+ * <p>The clock throttle reasons are read here, in the listing, so that the driver can offer GPUs
+ * whose clocks the hardware holds down after the others without a second {@code nvidia-smi} run
+ * ({@link #listedHealth}).
  */
 final class NvidiaSmiBackend implements Backend {
 
     private static final Logger LOG = LoggerFactory.getLogger(NvidiaSmiBackend.class);
 
+    static final String THROTTLE_FIELD = "clocks_throttle_reasons.active";
     static final List<String> QUERY =
+            List.of(
+                    "--query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,mig.mode.current," + THROTTLE_FIELD,
+                    "--format=csv,noheader,nounits");
+    /** {@link #QUERY} for an nvidia-smi that refuses {@code clocks_throttle_reasons.active}. */
+    static final List<String> QUERY_WITHOUT_THROTTLE =
             List.of(
                     "--query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,mig.mode.current",
                     "--format=csv,noheader,nounits");
@@ -44,8 +59,10 @@ final class NvidiaSmiBackend implements Backend {
                     "--query-gpu=index,uuid,name,memory.total,pci.bus_id,mig.mode.current",
                     "--format=csv,noheader,nounits");
     static final List<String> LIST = List.of("-L");
-    /** The columns of {@link #QUERY} and {@link #QUERY_WITHOUT_COMPUTE_CAP}, as messages name them. */
+    /** The columns of each query, as messages name them. */
     private static final List<String> COLUMNS =
+            List.of("index", "uuid", "name", "memory.total", "pci.bus_id", "compute_cap", "mig.mode.current", THROTTLE_FIELD);
+    private static final List<String> COLUMNS_WITHOUT_THROTTLE =
             List.of("index", "uuid", "name", "memory.total", "pci.bus_id", "compute_cap", "mig.mode.current");
     private static final List<String> COLUMNS_WITHOUT_COMPUTE_CAP =
             List.of("index", "uuid", "name", "memory.total", "pci.bus_id", "mig.mode.current");
@@ -63,6 +80,13 @@ final class NvidiaSmiBackend implements Backend {
     private final String key;
     private final Map<String, String> environment;
     private final UnitSelector units;
+    /** Whether this nvidia-smi knows {@code clocks_throttle_reasons.active}; false once it refused it. */
+    private volatile boolean throttleField = true;
+    /**
+     * The clock throttle reasons of the last listing, by GPU id (UUID, or index where nvidia-smi
+     * gives none); null when that listing did not read them.
+     */
+    private volatile Map<String, Long> throttleAtListing;
 
     /**
      * @param key the parameter that names the program, for errors
@@ -116,24 +140,75 @@ final class NvidiaSmiBackend implements Backend {
     }
 
     private List<Gpu> query() throws DeviceDriverException {
-        ExternalCommand.Result r = run(QUERY);
-        boolean computeCap = true;
+        List<String> args = throttleField ? QUERY : QUERY_WITHOUT_THROTTLE;
+        ExternalCommand.Result r = run(args);
+        if (r.exitCode() != 0 && args == QUERY && mentions(r, THROTTLE_FIELD)) {
+            // one release's name of a field is not the next one's: list with what this one knows
+            throttleField = false;
+            LOG.warn("{} refused {} ({}); listing without it from now on, so that GPUs the hardware slows down are"
+                    + " ordered by one sample of the monitor", describe(), THROTTLE_FIELD, abbreviate(output(r), 200));
+            args = QUERY_WITHOUT_THROTTLE;
+            r = run(args);
+        }
         if (r.exitCode() != 0 && mentions(r, "compute_cap")) {
-            r = run(QUERY_WITHOUT_COMPUTE_CAP);
-            computeCap = false;
+            args = QUERY_WITHOUT_COMPUTE_CAP;
+            r = run(args);
         }
-        List<String> args = computeCap ? QUERY : QUERY_WITHOUT_COMPUTE_CAP;
+        List<String> columns = columns(args);
+        List<Gpu> gpus = null;
         if (r.exitCode() != 0) {
-            List<Gpu> partial = partialListing(r, computeCap, args);
-            if (partial != null) {
-                return partial;
+            gpus = partialListing(r, columns, args);
+            if (gpus == null) {
+                throw new DeviceDriverException(
+                        describe() + " " + String.join(" ", args) + " exited with code " + r.exitCode()
+                                + output(r));
             }
-            throw new DeviceDriverException(
-                    describe() + " " + String.join(" ", args) + " exited with code " + r.exitCode()
-                            + output(r));
+        } else {
+            checkSize(r, String.join(" ", args));
+            gpus = parseQuery(r.stdout(), columns, describe());
         }
-        checkSize(r, String.join(" ", args));
-        return parseQuery(r.stdout(), computeCap, describe());
+        throttleAtListing = columns.contains(THROTTLE_FIELD) ? throttleById(gpus) : null;
+        return gpus;
+    }
+
+    private static List<String> columns(List<String> args) {
+        return args == QUERY ? COLUMNS : args == QUERY_WITHOUT_THROTTLE ? COLUMNS_WITHOUT_THROTTLE : COLUMNS_WITHOUT_COMPUTE_CAP;
+    }
+
+    private static Map<String, Long> throttleById(List<Gpu> gpus) {
+        Map<String, Long> out = new HashMap<>();
+        for (Gpu g : gpus) {
+            if (g.throttle != null) {
+                out.put(g.info.getUuid().orElse(Integer.toString(g.info.getIndex())), g.throttle);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The health each of {@code ids} (coordination ids of devices of the last listing) had in that
+     * listing, judged as the monitor judges it: {@code degraded} while the hardware holds its GPU's
+     * clocks down, else {@code ok}; a MIG device has its GPU's. Null when the last listing did not
+     * read the throttle reasons (an nvidia-smi that refused the field, or one older than 510).
+     */
+    Map<String, DeviceSample> listedHealth(List<String> ids) {
+        Map<String, Long> throttle = throttleAtListing;
+        if (throttle == null) {
+            return null;
+        }
+        Map<String, DeviceSample> out = new HashMap<>();
+        for (String id : ids) {
+            int slash = id.indexOf('/');
+            String gpu = slash < 0 ? id : id.substring(0, slash);
+            Long bits = throttle.get(gpu);
+            String slow = NvidiaMetrics.degraded(gpu, bits == null ? null : bits.doubleValue(), THROTTLE_FIELD);
+            DeviceSample.Builder b = DeviceSample.builder();
+            if (slow != null) {
+                b.health(HealthState.DEGRADED, slow);
+            }
+            out.put(id, b.build());
+        }
+        return out;
     }
 
     /** What nvidia-smi says of a GPU it cannot open (fallen off the bus, being reset), on stdout or stderr. */
@@ -146,7 +221,7 @@ final class NvidiaSmiBackend implements Backend {
      * not read is. Null when that is not the case (no such line, or no GPU row left), so that the
      * exit code stays an error.
      */
-    private List<Gpu> partialListing(ExternalCommand.Result r, boolean computeCap, List<String> args)
+    private List<Gpu> partialListing(ExternalCommand.Result r, List<String> columns, List<String> args)
             throws DeviceDriverException {
         List<String> lost = new ArrayList<>();
         StringBuilder rows = new StringBuilder();
@@ -165,7 +240,7 @@ final class NvidiaSmiBackend implements Backend {
         if (lost.isEmpty() || rows.length() == 0 || r.stdoutTruncated()) {
             return null;
         }
-        List<Gpu> gpus = parseQuery(rows.toString(), computeCap, describe());
+        List<Gpu> gpus = parseQuery(rows.toString(), columns, describe());
         LOG.warn("{} {} exited with code {} because it could not open {} GPU(s): {}; left out, as GPUs that fall off the"
                 + " bus or are being reset; the {} it listed are used", describe(), String.join(" ", args), r.exitCode(),
                 lost.size(), lost, gpus.size());
@@ -199,10 +274,17 @@ final class NvidiaSmiBackend implements Backend {
     static final class Gpu {
         final GpuInfo info;
         final boolean migEnabled;
+        /** Its clock throttle reasons; null where the listing did not read them or nvidia-smi gave none. */
+        final Long throttle;
 
         Gpu(GpuInfo info, boolean migEnabled) {
+            this(info, migEnabled, null);
+        }
+
+        Gpu(GpuInfo info, boolean migEnabled, Long throttle) {
             this.info = info;
             this.migEnabled = migEnabled;
+            this.throttle = throttle;
         }
     }
 
@@ -214,7 +296,15 @@ final class NvidiaSmiBackend implements Backend {
      */
     static List<Gpu> parseQuery(String stdout, boolean computeCap, String source)
             throws DeviceDriverException {
-        List<String> columns = computeCap ? COLUMNS : COLUMNS_WITHOUT_COMPUTE_CAP;
+        return parseQuery(stdout, computeCap ? COLUMNS_WITHOUT_THROTTLE : COLUMNS_WITHOUT_COMPUTE_CAP, source);
+    }
+
+    /** The same, for the query of {@code columns} (with or without compute_cap and the throttle reasons). */
+    static List<Gpu> parseQuery(String stdout, List<String> columns, String source)
+            throws DeviceDriverException {
+        boolean computeCap = columns.contains("compute_cap");
+        int throttleAt = columns.indexOf(THROTTLE_FIELD);
+        int migAt = columns.indexOf("mig.mode.current");
         int fields = columns.size();
         List<Gpu> gpus = new ArrayList<>();
         Set<Integer> indexes = new HashSet<>();
@@ -238,7 +328,8 @@ final class NvidiaSmiBackend implements Backend {
             }
             String lost = null;
             for (int i = 0; i < f.length && lost == null; i++) {
-                lost = halfThere(f[i]) ? f[i].strip() : null;
+                // throttle reasons it cannot read cost the ordering only, not the GPU
+                lost = i != throttleAt && halfThere(f[i]) ? f[i].strip() : null;
             }
             if (lost != null) {
                 // a GPU going or being reset while nvidia-smi reads it: left out, the others serve
@@ -291,9 +382,10 @@ final class NvidiaSmiBackend implements Backend {
                 }
                 b.architecture("sm_" + Integer.parseInt(m.group(1)) + Integer.parseInt(m.group(2)));
             }
-            String mig = f[fields - 1];
+            String mig = f[migAt];
             b.visibleDevices(VisibleDevices.ENV, f[1] != null ? f[1] : Integer.toString(index));
-            gpus.add(new Gpu(b.build(), "Enabled".equalsIgnoreCase(mig)));
+            Long throttle = throttleAt < 0 ? null : throttle(source, n, index, f[throttleAt]);
+            gpus.add(new Gpu(b.build(), "Enabled".equalsIgnoreCase(mig), throttle));
         }
         gpus.sort((a, c) -> Integer.compare(a.info.getIndex(), c.info.getIndex()));
         warn(source, warnings);
@@ -303,6 +395,23 @@ final class NvidiaSmiBackend implements Backend {
                     + "; expected at least one GPU it can read (nvidia-smi -q names the fault)");
         }
         return gpus;
+    }
+
+    /**
+     * A GPU's clock throttle reasons ({@code 0x0000000000000008}), null for {@code [N/A]}. A value
+     * that is no such bitmask only costs the ordering by health (one WARN): the GPU itself is fine
+     * to list, and the monitor's first sample judges it again.
+     */
+    private static Long throttle(String source, int n, int index, String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return SmiSampler.bitmask(source, "with index " + index, value);
+        } catch (DeviceDriverException e) {
+            LOG.warn("{} (line {}): {}; GPU {} is listed as if its clocks were not held down", source, n + 1, e.getMessage(), index);
+            return null;
+        }
     }
 
     /**

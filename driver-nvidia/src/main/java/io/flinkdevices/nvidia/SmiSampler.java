@@ -215,7 +215,7 @@ final class SmiSampler implements DeviceSampler {
     private static final String THROTTLE = "clocks_throttle_reasons.active";
 
     /** nvidia-smi's hexadecimal bitmask ({@code 0x0000000000000008}); 0x0 to 0xFFFFFFFF, else a failed sample. */
-    private static long bitmask(String source, String uuid, String v) throws DeviceDriverException {
+    static long bitmask(String source, String uuid, String v) throws DeviceDriverException {
         String hex = v.startsWith("0x") || v.startsWith("0X") ? v.substring(2) : "";
         try {
             long bits = hex.isEmpty() || hex.length() > 16 ? -1 : Long.parseUnsignedLong(hex, 16);

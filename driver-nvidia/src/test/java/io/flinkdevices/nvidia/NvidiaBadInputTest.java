@@ -242,9 +242,9 @@ class NvidiaBadInputTest {
                         .row("nvidia-smi exits non-zero", () -> attempt(Map.of(), params("nvidia-smi.path", failing.bin("nvidia-smi").toString()), 1),
                                 P + "nvidia-smi.path", "exited with code 9", "couldn't communicate with the NVIDIA driver")
                         .row("nvidia-smi prints garbage", () -> attempt(Map.of(), params("nvidia-smi.path", smiPrinting("\u0001 garbage\n").toString()), 1),
-                                P + "nvidia-smi.path", "unexpected line 1", "expected 7 comma-separated fields")
+                                P + "nvidia-smi.path", "unexpected line 1", "expected 8 comma-separated fields")
                         .row("nvidia-smi prints a line cut short", () -> attempt(Map.of(), params("nvidia-smi.path", smiPrinting(query.substring(0, query.length() - 30)).toString()), 1),
-                                P + "nvidia-smi.path", "unexpected line 2", "expected 7 comma-separated fields")
+                                P + "nvidia-smi.path", "unexpected line 2", "expected 8 comma-separated fields")
                         .row("nvidia-smi prints more than 4 MiB", () -> attempt(Map.of(), params("nvidia-smi.path", chatty.toString()), 1),
                                 P + "nvidia-smi.path", "printed more than 4 MiB on stdout", "expected one short line per GPU")
                         .row("nvidia-smi reports a UUID with a space", () -> attempt(Map.of(), params("nvidia-smi.path",
@@ -252,7 +252,7 @@ class NvidiaBadInputTest {
                                 P + "nvidia-smi.path", "lists no GPU this driver can hand out", "uuid of GPU 0 is 'GPU-5f1c x'",
                                 "without spaces or control characters, but it has a space at position 9")
                         .row("nvidia-smi could not read the only GPU ([GPU is lost])", () -> attempt(Map.of(), params("nvidia-smi.path",
-                                        smiPrinting("0, [GPU is lost], [GPU is lost], [GPU is lost], 00000000:3B:00.0, [GPU is lost], [GPU is lost]\n").toString()), 1),
+                                        smiPrinting("0, [GPU is lost], [GPU is lost], [GPU is lost], 00000000:3B:00.0, [GPU is lost], [GPU is lost], [GPU is lost]\n").toString()), 1),
                                 P + "nvidia-smi.path", "listed 1 GPU(s) but could not read any of them", "[GPU is lost]",
                                 "expected at least one GPU it can read")
                         .row("nvidia-smi memory.total all ones", () -> attempt(Map.of(), params("nvidia-smi.path",

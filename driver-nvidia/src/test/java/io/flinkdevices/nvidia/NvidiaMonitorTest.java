@@ -127,6 +127,44 @@ class NvidiaMonitorTest {
     }
 
     @Test
+    @DisplayName("through nvidia-smi the order before hand-out comes from the listing itself: one run lists and orders, the next is the monitor's")
+    void orderFromTheListing() throws Exception {
+        InstalledNvidiaHost host = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 3).install(FakeHost.create(temp));
+        host.hwSlowdown(0, true);
+        List<ExternalResourceInfo> two = infos(Map.of(), 2, "backend", "nvidia-smi", "nvidia-smi.path", host.smi().path().toString(),
+                "monitor.interval", "1 h");
+        assertThat(two).extracting(i -> i.getProperty("health.device").orElseThrow())
+                .as("GPU 0, degraded, comes after every ok one").containsExactly(FakeNvidiaHost.gpuUuid(1), FakeNvidiaHost.gpuUuid(2));
+        assertThat(host.smi().invocations()).as("nvidia-smi runs: the listing, then the monitor's first sample (its next is in an hour)")
+                .containsExactly(FakeNvidiaHost.QUERY, FakeNvidiaHost.MONITOR_QUERY);
+    }
+
+    @Test
+    @DisplayName("an nvidia-smi that refuses clocks_throttle_reasons.active in the listing is asked without it, once refused, with one WARN")
+    void listingWithoutARefusedField() throws Exception {
+        FakeHost h = FakeHost.create(temp);
+        String listing = FakeNvidiaHost.builder().gpus(Model.H100_SXM_80GB, 2).queryOutput().replaceAll(", 0x[0-9a-f]{16}\n", "\n");
+        FakeExecutable smi = h.install(FakeExecutable.named("nvidia-smi")
+                .whenArguments(FakeNvidiaHost.QUERY, FakeExecutable.Response.failure(2, "")
+                        .withStdout("Field \"clocks_throttle_reasons.active\" is not a valid field to query.\n"))
+                .whenArguments(FakeNvidiaHost.QUERY_WITHOUT_THROTTLE, FakeExecutable.Response.success(listing)));
+        Configuration c = new Configuration();
+        c.setString("backend", "nvidia-smi");
+        c.setString("nvidia-smi.path", smi.path().toString());
+        c.setString("monitor.interval", "0");
+        NvidiaGpuDriver d = (NvidiaGpuDriver) new NvidiaGpuDriverFactory(Map.of()).createExternalResourceDriver(c);
+        drivers.add(d);
+        try (LogCapture log = LogCapture.warnings(NvidiaSmiBackend.class)) {
+            assertThat(d.retrieveResourceInfo(2)).hasSize(2);
+            assertThat(d.retrieveResourceInfo(1)).hasSize(1);
+            assertThat(log.text()).contains("refused clocks_throttle_reasons.active").contains("listing without it from now on");
+            assertThat(log.messages()).hasSize(1);
+        }
+        assertThat(smi.invocations()).as("the refused field once, then the listing without it")
+                .containsExactly(FakeNvidiaHost.QUERY, FakeNvidiaHost.QUERY_WITHOUT_THROTTLE, FakeNvidiaHost.QUERY_WITHOUT_THROTTLE);
+    }
+
+    @Test
     @DisplayName("nvidia-smi clock throttle reasons that are no bitmask (12, 0xZZ, over 32 bits) are failed samples, never a degraded GPU")
     void garbageThrottleReasons() throws Exception {
         for (String garbage : List.of("12", "0xZZ", "0x1FFFFFFFFF")) {

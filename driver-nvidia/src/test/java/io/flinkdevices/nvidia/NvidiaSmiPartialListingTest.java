@@ -28,7 +28,7 @@ import java.util.Set;
 @ExtendWith(StopDeviceMonitors.class)
 class NvidiaSmiPartialListingTest {
 
-    private static final String ROW0 = "0, GPU-4c3d2b1a-1111-2222-3333-444455556666, NVIDIA H100 80GB HBM3, 81559, 00000000:07:00.0, 9.0, Disabled\n";
+    private static final String ROW0 = "0, GPU-4c3d2b1a-1111-2222-3333-444455556666, NVIDIA H100 80GB HBM3, 81559, 00000000:07:00.0, 9.0, Disabled, 0x0000000000000001\n";
     private static final String LOST = "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error\n";
 
     @TempDir Path temp;

@@ -45,8 +45,18 @@ import java.util.Objects;
 @PublicEvolving
 public final class FakeNvidiaHost {
 
-    /** The query the flink-devices NVIDIA driver makes, as its arguments. */
+    /**
+     * The query the flink-devices NVIDIA driver makes, as its arguments: what it lists of each GPU,
+     * with the clock throttle reasons that order GPUs the hardware slows down last.
+     */
     public static final List<String> QUERY =
+            List.of(
+                    "--query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,mig.mode.current,"
+                            + "clocks_throttle_reasons.active",
+                    "--format=csv,noheader,nounits");
+
+    /** The query the driver retries with where nvidia-smi refuses {@code clocks_throttle_reasons.active}. */
+    public static final List<String> QUERY_WITHOUT_THROTTLE =
             List.of(
                     "--query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap,mig.mode.current",
                     "--format=csv,noheader,nounits");
@@ -196,8 +206,20 @@ public final class FakeNvidiaHost {
             return this;
         }
 
-        /** What {@code nvidia-smi} prints for {@link #QUERY} (or the old driver's query). */
+        /**
+         * What {@code nvidia-smi} prints for {@link #QUERY} (or the old driver's query), every GPU
+         * idle (throttle reasons {@code 0x0000000000000001}).
+         */
         public String queryOutput() {
+            return queryOutput(i -> 0x1L, true);
+        }
+
+        /**
+         * The listing with each GPU's clock throttle reasons from {@code throttle} (by index);
+         * without the throttle column where {@code withThrottle} is false ({@link
+         * #QUERY_WITHOUT_THROTTLE}) and for an old driver.
+         */
+        String queryOutput(java.util.function.IntToLongFunction throttle, boolean withThrottle) {
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < models.size(); i++) {
                 if (removed.contains(i)) {
@@ -222,7 +244,11 @@ public final class FakeNvidiaHost {
                 if (!oldDriver) {
                     sb.append(", ").append(optionalFieldsLeftOut ? unknown : m.computeCap());
                 }
-                sb.append(", ").append(migMode).append(eol());
+                sb.append(", ").append(migMode);
+                if (!oldDriver && withThrottle) {
+                    sb.append(String.format(Locale.ROOT, ", 0x%016x", throttle.applyAsLong(i)));
+                }
+                sb.append(eol());
             }
             return sb.toString();
         }
@@ -298,7 +324,8 @@ public final class FakeNvidiaHost {
                 b.whenArguments(QUERY, Response.failure(2, "").withStdout(unknown))
                         .whenArguments(QUERY_WITHOUT_COMPUTE_CAP, Response.success(queryOutput()));
             } else {
-                b.whenArguments(QUERY, Response.success(queryOutput()));
+                b.whenArguments(QUERY, Response.success(queryOutput()))
+                        .whenArguments(QUERY_WITHOUT_THROTTLE, Response.success(queryOutput(i -> 0x1L, false)));
             }
             return b.whenArguments(List.of("-L"), Response.success(listOutput()))
                     .whenArguments(FLINK_SCRIPT_QUERY, Response.success(indexOutput()))

@@ -82,6 +82,7 @@ public final class InstalledNvidiaHost {
     private final java.util.EnumSet<NvmlGarbage> garbage = java.util.EnumSet.noneOf(NvmlGarbage.class);
     private long sequence;
     private String query;
+    private String queryWithoutThrottle;
     private String list;
     private String index;
     private String metrics;
@@ -107,6 +108,9 @@ public final class InstalledNvidiaHost {
         }
         snapshot();
         this.smi = host.install(gpus.program().whenArguments(FakeNvidiaHost.MONITOR_QUERY, Response.success(metrics)));
+        // the listing reads the throttle reasons too: a GPU degraded from the start is listed so
+        answer(FakeNvidiaHost.QUERY, query);
+        answer(FakeNvidiaHost.QUERY_WITHOUT_THROTTLE, queryWithoutThrottle);
         writeState();
         host.faults(new LostGpuFaults(this));
     }
@@ -317,6 +321,7 @@ public final class InstalledNvidiaHost {
         // by arguments, keeping each rule's delay: the old driver's failing QUERY stays failing,
         // and a host without GPUs fails every listing as nvidia-smi does
         answer(FakeNvidiaHost.QUERY, query);
+        answer(FakeNvidiaHost.QUERY_WITHOUT_THROTTLE, queryWithoutThrottle);
         answer(FakeNvidiaHost.QUERY_WITHOUT_COMPUTE_CAP, query);
         answer(List.of("-L"), list);
         answer(FakeNvidiaHost.FLINK_SCRIPT_QUERY, index);
@@ -340,7 +345,8 @@ public final class InstalledNvidiaHost {
     }
 
     private void snapshot() {
-        query = gpus.queryOutput();
+        query = gpus.queryOutput(i -> values.get(i)[7], true);
+        queryWithoutThrottle = gpus.queryOutput(i -> values.get(i)[7], false);
         list = gpus.listOutput();
         index = gpus.indexOutput();
         StringBuilder sb = new StringBuilder();

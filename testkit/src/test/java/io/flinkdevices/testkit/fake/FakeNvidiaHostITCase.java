@@ -35,8 +35,12 @@ class FakeNvidiaHostITCase {
 
         assertThat(run(smi, FakeNvidiaHost.QUERY).stdout())
                 .isEqualTo(
-                        "0, " + FakeNvidiaHost.gpuUuid(0) + ", NVIDIA A100-SXM4-80GB, 81920, 00000000:07:00.0, 8.0, Enabled\n"
-                                + "1, " + FakeNvidiaHost.gpuUuid(1) + ", Tesla T4, 15360, 00000000:17:00.0, 7.5, [N/A]\n");
+                        "0, " + FakeNvidiaHost.gpuUuid(0) + ", NVIDIA A100-SXM4-80GB, 81920, 00000000:07:00.0, 8.0, Enabled, 0x0000000000000001\n"
+                                + "1, " + FakeNvidiaHost.gpuUuid(1) + ", Tesla T4, 15360, 00000000:17:00.0, 7.5, [N/A], 0x0000000000000001\n");
+        assertThat(run(smi, FakeNvidiaHost.QUERY_WITHOUT_THROTTLE).stdout())
+                .as("the listing an nvidia-smi that refuses the throttle reasons gets")
+                .isEqualTo("0, " + FakeNvidiaHost.gpuUuid(0) + ", NVIDIA A100-SXM4-80GB, 81920, 00000000:07:00.0, 8.0, Enabled\n"
+                        + "1, " + FakeNvidiaHost.gpuUuid(1) + ", Tesla T4, 15360, 00000000:17:00.0, 7.5, [N/A]\n");
         assertThat(run(smi, List.of("-L")).stdout())
                 .contains("GPU 0: NVIDIA A100-SXM4-80GB (UUID: " + FakeNvidiaHost.gpuUuid(0) + ")\n")
                 .contains("  MIG 1g.10gb     Device  0: (UUID: " + FakeNvidiaHost.migUuid(0, 0) + ")\n")
@@ -53,7 +57,7 @@ class FakeNvidiaHostITCase {
         InstalledNvidiaHost gpus = FakeNvidiaHost.builder().gpus(Model.T4, 1).install(host);
         Path smi = gpus.smi().path();
         DeviceFaults faults = host.faults().orElseThrow();
-        String line = "0, " + FakeNvidiaHost.gpuUuid(0) + ", Tesla T4, 15360, 00000000:07:00.0, 7.5, [N/A]\n";
+        String line = "0, " + FakeNvidiaHost.gpuUuid(0) + ", Tesla T4, 15360, 00000000:07:00.0, 7.5, [N/A], 0x0000000000000001\n";
 
         faults.inject(0);
         // the host's last GPU is gone: the real nvidia-smi says so on stdout and exits 6
@@ -79,6 +83,7 @@ class FakeNvidiaHostITCase {
         assertThat(faults.degrades()).isTrue();
         faults.degrade(0);
         assertThat(run(smi, FakeNvidiaHost.MONITOR_QUERY).stdout()).endsWith(", 0x0000000000000009\n");
+        assertThat(run(smi, FakeNvidiaHost.QUERY).stdout()).as("the listing shows the slowdown too").endsWith(", 0x0000000000000009\n");
         assertThat(java.nio.file.Files.readString(gpus.nvmlState())).endsWith("\t0\t9\n");
         faults.recover(0);
         assertThat(run(smi, FakeNvidiaHost.MONITOR_QUERY).stdout()).endsWith(", 0x0000000000000001\n");
