@@ -4,6 +4,7 @@ import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.testkit.contract.BadParam;
 import io.flinkdevices.testkit.contract.DriverCapability;
 import io.flinkdevices.testkit.contract.DriverContractKit;
+import io.flinkdevices.testkit.fake.DeviceTruth;
 import io.flinkdevices.testkit.fake.FakeAmdHost;
 import io.flinkdevices.testkit.fake.FakeHost;
 
@@ -46,6 +47,12 @@ class AmdDriverContractITCase extends DriverContractKit {
     @Override
     protected Function<ExternalResourceInfo, GpuInfo> typedView() {
         return GpuInfo::from;
+    }
+
+    /** The monitor's metrics in °C and percent, which the kit compares with the fake's declared truth. */
+    @Override
+    protected Map<DeviceTruth.Fact, String> truthMetrics() {
+        return Map.of(DeviceTruth.Fact.TEMPERATURE_CELSIUS, "temperature_celsius", DeviceTruth.Fact.UTILIZATION_PERCENT, "gpu_busy_percent");
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.flinkdevices.testkit.contract.DeviceBehavior;
 import io.flinkdevices.testkit.contract.DriverCapability;
 import io.flinkdevices.testkit.contract.DriverContractKit;
 import io.flinkdevices.testkit.fake.DeviceFaults;
+import io.flinkdevices.testkit.fake.DeviceTruth;
 import io.flinkdevices.testkit.fake.FakeFileTree;
 import io.flinkdevices.testkit.fake.FakeHost;
 
@@ -34,6 +35,9 @@ import java.util.regex.Pattern;
 @DisplayName("The OpenCL FPGA driver keeps the driver contract")
 class OpenClFpgaDriverContractTest extends DriverContractKit {
 
+    /** Each board's global memory (8 GiB), as CL_DEVICE_GLOBAL_MEM_SIZE gives it in bytes. */
+    private static final long BOARD_MEMORY_BYTES = 8L << 30;
+
     /** Every host prepared so far; each is a platform of {@link HostsOpenCl}. */
     private final List<FakeHost> hosts = new CopyOnWriteArrayList<>();
 
@@ -47,6 +51,8 @@ class OpenClFpgaDriverContractTest extends DriverContractKit {
         StringBuilder lines = new StringBuilder();
         for (int i = 0; i < devices; i++) {
             lines.append("pac_a10 : Intel PAC Platform (pac_ee0000").append(i).append(")\n");
+            // HostsOpenCl answers CL_DEVICE_GLOBAL_MEM_SIZE with BOARD_MEMORY_BYTES; OpenCL gives no PCI address or NUMA node
+            host.declareTruth(i, DeviceTruth.of(FpgaInfo.KEY_DEVICE_INDEX, Integer.toString(i)).memoryBytes(BOARD_MEMORY_BYTES));
         }
         host.tree("opencl").file("devices", lines.toString());
         // a board the host's faults call failed is one the runtime reports not available
@@ -117,7 +123,7 @@ class OpenClFpgaDriverContractTest extends DriverContractKit {
                 List<ClDevice> devices = new ArrayList<>();
                 for (String line : deviceLines(host.tree("opencl"))) {
                     devices.add(new ClDevice(name, p, devices.size(), line, "Intel(R) Corporation",
-                            DeviceTypes.ACCELERATOR, 8L << 30, 1, null));
+                            DeviceTypes.ACCELERATOR, BOARD_MEMORY_BYTES, 1, null));
                 }
                 platforms.add(new ClPlatform(p, name, "Intel(R) Corporation", devices));
             }

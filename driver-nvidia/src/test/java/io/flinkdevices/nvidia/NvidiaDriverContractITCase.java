@@ -4,6 +4,7 @@ import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.testkit.contract.BadParam;
 import io.flinkdevices.testkit.contract.DriverCapability;
 import io.flinkdevices.testkit.contract.DriverContractKit;
+import io.flinkdevices.testkit.fake.DeviceTruth;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.fake.InstalledNvidiaHost;
@@ -51,6 +52,12 @@ class NvidiaDriverContractITCase extends DriverContractKit {
     @Override
     protected Function<ExternalResourceInfo, GpuInfo> typedView() {
         return GpuInfo::from;
+    }
+
+    /** The monitor's metrics in °C and percent, which the kit compares with the fake's declared truth. */
+    @Override
+    protected Map<DeviceTruth.Fact, String> truthMetrics() {
+        return Map.of(DeviceTruth.Fact.TEMPERATURE_CELSIUS, NvidiaMetrics.GPU_TEMP, DeviceTruth.Fact.UTILIZATION_PERCENT, NvidiaMetrics.GPU_UTIL);
     }
 
     @Override

@@ -99,6 +99,38 @@ abstract class ContractSuite {
                 + "; or, if the devices have no such state, declare DeviceBehavior." + behavior.name() + " in devicesWithout()");
     }
 
+    /**
+     * The truths {@code host}'s fakes declared ({@link FakeHost#truths()}), one per device; empty
+     * where the driver declares {@link DeviceBehavior#TRUE_VALUES} (which a declared truth
+     * contradicts). Fails, saying what to add, where the fakes declare none or not for every device.
+     */
+    final Map<Integer, io.flinkdevices.testkit.fake.DeviceTruth> truths(PreparedHost host) {
+        Map<Integer, io.flinkdevices.testkit.fake.DeviceTruth> truths = host.host.truths();
+        if (without(DeviceBehavior.TRUE_VALUES)) {
+            if (!truths.isEmpty()) {
+                throw new org.opentest4j.AssertionFailedError("declares DeviceBehavior.TRUE_VALUES, yet its fake host declares the"
+                        + " truth of devices " + truths.keySet() + ": remove the declaration, the kit can check those values");
+            }
+            return truths;
+        }
+        if (truths.isEmpty()) {
+            throw cannotDescribe(DeviceBehavior.TRUE_VALUES, "the devices' true values", "in paramsForHost, call host.declareTruth(i,"
+                    + " DeviceTruth.of(\"uuid\", ...).memoryBytes(...).pciAddress(...)...) for every device, from the values the"
+                    + " fake writes (no NUMA node: noNumaNode())");
+        }
+        java.util.Set<Integer> missing = new java.util.TreeSet<>();
+        for (int i = 0; i < host.devices; i++) {
+            if (!truths.containsKey(i)) {
+                missing.add(i);
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw cannotDescribe(DeviceBehavior.TRUE_VALUES, "the true values of devices " + missing + " of " + host.devices,
+                    "in paramsForHost, call host.declareTruth(i, ...) for every device it writes (declared: " + truths.keySet() + ")");
+        }
+        return truths;
+    }
+
     /** A fresh host with {@code devices} devices, prepared by the kit's hook. */
     final PreparedHost host(int devices) throws Exception {
         return host(devices, h -> {});

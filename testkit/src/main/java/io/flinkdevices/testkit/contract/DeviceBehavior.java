@@ -40,5 +40,14 @@ public enum DeviceBehavior {
      * io.flinkdevices.testkit.fake.DeviceFaults} the host's fakes register. Declared absent, the
      * host's fakes must register none.
      */
-    FAULTS_WHILE_MONITORED
+    FAULTS_WHILE_MONITORED,
+
+    /**
+     * Values a device really has that a driver reports in a unit (memory, temperature,
+     * utilisation) or as an address (PCI address, NUMA node), declared by the host's fakes through
+     * {@link io.flinkdevices.testkit.fake.FakeHost#declareTruth} so that the kit can compare
+     * the driver's typed values and live metrics with them. Declared absent, the fakes must declare
+     * no truth and no device may report a memory size, PCI address or NUMA node in its typed view.
+     */
+    TRUE_VALUES
 }

@@ -155,6 +155,19 @@ public abstract class DriverContractKit {
     }
 
     /**
+     * The live metrics (names after {@code metric.}) that report a device's declared true values
+     * ({@link io.flinkdevices.testkit.fake.DeviceTruth}), by what they report: for example {@code
+     * Map.of(Fact.TEMPERATURE_CELSIUS, "gpu_temp", Fact.UTILIZATION_PERCENT, "gpu_util")}. Only
+     * {@code TEMPERATURE_CELSIUS} and {@code UTILIZATION_PERCENT} are compared, when {@link
+     * DriverCapability#MONITORING} is declared; a metric named here must be in the fact's unit
+     * (°C, percent). Empty by default; a host that declares a temperature or utilisation the
+     * driver publishes no metric for then fails the case, saying what to add.
+     */
+    protected Map<io.flinkdevices.testkit.fake.DeviceTruth.Fact, String> truthMetrics() {
+        return Map.of();
+    }
+
+    /**
      * Wrong parameters the factory must reject, each naming its full key. Every parameter with a
      * checked value deserves one; unknown keys are tested by the kit itself.
      */

@@ -3,6 +3,7 @@ package io.flinkdevices.testkit.contract;
 import io.flinkdevices.sdk.info.LiveProperties;
 import io.flinkdevices.testkit.contract.internal.Attempt;
 import io.flinkdevices.testkit.contract.internal.ForeignInfo;
+import io.flinkdevices.testkit.contract.internal.TruthCheck;
 import io.flinkdevices.testkit.contract.internal.Waiting;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -220,6 +221,68 @@ public abstract class InfoContract extends ContractSuite {
                         .isInstanceOf(IllegalArgumentException.class);
             }
         }
+    }
+
+    /**
+     * Purpose: job code reads each device's memory, PCI address and NUMA node in the units the
+     * typed view promises (bytes), not in the unit the vendor's tool happened to print (MiB), and
+     * reads no NUMA node where the device has none.
+     *
+     * <p>How: retrieves every device of a host of {@code maxDevices()}, pairs each info with the
+     * truth the host's fakes declared ({@link io.flinkdevices.testkit.fake.FakeHost#declareTruth},
+     * by the properties the truth names it by), applies {@code typedView()} and reads the facts
+     * its class has (GpuInfo: memory, PCI address; AcceleratorInfo: those and the extra {@code
+     * numa.node}; FpgaInfo: global memory; RdmaInfo: PCI address, NUMA node).
+     *
+     * <p>Must hold: every info pairs with exactly one truth; each fact equals the truth (PCI
+     * addresses compared without case and domain width), a value off by 1000, 1024 or 1048576 is
+     * named as such first in the message, a fact the truth declares absent stays absent, and a
+     * fact the view reports but the truth does not declare fails, saying what to declare. Where
+     * the host's fakes declare no truth the case fails, saying what to add, unless the driver
+     * declares {@link DeviceBehavior#TRUE_VALUES}; no typed view may then report any of these
+     * facts.
+     */
+    @Test
+    @Order(6)
+    @DisplayName("reports each device's memory, PCI address and NUMA node as the host declares them, in bytes, none where none")
+    public void typedValuesAreTrue() throws Exception {
+        PreparedHost host = host(kit.maxDevices());
+        Map<Integer, io.flinkdevices.testkit.fake.DeviceTruth> truths = truths(host);
+        Function<ExternalResourceInfo, ? extends ExternalResourceInfo> view = kit.typedView();
+        List<String> wrong = new ArrayList<>();
+        for (ExternalResourceInfo info : infos(driver(host), kit.maxDevices())) {
+            ExternalResourceInfo typed = Attempt.of("typedView().apply(" + info + ")", () -> view.apply(ForeignInfo.copyOf(info)))
+                    .value("the typed view of " + info);
+            Map<io.flinkdevices.testkit.fake.DeviceTruth.Fact, java.util.Optional<Object>> facts = TruthCheck.fixedFacts(typed);
+            if (truths.isEmpty()) {
+                facts.forEach((fact, v) -> v.ifPresent(x -> wrong.add("declares DeviceBehavior.TRUE_VALUES, yet " + fact.label()
+                        + " " + x + " is reported by " + typed.getClass().getSimpleName() + " " + ForeignInfo.propertiesOf(info))));
+                continue;
+            }
+            List<Integer> paired = TruthCheck.matching(info, truths);
+            if (paired.size() != 1) {
+                wrong.add((paired.isEmpty() ? "no declared truth names the device " : "truths of devices " + paired + " all name ")
+                        + ForeignInfo.propertiesOf(info) + " (the truths name devices by " + identities(truths) + ")");
+                continue;
+            }
+            int index = paired.get(0);
+            facts.forEach((fact, v) -> {
+                String problem = TruthCheck.compare(index, fact, truths.get(index), v,
+                        "typedView() " + typed.getClass().getSimpleName() + " of " + truths.get(index).identity());
+                if (problem != null) {
+                    wrong.add(problem);
+                }
+            });
+        }
+        if (!wrong.isEmpty()) {
+            throw new AssertionFailedError(String.join("; ", wrong));
+        }
+    }
+
+    private static List<Map<String, String>> identities(Map<Integer, io.flinkdevices.testkit.fake.DeviceTruth> truths) {
+        List<Map<String, String>> out = new ArrayList<>();
+        truths.values().forEach(t -> out.add(t.identity()));
+        return out;
     }
 
     private List<ExternalResourceInfo> allInfos() throws Exception {

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.flinkdevices.sdk.info.LiveProperties;
 import io.flinkdevices.testkit.contract.internal.FakesSnapshot;
+import io.flinkdevices.testkit.contract.internal.TruthCheck;
 import io.flinkdevices.testkit.contract.internal.Waiting;
 import io.flinkdevices.testkit.fake.DeviceFaults;
+import io.flinkdevices.testkit.fake.DeviceTruth;
 import io.flinkdevices.testkit.fake.FakeExecutable;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -277,6 +279,119 @@ public abstract class MonitoringContract extends ContractSuite {
                         + (late == null ? "" : ", " + late));
             }
             expect(infos, faults.get(), 1, false, "ok", h -> h.stream().allMatch("ok"::equals));
+        }
+    }
+
+    /**
+     * Purpose: a dashboard and a job read temperature in °C and utilisation in percent, whatever
+     * unit the vendor's tool or file gives (millidegrees in hwmon, a fraction).
+     *
+     * <p>How: retrieves 2 devices of a host whose fakes declared the devices' truth ({@link
+     * io.flinkdevices.testkit.fake.FakeHost#declareTruth}), waits for the monitor's first sample,
+     * and reads the metrics {@link DriverContractKit#truthMetrics()} names for {@code
+     * TEMPERATURE_CELSIUS} and {@code UTILIZATION_PERCENT}.
+     *
+     * <p>Must hold: each equals the paired device's truth; a value off by 1000, 1024 or 1048576
+     * is named as such first in the message; a fact the truth declares absent has no metric. A
+     * truth that declares a temperature or utilisation for which {@code truthMetrics()} names no
+     * metric fails, saying what to add. Skipped when not declared; fails, saying what to add, where
+     * the host's fakes declare no truth, unless the driver declares {@link
+     * DeviceBehavior#TRUE_VALUES}.
+     */
+    @Test
+    @Order(6)
+    @DisplayName("live temperature and utilisation equal the host's true values, in °C and percent")
+    public void metricsAreTrue() throws Exception {
+        Assumptions.assumeTrue(declared(), "MONITORING is not declared");
+        PreparedHost host = host(2);
+        Map<Integer, DeviceTruth> truths = truths(host);
+        if (truths.isEmpty()) {
+            return; // DeviceBehavior.TRUE_VALUES declared, and no truth: nothing to compare with
+        }
+        Map<DeviceTruth.Fact, String> metrics = kit.truthMetrics();
+        List<String> wrong = new ArrayList<>();
+        for (DeviceTruth.Fact fact : List.of(DeviceTruth.Fact.TEMPERATURE_CELSIUS, DeviceTruth.Fact.UTILIZATION_PERCENT)) {
+            List<Integer> declaring = new ArrayList<>();
+            truths.forEach((i, t) -> {
+                if (t.value(fact).isPresent()) {
+                    declaring.add(i);
+                }
+            });
+            if (!metrics.containsKey(fact) && !declaring.isEmpty()) {
+                wrong.add("device " + declaring.get(0) + ": the host declares " + fact.label() + " "
+                        + truths.get(declaring.get(0)).value(fact).orElseThrow() + " " + fact.unit() + ", but truthMetrics() names no"
+                        + " metric for it: return Map.of(Fact." + fact.name() + ", \"<name after metric.>\", ...), or leave it out of"
+                        + " the fake's DeviceTruth where the driver publishes none");
+            }
+        }
+        List<ExternalResourceInfo> infos = new ArrayList<>(infos(driver(host), 2));
+        Waiting.firstSamples(infos, PATIENCE);
+        for (ExternalResourceInfo info : infos) {
+            List<Integer> paired = TruthCheck.matching(info, truths);
+            if (paired.size() != 1) {
+                wrong.add((paired.isEmpty() ? "no declared truth names the device " : "truths of devices " + paired + " all name ")
+                        + info.getKeys());
+                continue;
+            }
+            int index = paired.get(0);
+            metrics.forEach((fact, name) -> {
+                String key = LiveProperties.METRIC_PREFIX + name;
+                Optional<Object> v = info.getProperty(key).map(TruthCheck::number);
+                String problem = TruthCheck.compare(index, fact, truths.get(index), v, key);
+                if (problem != null) {
+                    wrong.add(problem);
+                }
+            });
+        }
+        if (!wrong.isEmpty()) {
+            throw new AssertionFailedError(String.join("; ", wrong));
+        }
+    }
+
+    /**
+     * Purpose: a degraded device stays in service: no TaskManager of the host is kept from it, as
+     * a failed one is (quarantined in the coordination file).
+     *
+     * <p>How: a host of 2 devices whose device 0 its fakes describe as degraded ({@link
+     * io.flinkdevices.testkit.fake.FakeHost#degradeDevice}), the monitor at 200 ms and
+     * coordination on a fresh file; retrieves both, waits until one reads {@code degraded} and two
+     * more samples are taken.
+     *
+     * <p>Must hold: the coordination file quarantines no device ({@code DeviceQuarantine.peek}).
+     * Skipped unless both {@code MONITORING} and {@code COORDINATION} are declared, or when the
+     * driver declares {@link DeviceBehavior#DEGRADED_STATE}; fails, saying what to add, where no
+     * device reads {@code degraded}.
+     */
+    @Test
+    @Order(7)
+    @DisplayName("a degraded device is never quarantined")
+    public void degradedIsNeverQuarantined() throws Exception {
+        Assumptions.assumeTrue(declared() && kit.capabilities().contains(DriverCapability.COORDINATION),
+                "MONITORING and COORDINATION are not both declared");
+        Assumptions.assumeFalse(without(DeviceBehavior.DEGRADED_STATE), "the driver declares DeviceBehavior.DEGRADED_STATE");
+        PreparedHost host = host(2, h -> h.degradeDevice(0));
+        java.nio.file.Path file = tempRoot().resolve("quarantine-coordination");
+        Map<String, String> params = new HashMap<>(host.params);
+        params.putAll(kit.monitorParams(INTERVAL));
+        params.putAll(kit.coordinationParams(file));
+        List<ExternalResourceInfo> infos = new ArrayList<>(infos(driver(host, params), 2));
+        Waiting.firstSamples(infos, PATIENCE);
+        String late = withinTwoSamples(infos, samples(infos), h -> h.contains("degraded"));
+        if (late != null) {
+            throw cannotDescribe(DeviceBehavior.DEGRADED_STATE, "a degraded device while monitored", "with"
+                    + " FakeHost.degradeDevice(0) the devices handed out read " + late + "; in paramsForHost, describe each device"
+                    + " of host.degradedDevices() as the vendor tool reports a degraded one");
+        }
+        OptionalLong seen = samples(infos);
+        if (seen.isPresent()) {
+            withinTwoSamples(infos, seen, h -> false); // two more samples: the quarantine listener ran on them
+        } else {
+            Waiting.pause(INTERVAL.multipliedBy(3));
+        }
+        List<io.flinkdevices.sdk.coordination.QuarantinedDevice> quarantined = io.flinkdevices.sdk.coordination.DeviceQuarantine.peek(file);
+        if (!quarantined.isEmpty()) {
+            throw new AssertionFailedError("quarantined a degraded device: " + quarantined + " in " + file
+                    + " (only a failed device is taken out of service; the devices read " + healths(infos) + ")");
         }
     }
 

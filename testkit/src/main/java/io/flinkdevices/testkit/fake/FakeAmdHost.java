@@ -218,12 +218,20 @@ public final class FakeAmdHost {
             }
             int agent = 0;
             List<String> gpuOfAgent = new ArrayList<>();
+            java.util.Map<Integer, List<Integer>> agentsOfGpu = new java.util.HashMap<>();
             for (int g = 0; g < gpus.size(); g++) {
                 AmdToolOutputs.Gpu gpu = gpus.get(g);
                 String pci = pciAddress(g);
                 String pciDir = "devices/pci0000:00/" + pci;
                 long share = gpu.model.vramBytes / Math.max(1, gpu.memoryPartitions());
+                long vram = gpu.partitioned() ? share : gpu.model.vramBytes;
                 for (int p = 0; p < gpu.partitions; p++) {
+                    // what this agent really is; the files below are written from it
+                    DeviceTruth truth = DeviceTruth.of(io.flinkdevices.sdk.info.GpuInfo.KEY_INDEX, Integer.toString(agent)).pciAddress(pci)
+                            .temperatureCelsius(IDLE_CELSIUS).utilizationPercent(0);
+                    truth = sparse ? truth.without(DeviceTruth.Fact.MEMORY_BYTES) : truth.memoryBytes(vram);
+                    host.declareTruth(agent, truth);
+                    agentsOfGpu.computeIfAbsent(g, k -> new ArrayList<>()).add(agent);
                     int minor = 128 + agent;
                     int bus = Integer.parseInt(pci.substring(5, 7), 16);
                     sys.file("class/kfd/kfd/topology/nodes/" + (agent + 1) + "/properties",
@@ -241,15 +249,16 @@ public final class FakeAmdHost {
                     String devDir = p == 0 ? pciDir : "devices/platform/amdgpu_xcp_" + (agent);
                     gpuOfAgent.add(pciDir + "/");
                     if (!sparse) {
-                        sys.file(devDir + "/mem_info_vram_total", Long.toString(gpu.partitioned() ? share : gpu.model.vramBytes));
+                        sys.file(devDir + "/mem_info_vram_total", Long.toString(truth.memoryBytes().getAsLong()));
                         sys.file(devDir + "/product_name", gpu.model.marketName);
                     }
                     sys.file(devDir + "/device", gpu.model.deviceId());
                     if (p == 0) {
                         // what the monitor samples: busy, VRAM used, hwmon, RAS (umc and gfx blocks)
-                        sys.file(devDir + "/gpu_busy_percent", "0");
+                        sys.file(devDir + "/gpu_busy_percent", Long.toString(Math.round(truth.utilizationPercent().getAsDouble())));
                         sys.file(devDir + "/mem_info_vram_used", "0");
-                        sys.file(devDir + "/hwmon/hwmon" + g + "/temp1_input", "35000");
+                        sys.file(devDir + "/hwmon/hwmon" + g + "/temp1_input",
+                                Long.toString(Math.round(truth.temperatureCelsius().getAsDouble() * 1000)));
                         sys.file(devDir + "/hwmon/hwmon" + g + "/power1_average", "90000000");
                         // the PCI core's link attributes: a degraded GPU's link trained narrower
                         sys.file(devDir + "/current_link_width", Integer.toString(RenderNodeFaults.FULL_WIDTH));
@@ -277,7 +286,7 @@ public final class FakeAmdHost {
                     .whenArguments(ROCM_SMI_QUERY, Response.success(rocmSmi()))
                     .exitCode(2)
                     .stderr("rocm-smi: error: unrecognized arguments\n"));
-            Installed installed = new Installed(sys, dev, agents());
+            Installed installed = new Installed(host, sys, dev, agents(), agentsOfGpu);
             RenderNodeFaults faults = new RenderNodeFaults(dev, sys, gpuOfAgent);
             for (int failed : host.failedDevices()) {
                 faults.inject(failed);
@@ -303,17 +312,39 @@ public final class FakeAmdHost {
     /** The RAS blocks whose {@code ras/<block>_err_count} the fake writes on every GPU. */
     public static final List<String> RAS_BLOCKS = List.of("umc", "gfx");
 
-    /** What {@link Builder#installOn} wrote. */
+    /** The temperature every GPU has at install: {@code temp1_input} holds it in millidegrees. */
+    static final int IDLE_CELSIUS = 35;
+
+    /**
+     * What {@link Builder#installOn} wrote. Each agent's truth is declared on the host ({@link
+     * FakeHost#declareTruth}, named by its {@code index}): memory in bytes (absent on a host that
+     * leaves optional fields out), PCI address, temperature and utilisation, which {@link
+     * #busyPercent} and {@link #temperature} change with the files; no NUMA node is declared.
+     */
     @PublicEvolving
     public static final class Installed {
+        private final FakeHost host;
         private final FakeFileTree sys;
         private final FakeFileTree dev;
         private final int agents;
+        private final java.util.Map<Integer, List<Integer>> agentsOfGpu;
 
-        private Installed(FakeFileTree sys, FakeFileTree dev, int agents) {
+        private Installed(FakeHost host, FakeFileTree sys, FakeFileTree dev, int agents, java.util.Map<Integer, List<Integer>> agentsOfGpu) {
+            this.host = host;
             this.sys = sys;
             this.dev = dev;
             this.agents = agents;
+            this.agentsOfGpu = agentsOfGpu;
+        }
+
+        /** Declares {@code change} of the truth of every agent of GPU {@code gpu}. */
+        private void truthOf(int gpu, java.util.function.UnaryOperator<DeviceTruth> change) {
+            for (int agent : agentsOfGpu.getOrDefault(gpu, List.of())) {
+                DeviceTruth t = host.truths().get(agent);
+                if (t != null) {
+                    host.declareTruth(agent, change.apply(t));
+                }
+            }
         }
 
         /** The sysfs root: the driver's {@code sysfs.root}. */
@@ -337,6 +368,7 @@ public final class FakeAmdHost {
 
         /** Sets GPU {@code gpu}'s {@code gpu_busy_percent}, as load moves it while a cluster runs. */
         public Installed busyPercent(int gpu, int percent) {
+            truthOf(gpu, t -> t.utilizationPercent(percent));
             sys.file(gpuDir(gpu) + "gpu_busy_percent", Integer.toString(percent));
             return this;
         }
@@ -349,6 +381,7 @@ public final class FakeAmdHost {
 
         /** Sets GPU {@code gpu}'s hwmon {@code temp1_input} (written in millidegrees). */
         public Installed temperature(int gpu, int celsius) {
+            truthOf(gpu, t -> t.temperatureCelsius(celsius));
             sys.file(gpuDir(gpu) + "hwmon/hwmon" + gpu + "/temp1_input", Integer.toString(celsius * 1000));
             return this;
         }

@@ -43,6 +43,7 @@ public final class FakeHost {
     private final Map<String, String> env = new TreeMap<>();
     private final Set<Integer> failedDevices = new TreeSet<>();
     private final Set<Integer> degradedDevices = new TreeSet<>();
+    private final Map<Integer, DeviceTruth> truths = new TreeMap<>();
     private boolean optionalFieldsLeftOut;
     private DeviceFaults faults;
 
@@ -123,6 +124,27 @@ public final class FakeHost {
     /** The devices to describe as degraded (see {@link #degradeDevice(int)}), in ascending order. */
     public synchronized Set<Integer> degradedDevices() {
         return Collections.unmodifiableSet(new TreeSet<>(degradedDevices));
+    }
+
+    /**
+     * Declares what device {@code index} (its position in the tool's listing, from 0) really is:
+     * its memory in bytes, temperature in Celsius, PCI address, NUMA node or none (see {@link
+     * DeviceTruth}). A fake calls it for every device it writes, from the values it writes (after
+     * {@link #leaveOutOptionalFields()}, with the left-out facts declared absent), so that the
+     * two cannot drift; the contract kit compares the driver's typed values and live metrics with
+     * it. A later declaration for the same index replaces an earlier one.
+     */
+    public synchronized FakeHost declareTruth(int index, DeviceTruth truth) {
+        if (index < 0) {
+            throw new IllegalArgumentException("A device index is 0 or more, not " + index);
+        }
+        truths.put(index, Objects.requireNonNull(truth, "truth"));
+        return this;
+    }
+
+    /** The truths declared so far ({@link #declareTruth}), by device index in ascending order. */
+    public synchronized Map<Integer, DeviceTruth> truths() {
+        return Collections.unmodifiableMap(new TreeMap<>(truths));
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.flinkdevices.testkit.fake;
 
+import io.flinkdevices.sdk.info.RdmaInfo;
+
 import org.apache.flink.annotation.PublicEvolving;
 
 import java.nio.file.Files;
@@ -169,24 +171,33 @@ public final class FakeRdmaHost {
          * node_guid} or a PCI {@code numa_node}. The host's {@link FakeHost#failedDevices() failed}
          * ports (the i-th port, device by device) are DOWN ({@link #portDown}), its {@link
          * FakeHost#degradedDevices() degraded} ones ACTIVE in LinkErrorRecovery ({@link
-         * #portDegraded}).
+         * #portDegraded}). Each port's truth is declared on the host ({@link
+         * FakeHost#declareTruth}, named by {@code device} and {@code port}): its adapter's PCI
+         * address and NUMA node (none on a host that leaves optional fields out).
          */
         public FakeFileTree installOn(FakeHost host) {
             FakeFileTree sys = host.sys();
             sys.dir("class/infiniband");
+            int portIndex = 0;
             for (int n = 0; n < devices.size(); n++) {
                 Device d = devices.get(n);
                 String dev = "class/infiniband/" + d.name + "/";
                 String pci = "devices/pci0000:00/" + pciAddress(n);
+                // what the adapter really is (its ports share it); the files below are written from it
+                DeviceTruth truth = DeviceTruth.of(RdmaInfo.KEY_DEVICE, d.name).pciAddress(pciAddress(n));
+                truth = host.optionalFieldsLeftOut() ? truth.noNumaNode() : truth.numaNode(n % 2);
                 sys.file(pci + "/vendor", "0x15b3");
                 sys.file(pci + "/device", d.ethernet() ? "0x101d" : "0x101b");
                 sys.symlink(dev + "device", "../../../" + pci);
+                truth.numaNode().ifPresent(node -> sys.file(pci + "/numa_node", Integer.toString(node)));
                 if (!host.optionalFieldsLeftOut()) {
-                    sys.file(pci + "/numa_node", Integer.toString(n % 2));
                     sys.file(dev + "node_guid", nodeGuid(n));
                 }
                 sys.file(dev + "fw_ver", "20.31.1014");
                 for (int p = 1; p <= d.portsUp.length; p++) {
+                    java.util.Map<String, String> portId = new java.util.LinkedHashMap<>(truth.identity());
+                    portId.put(RdmaInfo.KEY_PORT, Integer.toString(p));
+                    host.declareTruth(portIndex++, withIdentity(truth, portId));
                     boolean up = d.portsUp[p - 1];
                     String port = dev + "ports/" + p + "/";
                     sys.file(port + "state", up ? "4: ACTIVE" : "1: DOWN");
@@ -227,6 +238,13 @@ public final class FakeRdmaHost {
             }
             host.faults(faults);
             return sys;
+        }
+
+        /** {@code truth}'s facts for the device named by {@code identity}. */
+        private static DeviceTruth withIdentity(DeviceTruth truth, java.util.Map<String, String> identity) {
+            DeviceTruth t = DeviceTruth.of(identity);
+            t = truth.pciAddress().map(t::pciAddress).orElse(t);
+            return truth.numaNode().isPresent() ? t.numaNode(truth.numaNode().getAsInt()) : t.noNumaNode();
         }
 
         /** Every port, device by device: {device name, port number}. */

@@ -363,6 +363,7 @@ public final class InstalledNvidiaHost {
     }
 
     private void writeState() {
+        declareTruths();
         StringBuilder sb = new StringBuilder("init\t" + initError + "\n");
         if (nvmlHangs) {
             sb.append("hang\t1\n");
@@ -400,6 +401,24 @@ public final class InstalledNvidiaHost {
             Files.move(tmp, nvmlState(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot write the stand-in NVML state " + nvmlState(), e);
+        }
+    }
+
+    /**
+     * Declares every GPU's truth on the host ({@link FakeHost#declareTruth}) from the values both
+     * faces print (nvidia-smi in MiB, the NVML state in bytes): memory and PCI address (absent on
+     * a host that leaves optional fields out, where nvidia-smi prints {@code [N/A]}), temperature
+     * and utilisation as they stand now; nvidia-smi gives no NUMA node.
+     */
+    private void declareTruths() {
+        List<FakeNvidiaHost.Model> models = gpus.models();
+        for (int i = 0; i < models.size(); i++) {
+            long[] v = values.get(i);
+            DeviceTruth t = DeviceTruth.of("uuid", FakeNvidiaHost.gpuUuid(i)).temperatureCelsius(v[3]).utilizationPercent(v[0]);
+            t = gpus.leavesOutOptionalFields()
+                    ? t.without(DeviceTruth.Fact.MEMORY_BYTES).without(DeviceTruth.Fact.PCI_ADDRESS)
+                    : t.memoryBytes(models.get(i).memoryMib() << 20).pciAddress(FakeNvidiaHost.pciBusId(i));
+            host.declareTruth(i, t);
         }
     }
 

@@ -3,6 +3,7 @@ package io.flinkdevices.testkit.contract;
 import io.flinkdevices.sdk.info.GpuInfo;
 import io.flinkdevices.testkit.contract.MemoryDevicesFactory.Flaw;
 import io.flinkdevices.testkit.fake.DeviceFaults;
+import io.flinkdevices.testkit.fake.DeviceTruth;
 import io.flinkdevices.testkit.fake.FakeHost;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -51,6 +52,8 @@ class DriverContractKitTest {
     private static final Set<DeviceBehavior> MEMORY_DEVICES_LACK =
             EnumSet.of(DeviceBehavior.FAILED_STATE, DeviceBehavior.DEGRADED_STATE, DeviceBehavior.OPTIONAL_FIELDS);
     private static volatile Set<DeviceBehavior> without = MEMORY_DEVICES_LACK;
+    /** Whether the memory host's fake declares its devices' truth. */
+    private static volatile boolean declaresTruth = true;
 
     @Test
     @DisplayName("passes a correct driver, skipping only the cases its host cannot exercise")
@@ -79,22 +82,28 @@ class DriverContractKitTest {
                         "floodingToolIsRefused",
                         "healthFollowsFaults",
                         "hangingToolNeverBlocksARead",
-                        "monitorGoesWithItsDriver");
+                        "monitorGoesWithItsDriver",
+                        "metricsAreTrue",
+                        "degradedIsNeverQuarantined");
     }
 
     @Test
     @DisplayName("fails, saying what to add to the fake, where the host cannot describe what a case needs and the driver declares nothing")
     void failsWhereTheFakeCannotDescribeAndNothingIsDeclared() {
         without = EnumSet.noneOf(DeviceBehavior.class);
+        declaresTruth = false;
         Map<String, TestExecutionResult> results;
         try {
             results = run(new MemoryDevicesFactory(Flaw.NONE).monitoring(), MONITORED);
         } finally {
             without = MEMORY_DEVICES_LACK;
+            declaresTruth = true;
         }
         assertThat(failed(results)).containsExactlyInAnyOrder("keysAreCompleteWithoutOptionalFields", "neverHandsOutAFailedDevice",
-                "degradedDeviceComesLast", "healthStaysWithItsDevice");
+                "degradedDeviceComesLast", "healthStaysWithItsDevice", "typedValuesAreTrue", "metricsAreTrue");
         for (Map.Entry<String, String> e : Map.of(
+                "typedValuesAreTrue", "fake host cannot describe the devices' true values: in paramsForHost, call host.declareTruth",
+                "metricsAreTrue", "fake host cannot describe the devices' true values: ",
                 "keysAreCompleteWithoutOptionalFields", "fake host cannot describe a device without its optional fields: ",
                 "neverHandsOutAFailedDevice", "fake host cannot describe a failed device: with FakeHost.failDevice(0)",
                 "degradedDeviceComesLast", "fake host cannot describe a degraded device: with FakeHost.degradeDevice(0)",
@@ -278,6 +287,16 @@ class DriverContractKitTest {
     }
 
     @Test
+    @DisplayName("fails a monitoring driver whose temperature is in millidegrees, naming the unit mistake first")
+    void catchesATemperatureInMillidegrees() {
+        Map<String, TestExecutionResult> results = run(new MemoryDevicesFactory(Flaw.TEMPERATURE_MILLIDEGREES).monitoring(), MONITORED);
+        assertThat(failed(results)).containsExactly("metricsAreTrue");
+        assertThat(results.get("metricsAreTrue").getThrowable().orElseThrow().getMessage().substring(0, 120))
+                .startsWith("device ")
+                .contains("temperature 40000 is the true 40 °C multiplied by 1000 (millidegrees given as °C?)");
+    }
+
+    @Test
     @DisplayName("fails a monitoring driver that keeps live keys with monitor.interval 0")
     void catchesStaleKeysWhenOff() {
         assertCaught(new MemoryDevicesFactory(Flaw.STALE_KEYS_WHEN_OFF).monitoring(), MONITORED,
@@ -395,6 +414,10 @@ class DriverContractKitTest {
         @Override
         protected Map<String, String> paramsForHost(FakeHost host, int devices) {
             host.sys().file("memory/count", devices + "\n");
+            for (int i = 0; declaresTruth && i < devices; i++) {
+                // the sampler's constant temperature; no memory size or PCI address in these infos
+                host.declareTruth(i, DeviceTruth.of("uuid", "MEM-" + i).temperatureCelsius(40));
+            }
             Path countFile = host.sys().path("memory/count");
             host.faults(new DeviceFaults() {
                 @Override
@@ -432,6 +455,11 @@ class DriverContractKitTest {
         @Override
         protected Set<DeviceBehavior> devicesWithout() {
             return without;
+        }
+
+        @Override
+        protected Map<DeviceTruth.Fact, String> truthMetrics() {
+            return Map.of(DeviceTruth.Fact.TEMPERATURE_CELSIUS, "temperature");
         }
 
         @Override

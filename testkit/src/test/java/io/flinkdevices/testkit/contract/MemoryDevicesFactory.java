@@ -49,7 +49,9 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
         /** With {@code monitor.interval: 0} it still attaches a health and a metric, never refreshed. */
         STALE_KEYS_WHEN_OFF,
         /** Its {@code close()} does nothing: the monitor samples on while the driver is referenced. */
-        CLOSE_KEEPS_MONITOR
+        CLOSE_KEEPS_MONITOR,
+        /** Its monitor publishes the temperature in millidegrees, as a hwmon file holds it, not in °C. */
+        TEMPERATURE_MILLIDEGREES
     }
 
     /**
@@ -298,7 +300,7 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
                 if (failed && (flaw != Flaw.HEALTH_LATE || times >= 4)) {
                     out.put(id, io.flinkdevices.sdk.health.DeviceSample.failed("memory device " + i + " failed"));
                 } else {
-                    out.put(id, io.flinkdevices.sdk.health.DeviceSample.builder().metric("temperature", 40).build());
+                    out.put(id, io.flinkdevices.sdk.health.DeviceSample.builder().metric("temperature", flaw == Flaw.TEMPERATURE_MILLIDEGREES ? 40_000 : 40).build());
                 }
             }
             return out;

@@ -1,5 +1,6 @@
 package io.flinkdevices.testkit.example;
 
+import io.flinkdevices.testkit.fake.DeviceTruth;
 import io.flinkdevices.testkit.fake.FakeExecutable;
 import io.flinkdevices.testkit.fake.FakeExecutable.Response;
 import io.flinkdevices.testkit.fake.FakeHost;
@@ -22,6 +23,7 @@ final class FakeAcmeSmi {
     static Path install(FakeHost host, int sticks) {
         StringBuilder listing = new StringBuilder();
         for (int i = 0; i < sticks; i++) {
+            host.declareTruth(i, truth(host, i));
             listing.append(
                             host.optionalFieldsLeftOut()
                                     ? shortLine(i)
@@ -34,6 +36,17 @@ final class FakeAcmeSmi {
                                 .exitCode(2)
                                 .stderr("usage: acme-smi --list\n"))
                 .path();
+    }
+
+    /**
+     * What stick {@code index} really is, as {@link #line(int, String)} prints it: 16384 MiB, its
+     * PCI address; older firmware's short line has neither. The sticks have no NUMA node.
+     */
+    static DeviceTruth truth(FakeHost host, int index) {
+        DeviceTruth t = DeviceTruth.of("uuid", uuid(index)).noNumaNode();
+        return host.optionalFieldsLeftOut()
+                ? t.without(DeviceTruth.Fact.MEMORY_BYTES).without(DeviceTruth.Fact.PCI_ADDRESS)
+                : t.memoryBytes(MEMORY_MIB << 20).pciAddress(pci(index));
     }
 
     /** What {@code acme-smi --list} prints on a host with {@code sticks} sticks. */
@@ -54,11 +67,18 @@ final class FakeAcmeSmi {
     static String line(int index, String health) {
         return String.format(
                 Locale.ROOT,
-                "Stick %d: Acme Tensor Stick 16G (UUID: %s, memory: 16384 MiB, pci: 0000:%02x:00.0, health: %s)",
+                "Stick %d: Acme Tensor Stick 16G (UUID: %s, memory: %d MiB, pci: %s, health: %s)",
                 index,
                 uuid(index),
-                0x3b + index,
+                MEMORY_MIB,
+                pci(index),
                 health);
+    }
+
+    private static final long MEMORY_MIB = 16384;
+
+    private static String pci(int index) {
+        return String.format(Locale.ROOT, "0000:%02x:00.0", 0x3b + index);
     }
 
     /** The line of stick {@code index} as older firmware prints it: no memory, PCI address nor health. */
