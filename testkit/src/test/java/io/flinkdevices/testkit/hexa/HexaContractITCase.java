@@ -6,6 +6,7 @@ import io.flinkdevices.sdk.info.DeviceAttribute;
 import io.flinkdevices.testkit.contract.BadParam;
 import io.flinkdevices.testkit.contract.DriverCapability;
 import io.flinkdevices.testkit.contract.DriverContractKit;
+import io.flinkdevices.testkit.fake.DeviceTruth.Fact;
 import io.flinkdevices.testkit.fake.FakeHost;
 
 import org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory;
@@ -50,6 +51,12 @@ class HexaContractITCase extends DriverContractKit {
     protected Set<DriverCapability> capabilities() {
         return EnumSet.of(DriverCapability.KUBERNETES_DECORATOR, DriverCapability.VISIBLE_DEVICES, DriverCapability.COORDINATION,
                 DriverCapability.MONITORING);
+    }
+
+    /** hexa-smi prints Celsius and percent; the driver publishes them unchanged. */
+    @Override
+    protected Map<Fact, String> truthMetrics() {
+        return Map.of(Fact.TEMPERATURE_CELSIUS, "temperature", Fact.UTILIZATION_PERCENT, "utilization");
     }
 
     @Override
