@@ -61,8 +61,6 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
     private java.nio.file.Path monitorDevRoot;
     /** The monitor of the units last handed out; null before or when monitoring is off. */
     private DeviceMonitor monitor;
-    /** The coordination ids this driver took; {@link #close()} releases them. */
-    private final List<String> held = new ArrayList<>();
 
     /** Monitors the handed-out units through sysfs (whatever backend discovered them). */
     void monitorWith(MonitorSettings settings, Sysfs sys, java.nio.file.Path devRoot) {
@@ -79,10 +77,8 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
     @Override
     public synchronized void close() throws DeviceDriverException {
         stopMonitor();
-        if (coordinator != null && !held.isEmpty()) {
-            List<String> ids = new ArrayList<>(held);
-            held.clear();
-            coordinator.release(ids);
+        if (coordinator != null) {
+            coordinator.releaseAllocated();
         }
     }
 
@@ -245,11 +241,6 @@ final class AmdGpuDriver implements ExternalResourceDriver, KubernetesResourceDe
         }
         List<String> chosen =
                 coordinator == null ? ids.subList(0, (int) amount) : coordinator.allocate(ids, amount);
-        if (coordinator != null) {
-            synchronized (this) {
-                held.addAll(chosen);
-            }
-        }
         DeviceMonitor m = monitor(chosen, units, agents);
         Set<GpuInfo> infos = new LinkedHashSet<>();
         for (String id : chosen) {

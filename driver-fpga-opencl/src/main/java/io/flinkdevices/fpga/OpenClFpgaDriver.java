@@ -66,8 +66,6 @@ final class OpenClFpgaDriver
     private final Map<String, String> environment;
     /** The monitor of the devices last handed out; null before or when monitoring is off. */
     private DeviceMonitor monitor;
-    /** The coordination ids this driver took; {@link #close()} releases them. */
-    private final List<String> recorded = new ArrayList<>();
 
     /** @param coordinator null when coordination is off */
     OpenClFpgaDriver(
@@ -227,10 +225,6 @@ final class OpenClFpgaDriver
         }
         if (chosen.size() < amount) {
             coordinator.release(held);
-        } else {
-            synchronized (this) {
-                recorded.addAll(held);
-            }
         }
     }
 
@@ -325,10 +319,8 @@ final class OpenClFpgaDriver
     @Override
     public synchronized void close() throws DeviceDriverException {
         stopMonitor();
-        if (coordinator != null && !recorded.isEmpty()) {
-            List<String> ids = new ArrayList<>(recorded);
-            recorded.clear();
-            coordinator.release(ids);
+        if (coordinator != null) {
+            coordinator.releaseAllocated();
         }
     }
 

@@ -48,8 +48,6 @@ final class NvidiaGpuDriver
     /** The monitor of the units last handed out; null before or when monitoring is off. */
     private DeviceMonitor monitor;
     private NvmlSampler nvmlSampler;
-    /** The coordination ids this driver took; {@link #close()} releases them. */
-    private final List<String> held = new ArrayList<>();
 
     /**
      * @param coordinator null when coordination is off
@@ -99,10 +97,8 @@ final class NvidiaGpuDriver
             nvmlSampler.close();
             nvmlSampler = null;
         }
-        if (coordinator != null && !held.isEmpty()) {
-            List<String> ids = new ArrayList<>(held);
-            held.clear();
-            coordinator.release(ids);
+        if (coordinator != null) {
+            coordinator.releaseAllocated();
         }
     }
 
@@ -196,9 +192,6 @@ final class NvidiaGpuDriver
                     throw e;
                 }
                 throw new DeviceDriverException(e.getMessage() + hint, e);
-            }
-            synchronized (this) {
-                held.addAll(taken);
             }
             for (String id : taken) {
                 chosen.add(byId.get(id));

@@ -47,8 +47,6 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
     private final Sysfs sys;
     /** The monitor of the ports last handed out; null before or when monitoring is off. */
     private DeviceMonitor monitor;
-    /** The coordination ids this driver took (exclusive mode); {@link #close()} releases them. */
-    private final List<String> held = new ArrayList<>();
 
     /**
      * @param verbs the verbs probe, or null when it is off
@@ -117,11 +115,6 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
             }
         }
         List<String> chosen = coordinator == null || shared ? ids.subList(0, (int) amount) : coordinator.allocate(ids, amount);
-        if (coordinator != null && !shared) {
-            synchronized (this) {
-                held.addAll(chosen);
-            }
-        }
         DeviceMonitor m = monitor(chosen);
         Set<RdmaInfo> infos = new LinkedHashSet<>();
         for (String id : chosen) {
@@ -162,10 +155,8 @@ final class RdmaDriver implements ExternalResourceDriver, KubernetesResourceDeco
     @Override
     public synchronized void close() throws DeviceDriverException {
         stopMonitor();
-        if (coordinator != null && !held.isEmpty()) {
-            List<String> ids = new ArrayList<>(held);
-            held.clear();
-            coordinator.release(ids);
+        if (coordinator != null) {
+            coordinator.releaseAllocated();
         }
     }
 

@@ -18,8 +18,8 @@
  *   <li>When its {@code close()} returns, the driver's monitor thread has ended ({@code
  *       DeviceMonitor.stop()} waits for it), no process the driver started runs, no tool of it is
  *       called again, and the coordination records this driver took are released ({@code
- *       DeviceCoordinator.release(ids)}: its own ids, never {@code releaseAll()}, since two
- *       TaskManagers of a local cluster share one process). {@code close()} may be called any
+ *       DeviceCoordinator.releaseAllocated()}: what its own coordinator took, never {@code
+ *       releaseAll()}, since two TaskManagers of a local cluster share one process). {@code close()} may be called any
  *       number of times; the infos handed out keep their fixed properties and their last live
  *       values.
  *   <li>Nobody closes a driver in a TaskManager, so without {@code close()} the same ends come on

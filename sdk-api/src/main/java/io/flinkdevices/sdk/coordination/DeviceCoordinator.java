@@ -111,6 +111,8 @@ public final class DeviceCoordinator {
     private final DeviceQuarantine quarantine;
     private final String resourceName;
     private final ExitRelease.Releasable atExit = this::releaseAtExit;
+    /** What this coordinator allocated and has not released yet, in allocation order. */
+    private final Set<String> allocated = new LinkedHashSet<>();
 
     private DeviceCoordinator(CoordinationParams params) {
         this.file =
@@ -227,6 +229,9 @@ public final class DeviceCoordinator {
                     new TreeSet<>(allocation.reclaimedFrom()));
         }
         ExitRelease.register(atExit);
+        synchronized (allocated) {
+            allocated.addAll(chosen);
+        }
         LOG.info("Allocated devices {} for pid {} through coordination file {}", chosen, self.pid(), file.file());
         return chosen;
     }
@@ -240,6 +245,28 @@ public final class DeviceCoordinator {
     public void release(Collection<String> ids) throws DeviceDriverException {
         Set<String> wanted = new HashSet<>(ids);
         releaseWhere(wanted::contains, lockTimeout);
+        synchronized (allocated) {
+            allocated.removeAll(wanted);
+        }
+    }
+
+    /**
+     * Releases what this coordinator allocated and has not released yet: what a driver's {@code
+     * close()} does with its coordination records (sdk-api's driver lifecycle), so that a driver
+     * need not keep its own list. Does nothing when nothing is held; what could not be released
+     * (the lock not obtained in time) stays held, for a second call.
+     *
+     * @throws DeviceDriverException when the lock is not obtained in time or the file cannot be
+     *     read or written
+     */
+    public void releaseAllocated() throws DeviceDriverException {
+        List<String> ids;
+        synchronized (allocated) {
+            ids = new ArrayList<>(allocated);
+        }
+        if (!ids.isEmpty()) {
+            release(ids);
+        }
     }
 
     /**
@@ -251,6 +278,9 @@ public final class DeviceCoordinator {
      */
     public void releaseAll() throws DeviceDriverException {
         releaseWhere(id -> true, lockTimeout);
+        synchronized (allocated) {
+            allocated.clear();
+        }
     }
 
     private void releaseAtExit() throws DeviceDriverException {

@@ -312,6 +312,23 @@ class DeviceCoordinatorTest {
             assertThat(idsHeldBy(self)).isEmpty();
             assertThat(idsHeldBy(other)).containsExactly("0");
         }
+
+        @Test
+        @DisplayName("releaseAllocated frees what this coordinator took and still holds, nothing another coordinator of this JVM took")
+        void releaseAllocated() throws Exception {
+            DeviceCoordinator mine = coordinator();
+            DeviceCoordinator sibling = coordinator();
+            mine.allocate(ids(4), 2);
+            sibling.allocate(ids(4), 1);
+            mine.release(List.of("0"));
+            assertThat(idsHeldBy(self)).containsExactly("1", "2");
+            mine.releaseAllocated();
+            assertThat(idsHeldBy(self)).as("the sibling's device stays recorded").containsExactly("2");
+            mine.releaseAllocated();
+            assertThat(idsHeldBy(self)).as("a second call changes nothing").containsExactly("2");
+            sibling.releaseAllocated();
+            assertThat(idsHeldBy(self)).isEmpty();
+        }
     }
 
     @Nested
