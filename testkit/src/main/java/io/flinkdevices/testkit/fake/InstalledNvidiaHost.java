@@ -414,7 +414,9 @@ public final class InstalledNvidiaHost {
         List<FakeNvidiaHost.Model> models = gpus.models();
         for (int i = 0; i < models.size(); i++) {
             long[] v = values.get(i);
-            DeviceTruth t = DeviceTruth.of("uuid", FakeNvidiaHost.gpuUuid(i)).temperatureCelsius(v[3]).utilizationPercent(v[0]);
+            DeviceTruth t = DeviceTruth.of("uuid", FakeNvidiaHost.gpuUuid(i)).temperatureCelsius(v[3]);
+            // a utilisation beyond 100 % is garbage a test makes the GPU report on purpose: no truth to compare with
+            t = v[0] >= 0 && v[0] <= 100 ? t.utilizationPercent(v[0]) : t.without(DeviceTruth.Fact.UTILIZATION_PERCENT);
             t = gpus.leavesOutOptionalFields()
                     ? t.without(DeviceTruth.Fact.MEMORY_BYTES).without(DeviceTruth.Fact.PCI_ADDRESS)
                     : t.memoryBytes(models.get(i).memoryMib() << 20).pciAddress(FakeNvidiaHost.pciBusId(i));
