@@ -45,8 +45,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * -Dsource=datagen} from the SQL datagen connector; ML_PREDICT; the first value of each result to a
  * counting map and a discarding sink; parallelism 1, local MiniCluster, CPU). The job's rate is
  * taken between its N/4-th and its N-th result, so that start-up and planning do not count; each
- * side also reports the JVM's CPU time a row. {@code -Doperator-timeout=0} sets {@code
- * table.exec.async-ml-predict.timeout}. Not a test: run it by hand (see docs/measured-figures.md).
+ * side also reports the JVM's CPU time a row. {@code -Djobs=...} runs one or more job settings in
+ * each round, after the same round's bare loops (see {@link JobSettings}). Not a test: run it by hand (see docs/measured-figures.md).
  *
  * <p>Arguments: {@code [rows] [batch-size] [max-in-flight] [rounds] [hidden,...]}, default 200000 64
  * 2 3 4096: the model is an MLP 16 -> hidden (Relu) -> 16, one after the other for each hidden
@@ -66,20 +66,23 @@ public final class OnnxPredictBenchmark {
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 3;
         String hiddens = args.length > 4 ? args[4] : "4096";
         boolean datagen = "datagen".equals(System.getProperty("source", "pool"));
+        List<JobSettings> jobs = JobSettings.parseAll(System.getProperty("jobs", "defaults"));
         System.out.println("source: " + (datagen ? "SQL datagen connector" : "pooled rows (FLIP-27 source, chained)")
-                + "; table.exec.async-ml-predict.timeout: " + System.getProperty("operator-timeout", "Flink's default")
                 + "; batch-size " + batch + ", max-in-flight " + inFlight + ", " + rounds + " rounds, "
                 + Runtime.getRuntime().availableProcessors() + " cores");
+        for (JobSettings job : jobs) {
+            System.out.println("job settings " + job.name + ": " + job.describe());
+        }
         for (String h : hiddens.split(",")) {
             int hidden = Integer.parseInt(h.trim());
             // about the same time per model: fewer rows for a heavier one, more for a lighter one
             int n = (int) Math.max(rows / 4, Math.min((long) rows * 5, (long) rows * 4096 / hidden));
-            measure(hidden, n, batch, inFlight, rounds, datagen);
+            measure(hidden, n, batch, inFlight, rounds, datagen, jobs);
         }
     }
 
-    private static void measure(int hidden, int rows, int batch, int inFlight, int rounds, boolean datagen)
-            throws Exception {
+    private static void measure(int hidden, int rows, int batch, int inFlight, int rounds, boolean datagen,
+            List<JobSettings> jobs) throws Exception {
         Path dir = Files.createTempDirectory("onnx-bench");
         Random random = new Random(1);
         Path model = OnnxModels.write(dir, "mlp.onnx", OnnxModels.mlp(matrix(random, IN, hidden), vector(random, hidden),
@@ -88,30 +91,59 @@ public final class OnnxPredictBenchmark {
                 2.0 * (IN * hidden + hidden * OUT) / 1e6, rows);
         List<Double> bare = new ArrayList<>();
         List<Double> quiet = new ArrayList<>();
-        List<Double> sql = new ArrayList<>();
-        List<Double> ratios = new ArrayList<>();
         List<Double> quietCpu = new ArrayList<>();
-        List<Double> sqlCpu = new ArrayList<>();
+        List<List<Double>> sql = new ArrayList<>();
+        List<List<Double>> sqlCpu = new ArrayList<>();
+        List<List<Double>> ratios = new ArrayList<>();
+        for (int j = 0; j < jobs.size(); j++) {
+            sql.add(new ArrayList<>());
+            sqlCpu.add(new ArrayList<>());
+            ratios.add(new ArrayList<>());
+        }
         bareLoop(model, batch, rows / 10, true);
         for (int r = 0; r < rounds; r++) {
             double b = bareLoop(model, batch, rows, true)[0];
             double[] q = bareLoop(model, batch, rows, false);
-            double[] s = mlPredict(model, batch, inFlight, rows, datagen);
             bare.add(b);
             quiet.add(q[0]);
-            sql.add(s[0]);
             quietCpu.add(q[1]);
-            sqlCpu.add(s[1]);
-            ratios.add(s[0] / Math.max(b, q[0]));
-            System.out.printf("round %d: bare loop %.0f rows/s (spinning off: %.0f, %.1f CPU us a row), ML_PREDICT %.0f"
-                    + " rows/s (%.1f CPU us a row), ratio to the better loop %.2f%n", r + 1, b, q[0], q[1], s[0], s[1],
-                    s[0] / Math.max(b, q[0]));
+            StringBuilder line = new StringBuilder(String.format("round %d (load average %s): bare loop %.0f rows/s"
+                    + " (spinning off: %.0f, %.1f CPU us a row)", r + 1, loadAverage(), b, q[0], q[1]));
+            double[][] results = new double[jobs.size()][];
+            for (int k = 0; k < jobs.size(); k++) {
+                // each round starts with another job, so that none always runs first or last after the loops
+                int j = (k + r) % jobs.size();
+                results[j] = mlPredict(model, batch, inFlight, rows, datagen, jobs.get(j));
+            }
+            for (int j = 0; j < jobs.size(); j++) {
+                double[] s = results[j];
+                double ratio = s[0] / Math.max(b, q[0]);
+                sql.get(j).add(s[0]);
+                sqlCpu.get(j).add(s[1]);
+                ratios.get(j).add(ratio);
+                line.append(String.format(", ML_PREDICT (%s) %.0f rows/s (%.1f CPU us a row), ratio %.2f",
+                        jobs.get(j).name, s[0], s[1], ratio));
+            }
+            System.out.println(line);
         }
-        double ratio = median(ratios);
-        System.out.printf("median: bare loop %.0f rows/s (spinning off: %.0f, %.1f CPU us a row), ML_PREDICT %.0f rows/s"
-                + " (%.1f CPU us a row); median of the rounds' ratios %.2f (rounds %.2f to %.2f): goal 0.8 %s%n",
-                median(bare), median(quiet), median(quietCpu), median(sql), median(sqlCpu), ratio,
-                Collections.min(ratios), Collections.max(ratios), ratio >= 0.8 ? "met" : "not met");
+        System.out.printf("median: bare loop %.0f rows/s (spinning off: %.0f, %.1f CPU us a row)%n", median(bare),
+                median(quiet), median(quietCpu));
+        for (int j = 0; j < jobs.size(); j++) {
+            double ratio = median(ratios.get(j));
+            System.out.printf("median: ML_PREDICT (%s) %.0f rows/s (%.1f CPU us a row); median of the rounds' ratios to"
+                    + " the better loop %.2f (rounds %.2f to %.2f): goal 0.8 %s%n", jobs.get(j).name,
+                    median(sql.get(j)), median(sqlCpu.get(j)), ratio, Collections.min(ratios.get(j)),
+                    Collections.max(ratios.get(j)), ratio >= 0.8 ? "met" : "not met");
+        }
+    }
+
+    /** The 1-minute load average, or "unknown" off Linux. */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (Exception e) {
+            return "unknown";
+        }
     }
 
     /** CPU time of this JVM, all threads, in nanoseconds. */
@@ -173,14 +205,23 @@ public final class OnnxPredictBenchmark {
      * hands out rows of a pool of random ones (the bare loop too reuses its random batch) and
      * chains to ML_PREDICT.
      */
-    static double[] mlPredict(Path model, int batch, int inFlight, int rows, boolean datagen) throws Exception {
+    static double[] mlPredict(Path model, int batch, int inFlight, int rows, boolean datagen, JobSettings job)
+            throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
+        if (job.objectReuse) {
+            env.getConfig().enableObjectReuse();
+        }
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        tEnv.getConfig().set("table.exec.async-ml-predict.max-concurrent-operations", String.valueOf(batch * inFlight));
-        if (System.getProperty("operator-timeout") != null) {
+        int modelInFlight = job.maxInFlight > 0 ? job.maxInFlight : inFlight;
+        tEnv.getConfig().set("table.exec.async-ml-predict.max-concurrent-operations",
+                String.valueOf(job.capacity > 0 ? job.capacity : batch * modelInFlight));
+        if (job.timeout != null) {
             // 0 turns off the async operator's timer per row; the provider's 'timeout' still bounds every batch
-            tEnv.getConfig().set("table.exec.async-ml-predict.timeout", System.getProperty("operator-timeout"));
+            tEnv.getConfig().set("table.exec.async-ml-predict.timeout", job.timeout);
+        }
+        if (job.outputMode != null) {
+            tEnv.getConfig().set("table.exec.async-ml-predict.output-mode", job.outputMode);
         }
         if (datagen) {
             tEnv.executeSql("CREATE TEMPORARY TABLE features (x ARRAY<FLOAT>) WITH ('connector' = 'datagen',"
@@ -193,7 +234,7 @@ public final class OnnxPredictBenchmark {
             tEnv.createTemporaryView("features", features);
         }
         tEnv.executeSql("CREATE TEMPORARY MODEL mlp INPUT (x ARRAY<FLOAT>) OUTPUT (y ARRAY<FLOAT>) WITH ('provider' = 'onnx',"
-                + " 'path' = '" + model + "', 'batch-size' = '" + batch + "', 'max-in-flight' = '" + inFlight + "')");
+                + " 'path' = '" + model + "', 'batch-size' = '" + batch + "', 'max-in-flight' = '" + modelInFlight + "')");
         // one value of each result leaves SQL, so that converting rows costs the harness little
         Table predicted = tEnv.sqlQuery("SELECT y[1] AS y1 FROM ML_PREDICT(TABLE features, MODEL mlp, DESCRIPTOR(x))");
         Clock.reset(rows);
@@ -202,6 +243,65 @@ public final class OnnxPredictBenchmark {
         env.execute("ML_PREDICT benchmark");
         int counted = rows - rows / 4;
         return new double[] {counted / ((Clock.last - Clock.quarter) / 1e9), (Clock.lastCpu - Clock.quarterCpu) / 1e3 / counted};
+    }
+
+    /**
+     * One job configuration, from {@code -Djobs=name:key=value,...;name:...}: keys {@code timeout}
+     * (table.exec.async-ml-predict.timeout), {@code output-mode}, {@code object-reuse} (true/false),
+     * {@code max-in-flight} (the model option) and {@code max-concurrent-operations}; the default
+     * capacity is batch size x max-in-flight.
+     */
+    static final class JobSettings {
+        final String name;
+        final String timeout;
+        final String outputMode;
+        final boolean objectReuse;
+        final int maxInFlight;
+        final int capacity;
+
+        private JobSettings(String name, Map<String, String> settings) {
+            this.name = name;
+            Map<String, String> left = new java.util.HashMap<>(settings);
+            this.timeout = left.remove("timeout");
+            this.outputMode = left.remove("output-mode");
+            this.objectReuse = Boolean.parseBoolean(left.remove("object-reuse"));
+            this.maxInFlight = Integer.parseInt(left.getOrDefault("max-in-flight", "0"));
+            left.remove("max-in-flight");
+            this.capacity = Integer.parseInt(left.getOrDefault("max-concurrent-operations", "0"));
+            left.remove("max-concurrent-operations");
+            if (!left.isEmpty()) {
+                throw new IllegalArgumentException("-Djobs: unknown settings " + left.keySet() + " of job '" + name
+                        + "'; expected timeout, output-mode, object-reuse, max-in-flight, max-concurrent-operations");
+            }
+        }
+
+        static List<JobSettings> parseAll(String spec) {
+            List<JobSettings> out = new ArrayList<>();
+            for (String job : spec.split(";")) {
+                String[] nameAndSettings = job.trim().split(":", 2);
+                Map<String, String> settings = new java.util.LinkedHashMap<>();
+                if (nameAndSettings.length > 1 && !nameAndSettings[1].isBlank()) {
+                    for (String kv : nameAndSettings[1].split(",")) {
+                        String[] p = kv.split("=", 2);
+                        if (p.length != 2) {
+                            throw new IllegalArgumentException("-Djobs: '" + kv + "' of job '" + nameAndSettings[0]
+                                    + "' is not key=value");
+                        }
+                        settings.put(p[0].trim(), p[1].trim());
+                    }
+                }
+                out.add(new JobSettings(nameAndSettings[0].trim(), settings));
+            }
+            return out;
+        }
+
+        String describe() {
+            return "table.exec.async-ml-predict.timeout " + (timeout == null ? "Flink's default (3 min)" : timeout)
+                    + ", output-mode " + (outputMode == null ? "Flink's default (ORDERED)" : outputMode)
+                    + ", pipeline.object-reuse " + objectReuse
+                    + (maxInFlight > 0 ? ", model 'max-in-flight' " + maxInFlight : "")
+                    + ", max-concurrent-operations " + (capacity > 0 ? String.valueOf(capacity) : "batch-size x max-in-flight");
+        }
     }
 
     /** Rows of {@code IN} random floats in [-1, 1), from a pool of 1024 drawn once. */

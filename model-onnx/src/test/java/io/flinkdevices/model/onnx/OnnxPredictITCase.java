@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -23,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -151,18 +153,20 @@ class OnnxPredictITCase {
                 statements.add(sql);
             }
         }
-        assertThat(statements).hasSize(4);
+        assertThat(statements).hasSize(5);
         StreamExecutionEnvironment env = cluster.createEnvironment();
         env.setParallelism(2);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         // SET is the SQL client's statement; a TableEnvironment takes it as configuration
-        Matcher set = Pattern.compile("SET '([^']+)' = '([^']+)'").matcher(statements.get(0));
-        assertThat(set.matches()).as(statements.get(0)).isTrue();
-        tEnv.getConfig().set(set.group(1), set.group(2));
-        for (String sql : statements.subList(1, 3)) {
+        for (String statement : statements.subList(0, 2)) {
+            Matcher set = Pattern.compile("SET '([^']+)' = '([^']+)'").matcher(statement);
+            assertThat(set.matches()).as(statement).isTrue();
+            tEnv.getConfig().set(set.group(1), set.group(2));
+        }
+        for (String sql : statements.subList(2, 4)) {
             tEnv.executeSql(sql);
         }
-        Map<Long, Row> results = collect(tEnv.executeSql(statements.get(3)).collect());
+        Map<Long, Row> results = collect(tEnv.executeSql(statements.get(4)).collect());
         assertThat(results).hasSize(1000);
         assertThat(results.keySet()).allMatch(id -> id >= 1 && id <= 1000);
         assertThat(results.values()).allMatch(r -> ((Float[]) r.getField(1)).length == 3);
@@ -179,6 +183,35 @@ class OnnxPredictITCase {
                 "SELECT id, y FROM ML_PREDICT(TABLE features, MODEL gone, DESCRIPTOR(x))").collect()))
                 .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
                         .contains("'path' = " + missing + ": no such file"));
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    @DisplayName("with Flink's timer a row off (ML_PREDICT's 'timeout' = '0'), a batch past the model's 'timeout' still fails the task")
+    void modelTimeoutBoundsRowsWithoutFlinksTimer() throws Exception {
+        // 1 MFLOP a row: a batch takes far longer than 1 ms
+        Path slow = OnnxModels.write(dir, "slow.onnx", OnnxModels.mlp(filled(4, 65_536), new float[65_536],
+                filled(65_536, 4), new float[4]));
+        StreamTableEnvironment tEnv = tableEnv();
+        tEnv.executeSql("CREATE MODEL slow INPUT (x ARRAY<FLOAT>) OUTPUT (y ARRAY<FLOAT>) WITH ('provider' = 'onnx',"
+                + " 'path' = '" + slow + "', 'batch-size' = '256', 'timeout' = '1 ms')");
+        tEnv.executeSql("CREATE TEMPORARY TABLE nowhere (id BIGINT, y ARRAY<FLOAT>) WITH ('connector' = 'blackhole')");
+        String query = "SELECT id, y FROM ML_PREDICT(TABLE features, MODEL slow, DESCRIPTOR(x),"
+                + " MAP['timeout', '0', 'max-concurrent-operations', '512'])";
+        // what the planner hands Flink's async operator: no timeout, so no timer a row
+        assertThat(tEnv.compilePlanSql("INSERT INTO nowhere " + query).asJsonString())
+                .containsPattern("\"asyncOptions\" : \\{[^}]*\"timeout\" : 0,");
+        assertThatThrownBy(() -> collect(tEnv.executeSql(query).collect()))
+                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                        .contains("rows ran longer than 'timeout' = 1 ms; it was cancelled"));
+    }
+
+    private static float[][] filled(int rows, int cols) {
+        float[][] m = new float[rows][cols];
+        for (float[] row : m) {
+            java.util.Arrays.fill(row, 0.01f);
+        }
+        return m;
     }
 
     private static float[] floats(Object boxed) {
