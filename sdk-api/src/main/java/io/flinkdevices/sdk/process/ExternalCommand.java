@@ -29,6 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * ProcessHandle#descendants()} while the program runs and, on Linux, through the environment
  * variable {@value #MARKER_ENV} that every child inherits, so that children whose parent already
  * exited are found too. A program that must leave a daemon behind cannot be run with this class.
+ * A run returns the program's whole output or fails: output that does not end by the timeout (a
+ * process out of the run's reach holding the program's stdout) is an error, never handed back cut
+ * short.
  *
  * <p>A program whose run did not die when killed (blocked in the kernel on a device that no longer
  * answers, where even {@code SIGKILL} waits) is not started again while that process is there:
@@ -203,9 +206,20 @@ public final class ExternalCommand {
             // pipes or not) belongs to this run and dies with it. A finished drain proves
             // nothing: the JDK may close our pipe ends when the program exits.
             ProcessTree.killLeftovers(process.pid(), seen, marker);
-            out.join(DRAIN_GRACE);
-            err.join(DRAIN_GRACE);
+            // Its pipes end now. A drain still reading is one a loaded machine has not scheduled
+            // yet: it gets until the run's deadline (a fixed grace would hand back output cut short
+            // as if the program had printed no more), and an output that does not end by then is
+            // an error, never a silently partial result.
+            long deadline = Math.max(start + timeout.toNanos(), System.nanoTime() + DRAIN_GRACE.toNanos());
+            boolean outEnded = out.join(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            boolean errEnded = err.join(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             done = true;
+            if (!outEnded || !errEnded) {
+                throw new DeviceDriverException(description + ": " + command.get(0) + " exited with code "
+                        + process.exitValue() + " but its " + (outEnded ? "stderr" : "stdout") + " did not end within "
+                        + human(timeout) + " of its start; expected the output to end with the program (is a process it"
+                        + " started still holding it open?)");
+            }
             return new Result(
                     process.exitValue(),
                     out.text(),

@@ -183,6 +183,30 @@ class ExternalCommandITCase {
             assertThat(command(tool, Duration.ofSeconds(30)).run().exitCode()).isZero();
             assertGone("the detached sleep", pid(orphanPid));
         }
+
+        @Test
+        @DisplayName("an output that a process out of its reach keeps open fails the run at its timeout, never returns cut short")
+        void outputThatDoesNotEnd() throws Exception {
+            Path pidFile = dir.resolve("tool.pid");
+            Path opened = dir.resolve("opened");
+            Path tool = script(dir.resolve("tool"), "echo $$ > " + pidFile + ".tmp && mv " + pidFile + ".tmp " + pidFile
+                    + "\necho first\nwhile [ ! -e " + opened + " ]; do sleep 0.05; done\nexit 0");
+            // not the tool's child, nor marked as its: the run cannot kill it, as it could not a
+            // process that escaped it; it opens the tool's stdout and holds it for 10 s
+            Process holder = new ProcessBuilder("/bin/sh", "-c", "while [ ! -s " + pidFile + " ]; do sleep 0.05; done; exec 3>/proc/$(cat "
+                    + pidFile + ")/fd/1; touch " + opened + "; exec sleep 10").start();
+            try {
+                long start = System.nanoTime();
+                assertThatThrownBy(() -> command(tool, Duration.ofSeconds(5)).run())
+                        .isInstanceOf(DeviceDriverException.class)
+                        .hasMessageContaining(tool + " exited with code 0 but its stdout did not end within 5 s of its start")
+                        .hasMessageContaining("still holding it open");
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as("bounded by the timeout, not by the holder")
+                        .isLessThan(Duration.ofSeconds(9));
+            } finally {
+                holder.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        }
     }
 
     @Nested
