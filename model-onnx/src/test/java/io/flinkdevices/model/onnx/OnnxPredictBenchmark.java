@@ -46,7 +46,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * counting map and a discarding sink; parallelism 1, local MiniCluster, CPU). The job's rate is
  * taken between its N/4-th and its N-th result, so that start-up and planning do not count; each
  * side also reports the JVM's CPU time a row. {@code -Djobs=...} runs one or more job settings in
- * each round, after the same round's bare loops (see {@link JobSettings}). Not a test: run it by hand (see docs/measured-figures.md).
+ * each round, after the same round's bare loops (see {@link JobSettings}). Not a test: run it by
+ * hand (see docs/measured-figures.md).
  *
  * <p>Arguments: {@code [rows] [batch-size] [max-in-flight] [rounds] [hidden,...]}, default 200000 64
  * 2 3 4096: the model is an MLP 16 -> hidden (Relu) -> 16, one after the other for each hidden
@@ -234,7 +235,8 @@ public final class OnnxPredictBenchmark {
             tEnv.createTemporaryView("features", features);
         }
         tEnv.executeSql("CREATE TEMPORARY MODEL mlp INPUT (x ARRAY<FLOAT>) OUTPUT (y ARRAY<FLOAT>) WITH ('provider' = 'onnx',"
-                + " 'path' = '" + model + "', 'batch-size' = '" + batch + "', 'max-in-flight' = '" + modelInFlight + "')");
+                + " 'path' = '" + model + "', 'batch-size' = '" + batch + "', 'max-in-flight' = '" + modelInFlight
+                + "')");
         // one value of each result leaves SQL, so that converting rows costs the harness little
         Table predicted = tEnv.sqlQuery("SELECT y[1] AS y1 FROM ML_PREDICT(TABLE features, MODEL mlp, DESCRIPTOR(x))");
         Clock.reset(rows);
@@ -300,7 +302,8 @@ public final class OnnxPredictBenchmark {
                     + ", output-mode " + (outputMode == null ? "Flink's default (ORDERED)" : outputMode)
                     + ", pipeline.object-reuse " + objectReuse
                     + (maxInFlight > 0 ? ", model 'max-in-flight' " + maxInFlight : "")
-                    + ", max-concurrent-operations " + (capacity > 0 ? String.valueOf(capacity) : "batch-size x max-in-flight");
+                    + ", max-concurrent-operations "
+                    + (capacity > 0 ? String.valueOf(capacity) : "batch-size x max-in-flight");
         }
     }
 

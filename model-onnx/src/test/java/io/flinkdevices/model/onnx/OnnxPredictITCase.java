@@ -187,7 +187,7 @@ class OnnxPredictITCase {
 
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
-    @DisplayName("with Flink's timer a row off (ML_PREDICT's 'timeout' = '0'), a batch past the model's 'timeout' still fails the task")
+    @DisplayName("Flink's timer a row off ('timeout' = '0' in ML_PREDICT): a batch past the model's 'timeout' fails the task")
     void modelTimeoutBoundsRowsWithoutFlinksTimer() throws Exception {
         // 1 MFLOP a row: a batch takes far longer than 1 ms
         Path slow = OnnxModels.write(dir, "slow.onnx", OnnxModels.mlp(filled(4, 65_536), new float[65_536],
