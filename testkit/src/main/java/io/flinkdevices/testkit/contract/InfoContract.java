@@ -2,6 +2,7 @@ package io.flinkdevices.testkit.contract;
 
 import io.flinkdevices.sdk.info.LiveProperties;
 import io.flinkdevices.testkit.contract.internal.Attempt;
+import io.flinkdevices.testkit.contract.internal.FakesSnapshot;
 import io.flinkdevices.testkit.contract.internal.ForeignInfo;
 import io.flinkdevices.testkit.contract.internal.TruthCheck;
 import io.flinkdevices.testkit.contract.internal.Waiting;
@@ -95,21 +96,28 @@ public abstract class InfoContract extends ContractSuite {
      * host.optionalFieldsLeftOut()}), retrieves 2 devices.
      *
      * <p>Must hold: as for a complete host, every listed key has a non-blank value, no key is
-     * listed twice and an unlisted key has none. When the devices had the same keys as on a
+     * listed twice and an unlisted key has none; where the host declares its devices' truth, the
+     * typed views report each declared fact as declared (a field left out stays absent, not 0). When the devices had the same keys as on a
      * complete host (live keys left out: which of those have a value depends on the monitor's
-     * first sample, not the host), the fakes ignore the request: the case fails, saying what to
-     * add, unless the driver declares {@link DeviceBehavior#OPTIONAL_FIELDS} in {@code
+     * first sample, not the host), either the driver filled in what the host left out (the fakes'
+     * files or parameters differ from a complete host's: named as such) or the fakes ignore the
+     * request: the case fails, saying what to add, unless the driver declares {@link DeviceBehavior#OPTIONAL_FIELDS} in {@code
      * devicesWithout()}, which in turn fails when the devices do lose keys.
      */
     @Test
     @Order(2)
     @DisplayName("has a value for every key also on devices that lack optional fields")
     public void keysAreCompleteWithoutOptionalFields() throws Exception {
-        List<ExternalResourceInfo> sparse =
-                new ArrayList<>(infos(driver(host(2, h -> h.leaveOutOptionalFields())), 2));
+        PreparedHost sparseHost = host(2, h -> h.leaveOutOptionalFields());
+        List<ExternalResourceInfo> sparse = new ArrayList<>(infos(driver(sparseHost), 2));
         assertKeysComplete(sparse);
+        List<String> untrue = declaredFactsWrong(sparseHost, sparse);
+        if (!untrue.isEmpty()) {
+            throw new AssertionFailedError(String.join("; ", untrue) + ", on a host whose fakes leave optional fields out");
+        }
         Set<String> sparseKeys = fixedKeys(sparse);
-        Set<String> fullKeys = fixedKeys(infos(driver(host(2)), 2));
+        PreparedHost fullHost = host(2);
+        Set<String> fullKeys = fixedKeys(infos(driver(fullHost), 2));
         boolean same = sparseKeys.equals(fullKeys);
         if (without(DeviceBehavior.OPTIONAL_FIELDS) && !same) {
             Set<String> lost = new java.util.TreeSet<>(fullKeys);
@@ -117,11 +125,44 @@ public abstract class InfoContract extends ContractSuite {
             throw new AssertionFailedError("declares DeviceBehavior.OPTIONAL_FIELDS, yet devices lose " + lost
                     + " when their fields are left out: remove the declaration, its devices have optional fields");
         }
+        if (same && !without(DeviceBehavior.OPTIONAL_FIELDS)
+                && !FakesSnapshot.of(sparseHost.host, sparseHost.params).equals(FakesSnapshot.of(fullHost.host, fullHost.params))) {
+            // the fakes did leave fields out, so the driver filled them in
+            throw new AssertionFailedError("reports fields the host left out: devices keep every property " + fullKeys + " on a host"
+                    + " whose fakes leave optional fields out (a default such as 0 for a field the tool did not print?)");
+        }
         if (same && !without(DeviceBehavior.OPTIONAL_FIELDS)) {
             throw cannotDescribe(DeviceBehavior.OPTIONAL_FIELDS, "a device without its optional fields", "in paramsForHost, leave"
                     + " out what the tool prints as N/A or omits when host.optionalFieldsLeftOut() (with"
                     + " FakeHost.leaveOutOptionalFields() the devices kept every property " + fullKeys + ")");
         }
+    }
+
+    /**
+     * What the typed views of {@code infos} report unlike the facts {@code host} declares (an
+     * absent one reported as 0, say); facts the host does not declare are {@link
+     * #typedValuesAreTrue}'s.
+     */
+    private List<String> declaredFactsWrong(PreparedHost host, List<ExternalResourceInfo> infos) {
+        Map<Integer, io.flinkdevices.testkit.fake.DeviceTruth> truths = host.host.truths();
+        List<String> wrong = new ArrayList<>();
+        for (ExternalResourceInfo info : infos) {
+            List<Integer> paired = TruthCheck.matching(info, truths);
+            if (paired.size() != 1) {
+                continue;
+            }
+            int index = paired.get(0);
+            ExternalResourceInfo typed = Attempt.of("typedView().apply(" + info + ")", () -> kit.typedView().apply(ForeignInfo.copyOf(info)))
+                    .value("the typed view of " + info);
+            TruthCheck.fixedFacts(typed).forEach((fact, v) -> {
+                String problem = truths.get(index).declares(fact) ? TruthCheck.compare(index, fact, truths.get(index), v,
+                        "typedView() " + typed.getClass().getSimpleName() + " of " + truths.get(index).identity()) : null;
+                if (problem != null) {
+                    wrong.add(problem);
+                }
+            });
+        }
+        return wrong;
     }
 
     /**
@@ -145,9 +186,11 @@ public abstract class InfoContract extends ContractSuite {
             Collection<String> keys = info.getKeys();
             assertThat(keys).as("the keys of %s", info).isNotEmpty().doesNotHaveDuplicates();
             for (String key : keys) {
-                assertThat(info.getProperty(key))
-                        .as("property '%s' of %s", key, info)
-                        .hasValueSatisfying(v -> assertThat(v).isNotBlank());
+                java.util.Optional<String> v = info.getProperty(key);
+                if (v == null || v.isEmpty() || v.get().isBlank()) {
+                    throw new AssertionFailedError("getKeys() lists '" + key + "' without a value (getProperty gives "
+                            + (v == null ? "null" : v.isEmpty() ? "nothing" : "'" + v.get() + "'") + "): " + info);
+                }
             }
             assertThat(info.getProperty("no-such-key-" + keys.size()))
                     .as("a key %s does not list", info)

@@ -342,7 +342,11 @@ public abstract class RobustnessContract extends ContractSuite {
         if (attempt.succeeded()) {
             Set<? extends ExternalResourceInfo> infos = attempt.value("retrieve");
             if (infos.size() != 2) {
-                throw new AssertionFailedError("handed out " + infos.size() + " devices for retrieveResourceInfo(2) although "
+                // two equal infos in one set: the driver took a device the tools list twice for two devices
+                String twice = infos.size() == 1 && fault.contains("twice")
+                        ? "device " + RetrievalContract.identity(infos.iterator().next()) + " listed twice and taken for two devices: "
+                        : "";
+                throw new AssertionFailedError(twice + "handed out " + infos.size() + " devices for retrieveResourceInfo(2) although "
                         + fault + ": " + infos);
             }
             List<String> shared = sharedIdentities(infos);
