@@ -52,8 +52,6 @@ final class HexaDriver implements ExternalResourceDriver, KubernetesResourceDeco
     private final String amountKey;
     private final MonitorSettings monitorSettings;
     private DeviceMonitor monitor;
-    /** The coordination ids this driver took; {@link #close()} releases them. */
-    private final List<String> held = new ArrayList<>();
 
     HexaDriver(ExternalCommand list, String toolKey, VisibleDevices visible, DeviceCoordinator coordinator, String amountKey,
             MonitorSettings monitorSettings) {
@@ -86,7 +84,6 @@ final class HexaDriver implements ExternalResourceDriver, KubernetesResourceDeco
         List<HexaCard> chosen = new ArrayList<>(usable.subList(0, (int) amount));
         if (coordinator != null) {
             List<String> taken = coordinator.allocate(usable.stream().map(HexaCard::uuid).toList(), amount);
-            held.addAll(taken);
             chosen.clear();
             usable.stream().filter(c -> taken.contains(c.uuid())).forEach(chosen::add);
         }
@@ -110,9 +107,8 @@ final class HexaDriver implements ExternalResourceDriver, KubernetesResourceDeco
         if (monitor != null) {
             monitor.stop();
         }
-        if (coordinator != null && !held.isEmpty()) {
-            coordinator.release(new ArrayList<>(held));
-            held.clear();
+        if (coordinator != null) {
+            coordinator.releaseAllocated();
         }
     }
 
