@@ -20,8 +20,15 @@ final class ArchetypeMutants {
     /** One replacement in one file; a {@code null} {@code old} writes a new file. */
     record Edit(String file, String old, String replacement) {}
 
-    /** A planted bug. */
-    record Mutant(String name, String what, List<Edit> edits) {}
+    /**
+     * A planted bug; {@code named}, where given, is what the message of one of the cases that catch
+     * it must say within its first 200 characters (the bug named, not only some case failing).
+     */
+    record Mutant(String name, String what, String named, List<Edit> edits) {
+        Mutant(String name, String what, List<Edit> edits) {
+            this(name, what, null, edits);
+        }
+    }
 
     private ArchetypeMutants() {}
 
@@ -79,8 +86,35 @@ final class ArchetypeMutants {
                         new Edit(DRIVER, "    private String describe() {", PER_READ + "    private String describe() {"))));
         all.add(new Mutant("health-by-position",
                 "pairs the listing's healths with the monitored devices by position, not by UUID",
-                List.of(new Edit(DRIVER, "samples.put(r.getKey().getUuid().orElseThrow(), DeviceSample.builder()",
-                        "samples.put(new ArrayList<>(ids).get(Math.min(samples.size(), ids.size() - 1)), DeviceSample.builder()"))));
+                List.of(new Edit(DRIVER, "samples.put(r.getKey().getUuid().orElseThrow(), r.getValue());",
+                        "samples.put(new ArrayList<>(ids).get(Math.min(samples.size(), ids.size() - 1)), r.getValue());"))));
+        all.add(new Mutant("memory-as-mib",
+                "takes the tool's memory in MiB for bytes: the typed view reports 16384 bytes for 16 GiB",
+                "memory 16384 is the true 17179869184 bytes divided by 1048576 (MiB given as bytes?)",
+                List.of(new Edit(DRIVER, "device.memoryBytes(Long.parseLong(m.group(4)) * 1024 * 1024);",
+                        "device.memoryBytes(Long.parseLong(m.group(4)));"))));
+        all.add(new Mutant("temperature-in-millidegrees",
+                "publishes the tool's millidegrees as metric.temperature_celsius",
+                "temperature 40000 is the true 40 °C multiplied by 1000 (millidegrees given as °C?)",
+                List.of(new Edit(DRIVER, "Long.parseLong(m.group(6)) / 1000.0", "(double) Long.parseLong(m.group(6))"))));
+        all.add(new Mutant("numa-zero-when-none",
+                "reports NUMA node 0 for a device the tool gives none (N/A)",
+                "device 2: NUMA node 0 reported where the host declares none",
+                List.of(new Edit(DRIVER, "device.set(NUMA_NODE, Long.parseLong(m.group(5)));",
+                        "device.set(NUMA_NODE, Long.parseLong(m.group(5)));\n            } else {\n                device.set(NUMA_NODE, 0L);"))));
+        all.add(new Mutant("degraded-quarantined",
+                "quarantines every device its monitor sees not ok, degraded ones too, so no TaskManager of the host takes them",
+                "quarantined a degraded device",
+                List.of(new Edit(DRIVER, "monitor.addListener(coordinator.quarantine().listener(monitorSettings));",
+                        "monitor.addListener((seen, at) -> seen.forEach((id, s) -> {\n"
+                                + "                if (s.health() != HealthState.OK) {\n"
+                                + "                    try {\n"
+                                + "                        coordinator.quarantine().add(id, s.reason());\n"
+                                + "                    } catch (DeviceDriverException e) {\n"
+                                + "                        LOG.warn(\"{}\", e.toString());\n"
+                                + "                    }\n"
+                                + "                }\n"
+                                + "            }));"))));
         all.add(new Mutant("truncation-ignored",
                 "parses a listing ExternalCommand cut off at its stdout limit",
                 List.of(new Edit(DRIVER, "if (result.stdoutTruncated()) {", "if (result.stdoutTruncated() && result.exitCode() < 0) {"))));

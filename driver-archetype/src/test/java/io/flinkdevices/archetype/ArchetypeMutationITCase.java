@@ -46,7 +46,7 @@ class ArchetypeMutationITCase {
     private static final Pattern NESTED = Pattern.compile("\\[nested-class:([A-Za-z]+)]");
     private static final Pattern CLASS = Pattern.compile("\\[class:(?:[a-z0-9_]+\\.)*([A-Za-z0-9_]+)]");
 
-    private record Row(String bug, String what, int failed, String firstCase) {}
+    private record Row(String bug, String what, int failed, String firstCase, List<String> messages) {}
 
     @Test
     @DisplayName("every planted bug fails at least one case of the generated project's tests, and the generated driver fails none")
@@ -68,6 +68,13 @@ class ArchetypeMutationITCase {
         System.out.println(table);
         Files.writeString(Path.of("target/archetype-mutation-run.md"), table);
         assertThat(rows).filteredOn(r -> r.failed() == 0).as("bugs the kit missed").isEmpty();
+        for (ArchetypeMutants.Mutant mutant : ArchetypeMutants.all()) {
+            if (mutant.named() != null) {
+                Row row = rows.stream().filter(r -> r.bug().equals(mutant.name())).findFirst().orElseThrow();
+                assertThat(row.messages()).as("the messages of the cases that caught %s, first 200 characters each", mutant.name())
+                        .anySatisfy(m -> assertThat(m.substring(0, Math.min(200, m.length()))).contains(mutant.named()));
+            }
+        }
     }
 
     /** Writes {@code sources} under {@code dir}, compiles them as Maven would and runs the project's unit tests. */
@@ -86,6 +93,7 @@ class ArchetypeMutationITCase {
         copyTree(project.resolve("src/test/resources"), testClasses);
 
         List<String> failed = new ArrayList<>();
+        List<String> messages = new ArrayList<>();
         try (URLClassLoader loader = new URLClassLoader(
                 new URL[] {classes.toUri().toURL(), testClasses.toUri().toURL()}, ArchetypeMutationITCase.class.getClassLoader())) {
             LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
@@ -101,6 +109,7 @@ class ArchetypeMutationITCase {
                     public void executionFinished(TestIdentifier id, TestExecutionResult result) {
                         if (id.isTest() && result.getStatus() == TestExecutionResult.Status.FAILED) {
                             failed.add(caseName(id));
+                            messages.add(result.getThrowable().map(t -> String.valueOf(t.getMessage())).orElse(""));
                         }
                     }
                 });
@@ -108,7 +117,7 @@ class ArchetypeMutationITCase {
                 current.setContextClassLoader(before);
             }
         }
-        return new Row(bug, what, failed.size(), failed.isEmpty() ? "" : failed.get(0));
+        return new Row(bug, what, failed.size(), failed.isEmpty() ? "" : failed.get(0), messages);
     }
 
     /** The case's group (its nested class) and display name. */

@@ -56,7 +56,7 @@ class DriverArchetypeITCase {
         int[] cluster = counts(project.resolve("target/failsafe-reports"));
         System.out.printf("generated project: %d unit tests (%d skipped), %d cluster tests, no failure%n", unit[0], unit[2], cluster[0]);
         // docs/driver-authors.md says these numbers
-        assertThat(unit[0]).as("the contract kit's 75 cases, the architecture test and the parameter table").isEqualTo(77);
+        assertThat(unit[0]).as("the contract kit's 78 cases, the architecture test and the parameter table").isEqualTo(80);
         assertThat(unit[2])
                 .as("skipped: 'every file holds garbage' on a host with no file; 8 keys absent that the healthy"
                         + " parameters do not set (3 of them monitor.interval, health.action, health.recover-after)")

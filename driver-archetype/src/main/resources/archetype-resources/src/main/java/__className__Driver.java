@@ -33,7 +33,8 @@ import java.util.regex.Pattern;
 
 /**
  * Hands a TaskManager {@code amount} of the healthy devices {@code ${deviceName}-smi --list} prints
- * (one {@code <index>,<uuid>,<name>,<memory MiB|N/A>,<NUMA node|N/A>,<ok|degraded|failed>} line each), the
+ * (one {@code <index>,<uuid>,<name>,<memory MiB|N/A>,<NUMA node|N/A>,<millidegrees C|N/A>,<ok|degraded|failed>}
+ * line each), the
  * {@code ok} ones first, then the {@code degraded} ones (usable, never quarantined), never a
  * {@code failed} one, of those
  * {@value #VISIBLE_DEVICES} lets it use, through the coordination file when coordination is on, and
@@ -51,7 +52,7 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
     static final String KUBERNETES_RESOURCE = "example.com/${deviceName}";
     /** An extra field of the generic info; job code reads it with {@code AcceleratorInfo.from(info, KIND, NUMA_NODE)}. */
     static final DeviceAttribute<Long> NUMA_NODE = DeviceAttribute.number("numa.node", 0, 1023);
-    private static final Pattern LINE = Pattern.compile("([0-9]{1,6}),([^,\\s]+),([^,]+),([0-9]{1,12}|N/A),([0-9]{1,3}|N/A),(ok|degraded|failed)");
+    private static final Pattern LINE = Pattern.compile("([0-9]{1,6}),([^,\\s]+),([^,]+),([0-9]{1,12}|N/A),([0-9]{1,3}|N/A),(-?[0-9]{1,7}|N/A),(ok|degraded|failed)");
 
     private final ExternalCommand list;
     private final VisibleDevices visible;
@@ -77,11 +78,11 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
         if (amount < 1) {
             throw new DeviceDriverException(amountKey + " must be at least 1 but is " + amount);
         }
-        List<Map.Entry<AcceleratorInfo, HealthState>> rows = list();
+        List<Map.Entry<AcceleratorInfo, DeviceSample>> rows = list();
         List<AcceleratorInfo> listed = new ArrayList<>();
         Map<AcceleratorInfo, HealthState> health = new HashMap<>();
         rows.forEach(r -> listed.add(r.getKey()));
-        rows.forEach(r -> health.put(r.getKey(), r.getValue()));
+        rows.forEach(r -> health.put(r.getKey(), r.getValue().health()));
         List<AcceleratorInfo> usable = new ArrayList<>();
         List<AcceleratorInfo> degraded = new ArrayList<>();
         for (AcceleratorInfo d : visible.apply(listed, i -> List.of(VisibleDevices.name(i.getIndex(), i.getUuid().orElseThrow())))) {
@@ -156,14 +157,13 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
 
     /**
      * The monitor's sampler: one listing per interval for all devices, never one per device or read.
-     * A device the tool stops listing reads failed ("not seen"); add {@code .metric(name, value)}
-     * for every number your tool prints per device.
+     * A device the tool stops listing reads failed ("not seen"); {@link #list()} adds a {@code
+     * .metric(name, value)} for every number the tool prints per device, in the metric's unit.
      */
     private Map<String, DeviceSample> sample(Collection<String> ids) throws DeviceDriverException {
         Map<String, DeviceSample> samples = new HashMap<>();
-        for (Map.Entry<AcceleratorInfo, HealthState> r : list()) {
-            samples.put(r.getKey().getUuid().orElseThrow(), DeviceSample.builder()
-                    .health(r.getValue(), describe() + " reports device " + r.getKey().getIndex() + " " + r.getValue().value()).build());
+        for (Map.Entry<AcceleratorInfo, DeviceSample> r : list()) {
+            samples.put(r.getKey().getUuid().orElseThrow(), r.getValue());
         }
         return samples;
     }
@@ -179,11 +179,11 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
     }
 
     /**
-     * Every device the tool lists, in its order, with the health it says. Health is no extra field of
-     * the info: an info's {@code health} and {@code metric.*} keys are the monitor's (the builder
-     * refuses them).
+     * Every device the tool lists, in its order, with the health and metrics it says. Neither is an
+     * extra field of the info: an info's {@code health} and {@code metric.*} keys are the monitor's
+     * (the builder refuses them).
      */
-    private List<Map.Entry<AcceleratorInfo, HealthState>> list() throws DeviceDriverException {
+    private List<Map.Entry<AcceleratorInfo, DeviceSample>> list() throws DeviceDriverException {
         ExternalCommand.Result result = list.run();
         if (result.exitCode() != 0) {
             throw new DeviceDriverException(describe() + " exited with code " + result.exitCode() + ": "
@@ -193,7 +193,7 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
             throw new DeviceDriverException(describe() + " printed more than " + ExternalCommand.STDOUT_LIMIT_BYTES
                     + " bytes: the listing is cut off");
         }
-        List<Map.Entry<AcceleratorInfo, HealthState>> devices = new ArrayList<>();
+        List<Map.Entry<AcceleratorInfo, DeviceSample>> devices = new ArrayList<>();
         Set<String> indexes = new HashSet<>();
         for (String line : result.stdout().split("\n")) {
             Matcher m = LINE.matcher(line.strip());
@@ -201,7 +201,7 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
                 continue;
             } else if (!m.matches()) {
                 throw new DeviceDriverException(describe() + " printed '" + line.strip()
-                        + "'; expected '<index>,<uuid>,<name>,<memory MiB|N/A>,<NUMA node|N/A>,<ok|degraded|failed>'");
+                        + "'; expected '<index>,<uuid>,<name>,<memory MiB|N/A>,<NUMA node|N/A>,<millidegrees C|N/A>,<ok|degraded|failed>'");
             } else if (!indexes.add(m.group(1))) {
                 throw new DeviceDriverException(describe() + " lists device " + m.group(1) + " twice");
             }
@@ -215,7 +215,10 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
             if (!m.group(5).equals("N/A")) {
                 device.set(NUMA_NODE, Long.parseLong(m.group(5)));
             }
-            devices.add(Map.entry(device.build(), HealthState.parse(m.group(6))));
+            DeviceSample.Builder sample = DeviceSample.builder().health(HealthState.parse(m.group(7)), describe() + " reports device " + m.group(1) + " " + m.group(7));
+            // a metric's name says its unit (temperature_celsius and utilization_percent are what the kit
+            // compares with the fake's truth by default); the tool prints millidegrees
+            devices.add(Map.entry(device.build(), (m.group(6).equals("N/A") ? sample : sample.metric("temperature_celsius", Long.parseLong(m.group(6)) / 1000.0)).build()));
         }
         return devices;
     }

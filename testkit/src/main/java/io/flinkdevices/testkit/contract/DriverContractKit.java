@@ -160,11 +160,13 @@ public abstract class DriverContractKit {
      * Map.of(Fact.TEMPERATURE_CELSIUS, "gpu_temp", Fact.UTILIZATION_PERCENT, "gpu_util")}. Only
      * {@code TEMPERATURE_CELSIUS} and {@code UTILIZATION_PERCENT} are compared, when {@link
      * DriverCapability#MONITORING} is declared; a metric named here must be in the fact's unit
-     * (°C, percent). Empty by default; a host that declares a temperature or utilisation the
-     * driver publishes no metric for then fails the case, saying what to add.
+     * (°C, percent). By default {@code temperature_celsius} and {@code utilization_percent}; a
+     * host that declares a temperature or utilisation the driver publishes no metric for fails the
+     * case, saying what to add.
      */
     protected Map<io.flinkdevices.testkit.fake.DeviceTruth.Fact, String> truthMetrics() {
-        return Map.of();
+        return Map.of(io.flinkdevices.testkit.fake.DeviceTruth.Fact.TEMPERATURE_CELSIUS, "temperature_celsius",
+                io.flinkdevices.testkit.fake.DeviceTruth.Fact.UTILIZATION_PERCENT, "utilization_percent");
     }
 
     /**

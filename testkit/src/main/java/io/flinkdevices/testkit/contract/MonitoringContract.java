@@ -280,12 +280,13 @@ public abstract class MonitoringContract extends ContractSuite {
      * <p>How: retrieves 2 devices of a host whose fakes declared the devices' truth ({@link
      * io.flinkdevices.testkit.fake.FakeHost#declareTruth}), waits for the monitor's first sample,
      * and reads the metrics {@link DriverContractKit#truthMetrics()} names for {@code
-     * TEMPERATURE_CELSIUS} and {@code UTILIZATION_PERCENT}.
+     * TEMPERATURE_CELSIUS} and {@code UTILIZATION_PERCENT} ({@code temperature_celsius} and
+     * {@code utilization_percent} by default).
      *
      * <p>Must hold: each equals the paired device's truth; a value off by 1000, 1024 or 1048576
-     * is named as such first in the message; a fact the truth declares absent has no metric. A
-     * truth that declares a temperature or utilisation for which {@code truthMetrics()} names no
-     * metric fails, saying what to add. Skipped when not declared; fails, saying what to add, where
+     * is named as such first in the message; a fact the truth declares absent has no metric, a
+     * declared one a metric. A truth that declares a temperature or utilisation for which {@code
+     * truthMetrics()} names no metric fails, saying what to add. Skipped when not declared; fails, saying what to add, where
      * the host's fakes declare no truth, unless the driver declares {@link
      * DeviceBehavior#TRUE_VALUES}.
      */
@@ -328,7 +329,7 @@ public abstract class MonitoringContract extends ContractSuite {
             metrics.forEach((fact, name) -> {
                 String key = LiveProperties.METRIC_PREFIX + name;
                 Optional<Object> v = info.getProperty(key).map(TruthCheck::number);
-                String problem = TruthCheck.compare(index, fact, truths.get(index), v, key);
+                String problem = TruthCheck.compare(index, fact, truths.get(index), v, key + ", named by truthMetrics()");
                 if (problem != null) {
                     wrong.add(problem);
                 }

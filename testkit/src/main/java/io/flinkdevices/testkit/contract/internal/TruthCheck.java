@@ -80,7 +80,8 @@ public final class TruthCheck {
         }
         Object real = truth.value(fact).orElseThrow();
         if (reported.isEmpty()) {
-            return device + "absent where the host declares " + withUnit(fact, real) + " (" + what + ")";
+            return device + "absent where the host declares " + withUnit(fact, real) + " (" + what + ")"
+                    + (what.startsWith("metric.") ? ": publish it, or name the driver's metric for it in truthMetrics()" : "");
         }
         Object got = reported.get();
         if (fact == Fact.PCI_ADDRESS) {
