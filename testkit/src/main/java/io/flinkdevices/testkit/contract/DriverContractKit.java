@@ -44,13 +44,15 @@ import java.util.function.Function;
  * suite: {@link RegistrationContract} (found the way Flink finds it), {@link ParamsContract}
  * (parameters validated, full keys named), {@link RetrievalContract} (exactly {@code amount}
  * devices or a clear exception), {@link InfoContract} (immutable, complete infos that survive the
- * trip across class loaders), {@link CapabilityContract} (declared capabilities work, undeclared
+ * trip across class loaders, whose typed values are the host's declared truth in the right units),
+ * {@link CapabilityContract} (declared capabilities work, undeclared
  * ones are really absent; a device hidden by the visible-devices variable is never offered),
  * {@link CoordinationContract} (TaskManagers of one host never share a device, also after a
  * failed allocation or a killed TaskManager), {@link ToolTimeoutContract} (a hanging tool fails
  * within the driver's timeout, a slow one still works), {@link RobustnessContract} (no {@link
  * Error} escapes, whatever the host does) and {@link MonitoringContract} (live health follows
- * faults injected into the host, reads cost nothing, the monitor goes with its driver) and
+ * faults injected into the host, metrics are the declared truth in their units, a degraded device
+ * is never quarantined, reads cost nothing, the monitor goes with its driver) and
  * {@link LifecycleContract} ({@code close()} ends the monitor, the tool calls and the
  * coordination records of a driver still referenced). Every case runs on a fresh {@link FakeHost} in its own
  * temporary folder, and creates drivers with {@link #factory(FakeHost)}, so that the host's

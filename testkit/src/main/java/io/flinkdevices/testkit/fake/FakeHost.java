@@ -31,7 +31,10 @@ import java.util.TreeSet;
  * }</pre>
  *
  * <p>Generic on purpose: driver test code builds vendor hosts (a fake NVIDIA host with {@code
- * nvidia-smi} and {@code /proc/driver/nvidia}) on top of it. Thread-safe.
+ * nvidia-smi} and {@code /proc/driver/nvidia}) on top of it. A vendor fake also states what it
+ * describes per device: failed or degraded devices, optional fields left out, and each device's
+ * true values ({@link #declareTruth}: memory in bytes, temperature in Celsius, ...), which the
+ * contract kit compares with what the driver reports. Thread-safe.
  */
 @PublicEvolving
 public final class FakeHost {

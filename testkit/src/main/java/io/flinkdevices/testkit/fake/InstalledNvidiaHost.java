@@ -44,7 +44,9 @@ import java.util.Locale;
  * i} falls off the bus ({@link #removeGpu(int)}), its clocks are held down by the hardware ({@link
  * #hwSlowdown(int, boolean)}: degraded), and it comes back ({@link #restoreGpu(int)}). The host's
  * {@link FakeHost#failedDevices() failed} GPUs are off the bus from the start, its {@link
- * FakeHost#degradedDevices() degraded} ones in HW slowdown. A
+ * FakeHost#degradedDevices() degraded} ones in HW slowdown. Every change also declares each GPU's
+ * true values on the host ({@link FakeHost#declareTruth}: memory, PCI address, temperature,
+ * utilisation; no NUMA node), from the same numbers both faces print. A
  * critical Xid is not that fault: under the NVIDIA device plugin, and under the driver's NVML
  * monitor, a GPU failed by an Xid stays failed until the process restarts, so no recovery could
  * follow it. Thread-safe.
