@@ -35,8 +35,6 @@ final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesR
     private final String visibleDevices;
     private final DeviceCoordinator coordinator;
     private final String amountKey;
-    /** The coordination ids this driver took; {@link #close()} releases them. */
-    private final List<String> held = new ArrayList<>();
 
     /**
      * @param visibleDevices the TaskManager's {@value AcmeSmi#VISIBLE_DEVICES_ENV}: stick indexes
@@ -127,9 +125,6 @@ final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesR
         List<String> taken = Mutant.on("coordination-leak") // mutation run
                 ? Mutant.allocateOneByOne(coordinator, ids, amount)
                 : coordinator.allocate(ids, amount);
-        synchronized (held) {
-            held.addAll(taken);
-        }
         List<AcceleratorInfo> chosen = new ArrayList<>();
         for (AcceleratorInfo stick : sticks) {
             if (taken.contains(Integer.toString(stick.getIndex()))) {
@@ -149,14 +144,7 @@ final class AcmeTensorStickDriver implements ExternalResourceDriver, KubernetesR
         if (coordinator == null || Mutant.on("close-keeps-records")) { // mutation run
             return;
         }
-        List<String> ids;
-        synchronized (held) {
-            ids = new ArrayList<>(held);
-            held.clear();
-        }
-        if (!ids.isEmpty()) {
-            coordinator.release(ids);
-        }
+        coordinator.releaseAllocated();
     }
 
     @Override

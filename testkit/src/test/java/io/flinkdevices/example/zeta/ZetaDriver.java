@@ -40,8 +40,6 @@ final class ZetaDriver implements ExternalResourceDriver, KubernetesResourceDeco
     private final VisibleDevices visible;
     private final DeviceCoordinator coordinator;
     private final String amountKey;
-    /** The coordination ids this driver took; {@link #close()} releases them. */
-    private final List<String> held = new ArrayList<>();
 
     ZetaDriver(ZetaBackend backend, VisibleDevices visible, DeviceCoordinator coordinator, String amountKey) {
         this.backend = backend;
@@ -80,9 +78,6 @@ final class ZetaDriver implements ExternalResourceDriver, KubernetesResourceDeco
             List<String> ids = new ArrayList<>();
             usable.forEach(d -> ids.add(d.getUuid().orElseThrow()));
             List<String> taken = coordinator.allocate(ids, amount);
-            synchronized (held) {
-                held.addAll(taken);
-            }
             chosen = new ArrayList<>();
             for (AcceleratorInfo d : usable) {
                 if (taken.contains(d.getUuid().orElseThrow())) {
@@ -97,13 +92,8 @@ final class ZetaDriver implements ExternalResourceDriver, KubernetesResourceDeco
     /** Releases the NPUs this driver took (sdk-api's driver lifecycle); safe to call twice. */
     @Override
     public void close() throws DeviceDriverException {
-        List<String> ids;
-        synchronized (held) {
-            ids = new ArrayList<>(held);
-            held.clear();
-        }
-        if (coordinator != null && !ids.isEmpty()) {
-            coordinator.release(ids);
+        if (coordinator != null) {
+            coordinator.releaseAllocated();
         }
     }
 
