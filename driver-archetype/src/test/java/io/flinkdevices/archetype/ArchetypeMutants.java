@@ -78,7 +78,7 @@ final class ArchetypeMutants {
         all.add(new Mutant("close-does-nothing",
                 "close() returns at once: the monitor samples on and the devices stay recorded while the driver is referenced",
                 List.of(new Edit(DRIVER, "public synchronized void close() throws DeviceDriverException {",
-                        "public synchronized void close() throws DeviceDriverException {\n        if (held != null) {\n            return;\n        }"))));
+                        "public synchronized void close() throws DeviceDriverException {\n        if (amountKey != null) {\n            return;\n        }"))));
         all.add(new Mutant("process-per-read",
                 "every read of a live key runs the tool once more",
                 List.of(new Edit(DRIVER, "private static AcceleratorInfo withLive(", "private AcceleratorInfo withLive("),

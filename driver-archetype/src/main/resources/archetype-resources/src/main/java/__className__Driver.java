@@ -61,8 +61,6 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
     private final MonitorSettings monitorSettings;
     /** The monitor of the devices last handed out; null before or when monitoring is off. */
     private DeviceMonitor monitor;
-    /** The coordination ids this driver took; {@link #close()} releases them. */
-    private final List<String> held = Collections.synchronizedList(new ArrayList<>());
 
     ${className}Driver(ExternalCommand list, VisibleDevices visible, DeviceCoordinator coordinator, String amountKey,
             MonitorSettings monitorSettings) {
@@ -104,7 +102,6 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
             List<String> ids = new ArrayList<>();
             usable.forEach(d -> ids.add(d.getUuid().orElseThrow()));
             List<String> taken = coordinator.allocate(ids, amount);
-            held.addAll(taken);
             chosen = new ArrayList<>();
             for (AcceleratorInfo d : usable) {
                 if (taken.contains(d.getUuid().orElseThrow())) {
@@ -149,9 +146,8 @@ final class ${className}Driver implements ExternalResourceDriver, KubernetesReso
         if (monitor != null) {
             monitor.stop();
         }
-        if (coordinator != null && !held.isEmpty()) {
-            coordinator.release(new ArrayList<>(held));
-            held.clear();
+        if (coordinator != null) {
+            coordinator.releaseAllocated();
         }
     }
 
