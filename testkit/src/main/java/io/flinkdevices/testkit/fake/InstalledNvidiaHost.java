@@ -46,7 +46,9 @@ import java.util.Locale;
  * {@link FakeHost#failedDevices() failed} GPUs are off the bus from the start, its {@link
  * FakeHost#degradedDevices() degraded} ones in HW slowdown. Every change also declares each GPU's
  * true values on the host ({@link FakeHost#declareTruth}: memory, PCI address, temperature,
- * utilisation; no NUMA node), from the same numbers both faces print. A
+ * utilisation; no NUMA node), from the same numbers both faces print; on a host that leaves
+ * optional fields out, memory and PCI address are not declared (nvidia-smi prints {@code [N/A]},
+ * the stand-in NVML answers them). A
  * critical Xid is not that fault: under the NVIDIA device plugin, and under the driver's NVML
  * monitor, a GPU failed by an Xid stays failed until the process restarts, so no recovery could
  * follow it. Thread-safe.
@@ -417,11 +419,15 @@ public final class InstalledNvidiaHost {
         for (int i = 0; i < models.size(); i++) {
             long[] v = values.get(i);
             DeviceTruth t = DeviceTruth.of("uuid", FakeNvidiaHost.gpuUuid(i)).temperatureCelsius(v[3]);
-            // a utilisation beyond 100 % is garbage a test makes the GPU report on purpose: no truth to compare with
-            t = v[0] >= 0 && v[0] <= 100 ? t.utilizationPercent(v[0]) : t.without(DeviceTruth.Fact.UTILIZATION_PERCENT);
-            t = gpus.leavesOutOptionalFields()
-                    ? t.without(DeviceTruth.Fact.MEMORY_BYTES).without(DeviceTruth.Fact.PCI_ADDRESS)
-                    : t.memoryBytes(models.get(i).memoryMib() << 20).pciAddress(FakeNvidiaHost.pciBusId(i));
+            if (v[0] >= 0 && v[0] <= 100) {
+                // beyond 100 % is garbage a test makes the GPU report on purpose: not declared, nothing to compare
+                t = t.utilizationPercent(v[0]);
+            }
+            if (!gpus.leavesOutOptionalFields()) {
+                // left out, nvidia-smi prints [N/A] but the stand-in NVML still answers them (NVML's one
+                // optional fact is the compute capability): the two faces differ, so nothing is declared
+                t = t.memoryBytes(models.get(i).memoryMib() << 20).pciAddress(FakeNvidiaHost.pciBusId(i));
+            }
             host.declareTruth(i, t);
         }
     }
