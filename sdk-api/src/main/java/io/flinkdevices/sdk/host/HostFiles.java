@@ -70,6 +70,19 @@ public final class HostFiles {
     /** The most opener threads at once. */
     public static final int MAX_OPENERS = 32;
 
+    /** Per thread: how many files it asked this class to read. */
+    private static final ThreadLocal<long[]> READS_BY_THREAD = ThreadLocal.withInitial(() -> new long[1]);
+
+    /**
+     * How many files the calling thread has asked {@link #read}, {@link #readEach} and {@link
+     * #checkReadable} for so far (each file once, read or refused). The driver contract kit counts
+     * with it that reading a live key of an info reads no file on the reader's thread: a value a
+     * task reads comes from the monitor's last sample, not from the host at every read.
+     */
+    public static long readsByThisThread() {
+        return READS_BY_THREAD.get()[0];
+    }
+
     /** An open still running after this long may be waiting on a FIFO: give it a writer. */
     static final long UNBLOCK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
@@ -121,6 +134,7 @@ public final class HostFiles {
      * @throws IOException with the operating system's reason when it cannot be opened for reading
      */
     public static void checkReadable(Path file) throws IOException {
+        READS_BY_THREAD.get()[0]++;
         requireRegular(file);
         open(file, NOTHING).close();
     }
@@ -141,6 +155,7 @@ public final class HostFiles {
     }
 
     static List<HostFileRead> readEach(List<Path> files, int maxBytes, BeforeOpen beforeOpen) {
+        READS_BY_THREAD.get()[0] += files.size();
         if (maxBytes < 0) {
             throw new IllegalArgumentException("maxBytes < 0: " + maxBytes);
         }
@@ -148,6 +163,7 @@ public final class HostFiles {
     }
 
     static byte[] read(Path file, int maxBytes, BeforeOpen beforeOpen) throws IOException {
+        READS_BY_THREAD.get()[0]++;
         if (maxBytes < 0) {
             throw new IllegalArgumentException("maxBytes < 0: " + maxBytes);
         }

@@ -3,6 +3,7 @@ package io.flinkdevices.testkit.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import io.flinkdevices.sdk.host.HostFiles;
 import io.flinkdevices.sdk.info.LiveProperties;
 import io.flinkdevices.testkit.contract.internal.FakesSnapshot;
 import io.flinkdevices.testkit.contract.internal.TruthCheck;
@@ -68,7 +69,9 @@ public abstract class MonitoringContract extends ContractSuite {
      * <p>Must hold: declared, every info has {@code health} ({@code ok}, {@code degraded} or
      * {@code failed}), a non-blank {@code health.device}, {@code health.action} ({@code report},
      * {@code fail-tasks} or {@code stop-taskmanager}), and every {@code metric.*} key is a number;
-     * the 1,000 rounds call the fake programs fewer than 10 times (the monitor's own samples; one
+     * the 1,000 rounds read fewer than 10 files on the reading thread (counted through sdk-api's
+     * {@code HostFiles}, which sysfs drivers read with) and call the fake programs fewer than 10
+     * times (the monitor's own samples; one
      * call per read would be thousands: the reads stop at the round that reaches 10 calls and fail,
      * naming a process per read, instead of running into the case's timeout); with the interval 0
      * no info has a live key. Not declared,
@@ -112,6 +115,7 @@ public abstract class MonitoringContract extends ContractSuite {
             }
         }
         int before = calls(host);
+        long filesBefore = HostFiles.readsByThisThread();
         int reads = 0;
         for (int round = 1; round <= 1_000; round++) {
             for (ExternalResourceInfo info : infos) {
@@ -126,6 +130,12 @@ public abstract class MonitoringContract extends ContractSuite {
                 throw new AssertionFailedError("a process per read of a live key: " + spawned + " calls of the host's fake programs during "
                         + reads + " property reads (" + round + " rounds over every key of 2 infos); a read must return the monitor's"
                         + " latest sample (" + host.host.executables().stream().map(FakeExecutable::name).toList() + ")");
+            }
+            long files = HostFiles.readsByThisThread() - filesBefore;
+            if (files >= 10) {
+                throw new AssertionFailedError("a file read per read of a live key: " + files + " files read (through sdk-api's"
+                        + " HostFiles, on the reading thread) during " + reads + " property reads (" + round + " rounds over every"
+                        + " key of 2 infos); a read must return the monitor's latest sample");
             }
         }
 

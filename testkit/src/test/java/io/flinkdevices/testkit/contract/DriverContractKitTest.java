@@ -280,6 +280,15 @@ class DriverContractKitTest {
     }
 
     @Test
+    @DisplayName("fails a monitoring driver that reads a file at every read of a live key, naming it first")
+    void catchesAFileReadPerRead() {
+        Map<String, TestExecutionResult> results = run(new MemoryDevicesFactory(Flaw.FILE_PER_READ).monitoring(), MONITORED);
+        assertThat(failed(results)).contains("liveKeys");
+        assertThat(results.get("liveKeys").getThrowable().orElseThrow().getMessage())
+                .startsWith("a file read per read of a live key: ");
+    }
+
+    @Test
     @DisplayName("fails a monitoring driver whose monitor outlives it")
     void catchesAMonitorThatOutlivesItsDriver() {
         assertCaught(new MemoryDevicesFactory(Flaw.MONITOR_OUTLIVES_DRIVER).monitoring(), MONITORED,

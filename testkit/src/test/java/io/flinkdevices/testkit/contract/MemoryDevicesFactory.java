@@ -51,7 +51,9 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
         /** Its {@code close()} does nothing: the monitor samples on while the driver is referenced. */
         CLOSE_KEEPS_MONITOR,
         /** Its monitor publishes the temperature in millidegrees, as a hwmon file holds it, not in °C. */
-        TEMPERATURE_MILLIDEGREES
+        TEMPERATURE_MILLIDEGREES,
+        /** Reads its count file (through sdk-api's HostFiles) at every read of a live key, as a sysfs driver might. */
+        FILE_PER_READ
     }
 
     /**
@@ -188,7 +190,9 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
                         GpuInfo.builder("memory", i)
                                 .uuid("MEM-" + i)
                                 .visibleDevices(VISIBLE_DEVICES_ENV, Integer.toString(i));
-                if (monitor != null) {
+                if (monitor != null && flaw == Flaw.FILE_PER_READ) {
+                    b.live(readingEachTime(monitor.properties(ids.get(k)), countFile));
+                } else if (monitor != null) {
                     b.live(monitor.properties(ids.get(k)));
                 } else if (flaw == Flaw.STALE_KEYS_WHEN_OFF) {
                     b.live(STALE);
@@ -261,6 +265,26 @@ public final class MemoryDevicesFactory implements ExternalResourceDriverFactory
         public Map<String, Long> yarnResources(long amount) {
             return Map.of("example.com/memory-device", amount);
         }
+    }
+
+    /** {@code live}, reading {@code file} again at every read of a key. */
+    private static io.flinkdevices.sdk.info.LiveProperties readingEachTime(io.flinkdevices.sdk.info.LiveProperties live, Path file) {
+        return new io.flinkdevices.sdk.info.LiveProperties() {
+            @Override
+            public Optional<String> get(String key) {
+                try {
+                    io.flinkdevices.sdk.host.HostFiles.read(file, 64);
+                } catch (IOException e) {
+                    return Optional.empty();
+                }
+                return live.get(key);
+            }
+
+            @Override
+            public Collection<String> keys() {
+                return live.keys();
+            }
+        };
     }
 
     /** A health and a metric said once, never refreshed. */
