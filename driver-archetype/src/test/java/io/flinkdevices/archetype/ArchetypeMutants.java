@@ -44,6 +44,7 @@ final class ArchetypeMutants {
                         new Edit("src/main/java/com/acme/npu/NpuInfo.java", null, NPU_INFO))));
         all.add(new Mutant("duplicates-handed-out",
                 "no check for a device the tool lists twice: it is handed out twice",
+                "listed twice",
                 List.of(new Edit(DRIVER, "} else if (!indexes.add(m.group(1))) {",
                         "} else if (!indexes.add(m.group(1)) && line.isEmpty()) {"))));
         all.add(new Mutant("mutable-decorator-map",
@@ -81,11 +82,13 @@ final class ArchetypeMutants {
                         "public synchronized void close() throws DeviceDriverException {\n        if (amountKey != null) {\n            return;\n        }"))));
         all.add(new Mutant("process-per-read",
                 "every read of a live key runs the tool once more",
+                "a process per read of a live key",
                 List.of(new Edit(DRIVER, "private static AcceleratorInfo withLive(", "private AcceleratorInfo withLive("),
                         new Edit(DRIVER, ".live(live)", ".live(perRead(live))"),
                         new Edit(DRIVER, "    private String describe() {", PER_READ + "    private String describe() {"))));
         all.add(new Mutant("health-by-position",
                 "pairs the listing's healths with the monitored devices by position, not by UUID",
+                "health paired with the wrong device",
                 List.of(new Edit(DRIVER, "samples.put(r.getKey().getUuid().orElseThrow(), r.getValue());",
                         "samples.put(new ArrayList<>(ids).get(Math.min(samples.size(), ids.size() - 1)), r.getValue());"))));
         all.add(new Mutant("memory-as-mib",
