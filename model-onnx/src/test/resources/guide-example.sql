@@ -1,5 +1,5 @@
 -- The SQL example of docs/job-authors.md, which OnnxPredictITCase runs with a model of its own at /models/scorer.onnx
-SET 'table.exec.async-ml-predict.max-concurrent-operations' = '128';
+SET 'table.exec.async-ml-predict.max-concurrent-operations' = '256';
 SET 'pipeline.object-reuse' = 'true';
 
 CREATE TEMPORARY TABLE events (id BIGINT, features ARRAY<FLOAT>) WITH (

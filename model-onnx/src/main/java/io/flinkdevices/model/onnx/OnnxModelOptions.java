@@ -28,6 +28,11 @@ public final class OnnxModelOptions {
     public static final ConfigOption<Integer> MAX_IN_FLIGHT = ConfigOptions.key("max-in-flight").intType().defaultValue(2)
             .withDescription("The most batches a task runs at once, 1 to 64.");
 
+    public static final ConfigOption<Integer> CPU_THREADS = ConfigOptions.key("cpu-threads").intType().defaultValue(1)
+            .withDescription("The threads one batch runs on when the model runs on the CPU (ONNX Runtime's intra-op"
+                    + " threads), 1 to 256; batches in flight run side by side, so a task uses up to 'max-in-flight' x"
+                    + " 'cpu-threads' cores.");
+
     public static final ConfigOption<Duration> TIMEOUT = ConfigOptions.key("timeout").durationType()
             .defaultValue(Duration.ofSeconds(60))
             .withDescription("How long one batch may run before it is cancelled and the task fails, 1 ms to 1 h.");

@@ -53,6 +53,7 @@ public final class OnnxModelProviderFactory implements ModelProviderFactory {
 
     private static final long MAX_BATCH = 65_536;
     private static final int MAX_IN_FLIGHT = 64;
+    private static final int MAX_CPU_THREADS = 256;
     private static final Duration MAX_TIMEOUT = Duration.ofHours(1);
     private static final Duration MAX_BATCH_WAIT = Duration.ofSeconds(10);
 
@@ -69,7 +70,8 @@ public final class OnnxModelProviderFactory implements ModelProviderFactory {
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         return Set.of(OnnxModelOptions.RESOURCE, OnnxModelOptions.SHARE, OnnxModelOptions.BATCH_SIZE,
-                OnnxModelOptions.MAX_IN_FLIGHT, OnnxModelOptions.TIMEOUT, OnnxModelOptions.BATCH_WAIT);
+                OnnxModelOptions.MAX_IN_FLIGHT, OnnxModelOptions.CPU_THREADS, OnnxModelOptions.TIMEOUT,
+                OnnxModelOptions.BATCH_WAIT);
     }
 
     @Override
@@ -102,6 +104,10 @@ public final class OnnxModelProviderFactory implements ModelProviderFactory {
         if (inFlight < 1 || inFlight > MAX_IN_FLIGHT) {
             problems.add("'max-in-flight' must be from 1 to " + MAX_IN_FLIGHT + " batches but is " + inFlight);
         }
+        int cpuThreads = options.get(OnnxModelOptions.CPU_THREADS);
+        if (cpuThreads < 1 || cpuThreads > MAX_CPU_THREADS) {
+            problems.add("'cpu-threads' must be from 1 to " + MAX_CPU_THREADS + " threads but is " + cpuThreads);
+        }
         Duration timeout = options.get(OnnxModelOptions.TIMEOUT);
         if (timeout.toMillis() < 1 || timeout.compareTo(MAX_TIMEOUT) > 0) {
             problems.add("'timeout' must be from 1 ms to 1 h but is " + timeout.toMillis() + " ms");
@@ -121,7 +127,7 @@ public final class OnnxModelProviderFactory implements ModelProviderFactory {
             TensorLayout.bind("OUTPUT", outputs, signature.get(1), path);
         }
         int capacity = context.getConfiguration().get(MAX_CONCURRENT_OPERATIONS);
-        return new OnnxModelProvider(new ModelSettings(path, resource, share, batchSize, inFlight, timeout, batchWait,
+        return new OnnxModelProvider(new ModelSettings(path, resource, share, batchSize, inFlight, cpuThreads, timeout, batchWait,
                 inputs, outputs, capacity));
     }
 

@@ -77,6 +77,19 @@ class MicroBatcherTest {
     }
 
     @Test
+    @DisplayName("a row that comes after a full batch waits its own batch-wait, not what is left of the full batch's")
+    void batchWaitCountsFromTheFirstWaitingRow() throws Exception {
+        batcher = new MicroBatcher<>(doubling(), 2, 2, 1000, Duration.ofMillis(300), Duration.ofSeconds(5), "timeout", "t");
+        batcher.submit(1);
+        assertThat(batcher.submit(2).get(5, TimeUnit.SECONDS)).isEqualTo(4);
+        Thread.sleep(200);
+        long start = System.nanoTime();
+        assertThat(batcher.submit(3).get(5, TimeUnit.SECONDS)).isEqualTo(6);
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(290));
+        assertThat(batchSizes).containsExactly(2, 1);
+    }
+
+    @Test
     @DisplayName("never more than max-in-flight batches run at once")
     void boundedInFlight() throws Exception {
         AtomicInteger running = new AtomicInteger();

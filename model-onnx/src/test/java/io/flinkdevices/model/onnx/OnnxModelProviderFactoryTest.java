@@ -59,15 +59,20 @@ class OnnxModelProviderFactoryTest {
     @DisplayName("options out of range are one message naming each option and its range")
     void ranges() {
         assertThatThrownBy(() -> plan("INPUT (x ARRAY<FLOAT>) OUTPUT (y ARRAY<FLOAT>)", "'path' = '" + linear
-                + "', 'batch-size' = '0', 'max-in-flight' = '65', 'timeout' = '0 ms', 'batch-wait' = '11 s'"))
+                + "', 'batch-size' = '0', 'max-in-flight' = '65', 'cpu-threads' = '0', 'timeout' = '0 ms',"
+                + " 'batch-wait' = '11 s'"))
                 .satisfies(e -> assertThat(message(e))
                         .contains("model default_catalog.default_database.m1 ('provider' = 'onnx'): 'batch-size' must be"
                                 + " from 1 to 65536 rows but is 0; 'max-in-flight' must be from 1 to 64 batches but is 65;"
+                                + " 'cpu-threads' must be from 1 to 256 threads but is 0;"
                                 + " 'timeout' must be from 1 ms to 1 h but is 0 ms; 'batch-wait' must be from 0 ms to 10 s"
                                 + " but is 11000 ms"));
         assertThatThrownBy(() -> plan("INPUT (x ARRAY<FLOAT>) OUTPUT (y ARRAY<FLOAT>)", "'path' = '" + linear
                 + "', 'share' = '0.5'"))
                 .satisfies(e -> assertThat(message(e)).contains("'share' is set but 'resource' is not"));
+        assertThatThrownBy(() -> plan("INPUT (x ARRAY<FLOAT>) OUTPUT (y ARRAY<FLOAT>)", "'path' = '" + linear
+                + "', 'cpu-threads' = '257'"))
+                .satisfies(e -> assertThat(message(e)).contains("'cpu-threads' must be from 1 to 256 threads but is 257"));
     }
 
     @Test

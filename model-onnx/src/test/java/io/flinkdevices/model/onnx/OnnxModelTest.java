@@ -23,6 +23,7 @@ import org.apache.flink.table.types.logical.FloatType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.VarCharType;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -186,6 +187,41 @@ class OnnxModelTest {
         assertThatThrownBy(() -> OnnxModel.open(text.toString(), "path", OptionalInt.empty(), null))
                 .isInstanceOf(ValidationException.class)
                 .hasMessageStartingWith("'path' = " + text + " is not a model ONNX Runtime 1.22.0 can load: ");
+    }
+
+    @Test
+    @DisplayName("'cpu-threads' is the number of threads ONNX Runtime runs a CPU batch on: 1 starts none of its own")
+    void cpuThreadsAreOnnxRuntimesThreads() throws Exception {
+        Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "counts threads in /proc/self/task (Linux)");
+        Path file = OnnxModels.write(dir, "linear.onnx", OnnxModels.linear(W, B));
+        // ONNX Runtime's threads are started by this thread and carry its name, which no JVM thread does
+        String name = Files.readString(Path.of("/proc/thread-self/comm")).trim();
+        try (OnnxModel warm = OnnxModel.open(file.toString(), "path", OptionalInt.empty(), null, 1)) {
+            long before = threadsNamed(name);
+            try (OnnxModel one = OnnxModel.open(file.toString(), "path", OptionalInt.empty(), null, 1)) {
+                assertThat(threadsNamed(name)).as("threads a 1-thread session adds").isEqualTo(before);
+            }
+            try (OnnxModel four = OnnxModel.open(file.toString(), "path", OptionalInt.empty(), null, 4)) {
+                assertThat(threadsNamed(name)).as("threads a 4-thread session adds beside the caller's").isEqualTo(before + 3);
+            }
+            assertThat(threadsNamed(name)).as("threads after the session closed").isEqualTo(before);
+        }
+    }
+
+    private static long threadsNamed(String name) throws Exception {
+        long n = 0;
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                try {
+                    if (Files.readString(t.resolve("comm")).trim().equals(name)) {
+                        n++;
+                    }
+                } catch (java.io.IOException gone) {
+                    // the thread ended while we looked
+                }
+            }
+        }
+        return n;
     }
 
     @Test

@@ -68,7 +68,10 @@ public final class MicroBatcher<I, O> implements AutoCloseable {
     private List<I> pendingRows = new ArrayList<>();
     private List<CompletableFuture<? super O>> pendingFutures = new ArrayList<>();
     private int inFlightRows;
-    private long generation;
+    /** When the first row of the rows waiting came, by {@link System#nanoTime()}. */
+    private long firstRowNanos;
+    /** Whether a batch-wait timer is scheduled: at most one is, so that a busy task schedules few. */
+    private boolean waitTimerSet;
     private boolean closed;
 
     public MicroBatcher(Runner<I, O> runner, int batchSize, int maxInFlight, int capacity, Duration batchWait,
@@ -110,8 +113,10 @@ public final class MicroBatcher<I, O> implements AutoCloseable {
             if (pendingRows.size() >= batchSize || pendingRows.size() + inFlightRows >= capacity || batchWaitNanos == 0) {
                 ready = takePending();
             } else if (pendingRows.size() == 1) {
-                long gen = generation;
-                timer.schedule(() -> flushIfStill(gen), batchWaitNanos, TimeUnit.NANOSECONDS);
+                firstRowNanos = System.nanoTime();
+                if (!waitTimerSet) {
+                    scheduleWaitTimer(batchWaitNanos);
+                }
             }
         }
         if (ready != null) {
@@ -126,11 +131,32 @@ public final class MicroBatcher<I, O> implements AutoCloseable {
         }
     }
 
-    private void flushIfStill(long gen) {
+    /** Under the lock. */
+    private void scheduleWaitTimer(long delayNanos) {
+        try {
+            timer.schedule(this::flushIfWaited, delayNanos, TimeUnit.NANOSECONDS);
+            waitTimerSet = true;
+        } catch (RuntimeException e) {
+            // the timer is shut down: close() fails the rows still waiting
+        }
+    }
+
+    /**
+     * Sends the waiting rows once the first of them has waited {@code batchWait}; rows that came
+     * later than the batch the timer was set for get a timer for the rest of their wait.
+     */
+    private void flushIfWaited() {
         Batch<I, O> ready = null;
         synchronized (lock) {
-            if (!closed && gen == generation && !pendingRows.isEmpty()) {
+            waitTimerSet = false;
+            if (closed || pendingRows.isEmpty()) {
+                return;
+            }
+            long waited = System.nanoTime() - firstRowNanos;
+            if (waited >= batchWaitNanos) {
                 ready = takePending();
+            } else {
+                scheduleWaitTimer(batchWaitNanos - waited);
             }
         }
         if (ready != null) {
@@ -143,7 +169,6 @@ public final class MicroBatcher<I, O> implements AutoCloseable {
         pendingRows = new ArrayList<>(batchSize);
         pendingFutures = new ArrayList<>(batchSize);
         inFlightRows += b.rows.size();
-        generation++;
         return b;
     }
 

@@ -15,6 +15,8 @@ public final class ModelSettings implements Serializable {
     public final double share;
     public final int batchSize;
     public final int maxInFlight;
+    /** ONNX Runtime's intra-op threads of a CPU session. */
+    public final int cpuThreads;
     public final Duration timeout;
     public final Duration batchWait;
     public final List<ColumnSpec> inputs;
@@ -22,13 +24,14 @@ public final class ModelSettings implements Serializable {
     /** The most rows Flink's async operator hands out before it waits for results. */
     public final int capacity;
 
-    public ModelSettings(String path, String resource, double share, int batchSize, int maxInFlight, Duration timeout,
+    public ModelSettings(String path, String resource, double share, int batchSize, int maxInFlight, int cpuThreads, Duration timeout,
             Duration batchWait, List<ColumnSpec> inputs, List<ColumnSpec> outputs, int capacity) {
         this.path = path;
         this.resource = resource;
         this.share = share;
         this.batchSize = batchSize;
         this.maxInFlight = maxInFlight;
+        this.cpuThreads = cpuThreads;
         this.timeout = timeout;
         this.batchWait = batchWait;
         this.inputs = List.copyOf(inputs);
@@ -37,6 +40,7 @@ public final class ModelSettings implements Serializable {
     }
 
     public ModelSettings withCapacity(int newCapacity) {
-        return new ModelSettings(path, resource, share, batchSize, maxInFlight, timeout, batchWait, inputs, outputs, newCapacity);
+        return new ModelSettings(path, resource, share, batchSize, maxInFlight, cpuThreads, timeout, batchWait, inputs, outputs,
+                newCapacity);
     }
 }

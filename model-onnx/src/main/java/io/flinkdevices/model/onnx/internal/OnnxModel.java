@@ -51,6 +51,14 @@ public final class OnnxModel implements AutoCloseable {
      * @throws ValidationException when the file is missing or not a model ONNX Runtime loads
      */
     public static OnnxModel open(String path, String option, OptionalInt cudaDevice, String deviceName) {
+        return open(path, option, cudaDevice, deviceName, 1);
+    }
+
+    /**
+     * As {@link #open(String, String, OptionalInt, String)}, a CPU session running each batch on
+     * {@code cpuThreads} threads (ONNX Runtime's intra-op threads; 1: on the calling thread only).
+     */
+    public static OnnxModel open(String path, String option, OptionalInt cudaDevice, String deviceName, int cpuThreads) {
         checkFile(path, option);
         OrtEnvironment env;
         try {
@@ -76,6 +84,8 @@ public final class OnnxModel implements AutoCloseable {
             }
         }
         try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
+            // each batch in flight runs on its own thread; more threads a batch only pay where a run is long
+            options.setIntraOpNumThreads(cpuThreads);
             if (!"true".equals(System.getProperty("flink-devices.onnx.cpu-spinning"))) {
                 // ONNX Runtime's CPU threads spin between runs by default; beside Flink's own threads
                 // on the same cores that spinning takes the time the pipeline needs

@@ -75,7 +75,7 @@ public final class OnnxPredictFunction extends AsyncPredictFunction {
                     cuda = cudaDevice(lease);
                 }
             }
-            model = OnnxModel.open(settings.path, "path", cuda, deviceName);
+            model = OnnxModel.open(settings.path, "path", cuda, deviceName, settings.cpuThreads);
             inputs = TensorLayout.bind("INPUT", settings.inputs, model.inputs(), settings.path);
             outputs = TensorLayout.bind("OUTPUT", settings.outputs, model.outputs(), settings.path);
             int capacity = settings.capacity;
@@ -88,8 +88,9 @@ public final class OnnxPredictFunction extends AsyncPredictFunction {
             spareBuffers = new ConcurrentLinkedQueue<>();
             batcher = new MicroBatcher<>(this::runBatch, settings.batchSize, settings.maxInFlight, capacity,
                     settings.batchWait, settings.timeout, "timeout", "onnx-" + context.getTaskInfo().getIndexOfThisSubtask());
-            LOG.info("ONNX model {} opened on {} ({}), inputs {}, outputs {}", settings.path, model.device(),
-                    lease == null ? "no lease" : lease, model.inputs(), model.outputs());
+            LOG.info("ONNX model {} opened on {} ({}), inputs {}, outputs {}, {} batch(es) in flight{}", settings.path,
+                    model.device(), lease == null ? "no lease" : lease, model.inputs(), model.outputs(), settings.maxInFlight,
+                    "CPU".equals(model.device()) ? " on " + settings.cpuThreads + " CPU thread(s) each" : "");
         } catch (Exception | LinkageError e) {
             close();
             if (e instanceof LinkageError) {
