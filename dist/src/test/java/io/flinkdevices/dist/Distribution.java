@@ -74,6 +74,22 @@ final class Distribution {
         return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
     }
 
+    /**
+     * The jars of Flink's {@code opt/} that its {@code sql-client.sh} adds to the class path: the SQL
+     * client's (first), the SQL gateway's and flink-python's.
+     */
+    static List<Path> sqlClientJars() throws IOException {
+        Path opt = Path.of(property("e2e.flink.opt"));
+        try (Stream<Path> jars = Files.list(opt)) {
+            List<Path> found = jars.filter(j -> j.getFileName().toString().matches("flink-(sql-client|sql-gateway|python)-.*\\.jar"))
+                    .sorted((a, b) -> a.toString().contains("sql-client") ? -1 : b.toString().contains("sql-client") ? 1 : 0)
+                    .collect(Collectors.toList());
+            assertThat(found).as("the SQL client's, gateway's and flink-python's jars in %s (pre-integration-test)", opt)
+                    .hasSize(3);
+            return found;
+        }
+    }
+
     private static String property(String name) {
         String value = System.getProperty(name);
         assertThat(value).as("system property " + name + " (set by dist/pom.xml)").isNotBlank();

@@ -8,6 +8,7 @@ import org.apache.flink.runtime.jobmanager.JobManagerProcessSpec;
 import org.apache.flink.runtime.jobmanager.JobManagerProcessUtils;
 import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -315,16 +316,37 @@ final class StandaloneCluster implements AutoCloseable {
      * configuration (which names its REST address). Waits up to {@code timeout}.
      */
     ClientRun flink(List<String> args, Duration timeout) throws IOException, InterruptedException {
-        Path out = logDir.resolve("flink-client-" + System.nanoTime() + ".out");
+        return client("flink", List.of(), "org.apache.flink.client.cli.CliFrontend", args, timeout);
+    }
+
+    /**
+     * Runs the statements of {@code script} with Flink's SQL client against this cluster as Flink's
+     * {@code bin/sql-client.sh -f script} does: {@code SqlClient} in embedded mode in its own JVM, on
+     * Flink's jars and the jars the script takes from Flink's {@code opt/} ({@code optJars}, the SQL
+     * client's first, which is also passed as {@code --jar}), {@code FLINK_CONF_DIR} the cluster's
+     * configuration. Waits up to {@code timeout}.
+     */
+    ClientRun sqlClient(List<Path> optJars, Path script, Duration timeout) throws IOException, InterruptedException {
+        return client("sql-client", optJars, "org.apache.flink.table.client.SqlClient",
+                List.of("-f", script.toString(), "--jar", optJars.get(0).toString()), timeout);
+    }
+
+    private ClientRun client(String name, List<Path> moreJars, String mainClass, List<String> args, Duration timeout)
+            throws IOException, InterruptedException {
+        Path out = logDir.resolve(name + "-" + System.nanoTime() + ".out");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(CLIENT_JVM_OPTIONS);
         command.add("-Djava.io.tmpdir=" + home.resolve("tmp"));
-        command.add("-Dlog.file=" + logDir.resolve("flink-client.log"));
+        command.add("-Dlog.file=" + logDir.resolve(name + ".log"));
         command.add("-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri());
         command.add("-cp");
-        command.add(classPath);
-        command.add("org.apache.flink.client.cli.CliFrontend");
+        StringBuilder cp = new StringBuilder(classPath);
+        for (Path jar : moreJars) {
+            cp.append(File.pathSeparator).append(jar);
+        }
+        command.add(cp.toString());
+        command.add(mainClass);
         command.addAll(args);
         ProcessBuilder pb =
                 new ProcessBuilder(command).directory(home.toFile()).redirectErrorStream(true).redirectOutput(out.toFile());
@@ -333,7 +355,7 @@ final class StandaloneCluster implements AutoCloseable {
         Process process = pb.start();
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             killTree(process);
-            throw new IllegalStateException("flink " + args + " did not end within " + timeout + ":\n" + tail(out, 60));
+            throw new IllegalStateException(name + " " + args + " did not end within " + timeout + ":\n" + tail(out, 60));
         }
         return new ClientRun(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
     }
