@@ -1,12 +1,12 @@
 package io.flinkdevices.samples;
 
 import io.flinkdevices.amd.AmdGpuDriverFactory;
-import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.samples.fpga.FirJob;
 import io.flinkdevices.samples.fpga.FirJobOptions;
 import io.flinkdevices.samples.fpga.FirJobResult;
 import io.flinkdevices.samples.fpga.FirLocal;
 import io.flinkdevices.samples.fpga.OpenClDevices;
+import io.flinkdevices.samples.gpu.NvidiaPlugin;
 import io.flinkdevices.samples.ml.MlPredictLocal;
 import io.flinkdevices.sdk.DeviceDriverException;
 import io.flinkdevices.sdk.process.ExternalCommand;
@@ -414,17 +414,13 @@ public final class DevicesJob {
         Path work = Files.createTempDirectory("flink-devices-job");
         try {
             Path plugins = work.resolve("plugins");
-            PluginFolder.builder("nvidia")
-                    .includePackageOf(NvidiaGpuDriverFactory.class)
-                    .includeSdk()
-                    .factory(NvidiaGpuDriverFactory.class)
-                    .buildInto(plugins);
+            NvidiaPlugin.install(plugins);
             Map<String, String> params = Map.of();
             if (fakeHost) {
                 Path smi = FakeNvidiaHost.installH100s(FakeHost.create(work.resolve("host")), fakeGpus);
                 params = Map.of("backend", "nvidia-smi", "nvidia-smi.path", smi.toString());
             }
-            return run(plugins, NvidiaGpuDriverFactory.class.getName(), params, amount);
+            return run(plugins, NvidiaPlugin.FACTORY, params, amount);
         } finally {
             LocalFiles.deleteRecursively(work);
         }

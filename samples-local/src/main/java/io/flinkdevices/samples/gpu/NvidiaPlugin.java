@@ -11,13 +11,15 @@ import java.nio.file.Path;
  * as the shipped plugin jar holds them (without JCuda: the job runs the driver's nvidia-smi
  * backend).
  */
-final class NvidiaPlugin {
+public final class NvidiaPlugin {
 
-    static final String FACTORY = NvidiaGpuDriverFactory.class.getName();
+    /** The driver's factory, as configured in {@code external-resource.<name>.driver-factory.class}. */
+    public static final String FACTORY = NvidiaGpuDriverFactory.class.getName();
 
     private NvidiaPlugin() {}
 
-    static Path install(Path pluginsRoot) throws IOException {
+    /** Builds the plugin folder under {@code pluginsRoot}; returns its jar. */
+    public static Path install(Path pluginsRoot) throws IOException {
         return PluginFolder.builder("nvidia")
                 .includePackageOf(NvidiaGpuDriverFactory.class)
                 .includeSdk()

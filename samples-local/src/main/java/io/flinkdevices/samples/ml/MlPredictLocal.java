@@ -1,12 +1,11 @@
 package io.flinkdevices.samples.ml;
 
-import io.flinkdevices.nvidia.NvidiaGpuDriverFactory;
 import io.flinkdevices.samples.LocalFiles;
+import io.flinkdevices.samples.gpu.NvidiaPlugin;
 import io.flinkdevices.testkit.cluster.LocalDeviceCluster;
 import io.flinkdevices.testkit.fake.FakeHost;
 import io.flinkdevices.testkit.fake.FakeNvidiaHost;
 import io.flinkdevices.testkit.onnx.OnnxModels;
-import io.flinkdevices.testkit.plugin.PluginFolder;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -71,18 +70,14 @@ public final class MlPredictLocal {
         Path work = Files.createTempDirectory("flink-devices-ml-predict");
         try {
             Path plugins = work.resolve("plugins");
-            PluginFolder.builder("nvidia")
-                    .includePackageOf(NvidiaGpuDriverFactory.class)
-                    .includeSdk()
-                    .factory(NvidiaGpuDriverFactory.class)
-                    .buildInto(plugins);
+            NvidiaPlugin.install(plugins);
             Path smi = FakeNvidiaHost.installH100s(FakeHost.create(work.resolve("host")), 2);
             Path model = OnnxModels.write(work, "scorer.onnx", OnnxModels.linear(W, B));
             try (LocalDeviceCluster cluster = LocalDeviceCluster.builder()
                     .pluginsDir(plugins)
                     .taskManagers(1)
                     .slotsPerTaskManager(2)
-                    .resource("gpu", NvidiaGpuDriverFactory.class.getName(), 2,
+                    .resource("gpu", NvidiaPlugin.FACTORY, 2,
                             Map.of("backend", "nvidia-smi", "nvidia-smi.path", smi.toString()))
                     .build()
                     .start()) {
