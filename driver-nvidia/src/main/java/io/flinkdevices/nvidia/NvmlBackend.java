@@ -138,8 +138,8 @@ final class NvmlBackend implements Backend {
 
     private List<GpuInfo> discover() throws DeviceDriverException {
         Nvml nvml = nvml();
-        List<NvidiaSmiBackend.Gpu> gpus = new ArrayList<>();
-        List<NvidiaSmiBackend.Mig> migs = new ArrayList<>();
+        List<SmiListing.Gpu> gpus = new ArrayList<>();
+        List<SmiListing.Mig> migs = new ArrayList<>();
         int count = nvml.deviceCount();
         if (count < 0 || count > MAX_GPUS) {
             // an unsigned all-ones count reads as -1: without this the loop ran zero times and the
@@ -181,7 +181,7 @@ final class NvmlBackend implements Backend {
             }
             b.visibleDevices(VisibleDevices.ENV, uuid);
             boolean mig = f.migEnabled(nvml, h);
-            gpus.add(new NvidiaSmiBackend.Gpu(b.build(), mig));
+            gpus.add(new SmiListing.Gpu(b.build(), mig));
             if (mig && units.migUnits()) {
                 migs.addAll(migDevices(nvml, h, i));
             }
@@ -190,8 +190,8 @@ final class NvmlBackend implements Backend {
     }
 
     /** The MIG devices of GPU {@code gpu}, as {@code nvidia-smi -L} lists them. */
-    static List<NvidiaSmiBackend.Mig> migDevices(Nvml nvml, Pointer gpu, int gpuIndex) throws NvmlException {
-        List<NvidiaSmiBackend.Mig> out = new ArrayList<>();
+    static List<SmiListing.Mig> migDevices(Nvml nvml, Pointer gpu, int gpuIndex) throws NvmlException {
+        List<SmiListing.Mig> out = new ArrayList<>();
         int max = nvml.maxMigDevices(gpu);
         for (int d = 0; d < max; d++) {
             Pointer m = nvml.migHandle(gpu, d);
@@ -199,7 +199,7 @@ final class NvmlBackend implements Backend {
                 continue;
             }
             String profile = migProfile(nvml.name(m));
-            out.add(new NvidiaSmiBackend.Mig(gpuIndex, profile, d, nvml.uuid(m)));
+            out.add(new SmiListing.Mig(gpuIndex, profile, d, nvml.uuid(m)));
         }
         return out;
     }

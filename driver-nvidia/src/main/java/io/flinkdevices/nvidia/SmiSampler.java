@@ -94,7 +94,7 @@ final class SmiSampler implements DeviceSampler {
             throttleField = false;
             LOG.warn("{} refused clocks_throttle_reasons.active ({}); sampling without it from now on, so that a hardware"
                             + " slowdown does not show as degraded through nvidia-smi",
-                    smi.describe(), NvidiaSmiBackend.abbreviate((r.stdout() + " " + r.stderrTail()).strip(), 200));
+                    smi.describe(), SmiListing.abbreviate((r.stdout() + " " + r.stderrTail()).strip(), 200));
             withThrottle = false;
             query = QUERY_WITHOUT_THROTTLE;
             r = smi.run(query);
@@ -105,7 +105,7 @@ final class SmiSampler implements DeviceSampler {
         }
         if (r.exitCode() != 0) {
             throw new DeviceDriverException(source + " exited with code " + r.exitCode() + ": "
-                    + NvidiaSmiBackend.abbreviate(r.stderrTail().strip(), 300));
+                    + SmiListing.abbreviate(r.stderrTail().strip(), 300));
         }
         return samples(ids, parse(r.stdout(), source, withThrottle));
     }
@@ -168,23 +168,23 @@ final class SmiSampler implements DeviceSampler {
         String[] lines = stdout.split("\r?\n|\r");
         for (int n = 0; n < lines.length; n++) {
             String line = lines[n].strip();
-            if (line.isEmpty() || NvidiaSmiBackend.isWarning(line)) {
+            if (line.isEmpty() || SmiListing.isWarning(line)) {
                 continue;
             }
             String[] f = line.split(",", -1);
-            if (f.length != fields || NvidiaSmiBackend.value(f[0]) == null) {
+            if (f.length != fields || SmiListing.value(f[0]) == null) {
                 throw garbage(source, n, line, "expected " + fields + " comma-separated fields starting with the UUID");
             }
-            String uuid = NvidiaSmiBackend.value(f[0]);
+            String uuid = SmiListing.value(f[0]);
             HostValues values = HostValues.of(source, "GPU " + uuid);
             Map<String, Double> m = new LinkedHashMap<>();
             for (int i = 0; i < METRICS.length; i++) {
-                if (NvidiaSmiBackend.halfThere(f[i + 1])) {
+                if (SmiListing.halfThere(f[i + 1])) {
                     // nvidia-smi could not read it ([Unknown Error], [GPU is lost]): nothing seen, a failed sample
                     throw new DeviceDriverException(source + ": " + FIELDS[i] + " of GPU " + uuid + " is '" + f[i + 1].strip()
                             + "'; expected a number (nvidia-smi could not read it: a GPU falling off the bus or being reset?)");
                 }
-                String v = NvidiaSmiBackend.value(f[i + 1]);
+                String v = SmiListing.value(f[i + 1]);
                 if (v == null) {
                     continue; // [N/A], [Not Supported]: the GPU does not have it
                 }
@@ -197,12 +197,12 @@ final class SmiSampler implements DeviceSampler {
                 continue;
             }
             String reasons = f[METRICS.length + 1];
-            if (NvidiaSmiBackend.halfThere(reasons)) {
+            if (SmiListing.halfThere(reasons)) {
                 throw new DeviceDriverException(source + ": " + THROTTLE + " of GPU " + uuid + " is '" + reasons.strip()
                         + "'; expected a bitmask such as 0x0000000000000008 (nvidia-smi could not read it)");
             }
-            if (NvidiaSmiBackend.value(reasons) != null) {
-                m.put(NvidiaMetrics.CLOCK_THROTTLE_REASONS, (double) bitmask(source, uuid, NvidiaSmiBackend.value(reasons)));
+            if (SmiListing.value(reasons) != null) {
+                m.put(NvidiaMetrics.CLOCK_THROTTLE_REASONS, (double) bitmask(source, uuid, SmiListing.value(reasons)));
             }
             out.put(uuid.toLowerCase(Locale.ROOT), m);
         }
@@ -226,11 +226,11 @@ final class SmiSampler implements DeviceSampler {
             // reported below, with the text
         }
         throw new DeviceDriverException(source + ": " + THROTTLE + " of GPU " + uuid + " is '"
-                + NvidiaSmiBackend.abbreviate(v, 40) + "'; expected a bitmask from 0x0 to 0xFFFFFFFF such as 0x0000000000000008");
+                + SmiListing.abbreviate(v, 40) + "'; expected a bitmask from 0x0 to 0xFFFFFFFF such as 0x0000000000000008");
     }
 
     private static DeviceDriverException garbage(String source, int n, String line, String why) {
         return new DeviceDriverException(source + " printed an unexpected line " + (n + 1) + ": '"
-                + NvidiaSmiBackend.abbreviate(line, 160) + "'; " + why);
+                + SmiListing.abbreviate(line, 160) + "'; " + why);
     }
 }

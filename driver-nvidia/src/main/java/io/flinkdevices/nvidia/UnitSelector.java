@@ -58,17 +58,17 @@ final class UnitSelector {
      *
      * @param source the backend, for messages
      */
-    List<GpuInfo> select(List<NvidiaSmiBackend.Gpu> listedGpus, List<NvidiaSmiBackend.Mig> listedMigs, String source)
+    List<GpuInfo> select(List<SmiListing.Gpu> listedGpus, List<SmiListing.Mig> listedMigs, String source)
             throws DeviceDriverException {
         List<String> leftOut = new ArrayList<>();
-        List<NvidiaSmiBackend.Gpu> gpus = new ArrayList<>();
-        for (NvidiaSmiBackend.Gpu g : listedGpus) {
+        List<SmiListing.Gpu> gpus = new ArrayList<>();
+        for (SmiListing.Gpu g : listedGpus) {
             if (g.info.getUuid().isEmpty() || usable(source, "GPU " + g.info.getIndex(), g.info.getUuid().get(), leftOut)) {
                 gpus.add(g);
             }
         }
-        List<NvidiaSmiBackend.Mig> migs = new ArrayList<>();
-        for (NvidiaSmiBackend.Mig m : listedMigs) {
+        List<SmiListing.Mig> migs = new ArrayList<>();
+        for (SmiListing.Mig m : listedMigs) {
             if (usable(source, "MIG device " + m.device + " of GPU " + m.gpuIndex, m.uuid, leftOut)) {
                 migs.add(m);
             }
@@ -80,23 +80,23 @@ final class UnitSelector {
         List<GpuInfo> devices = new ArrayList<>();
         Map<GpuInfo, VisibleDevices.GpuRef> parents = new HashMap<>();
         if (migProfile == null) {
-            for (NvidiaSmiBackend.Gpu g : gpus) {
+            for (SmiListing.Gpu g : gpus) {
                 devices.add(g.info);
             }
             return visible.apply(devices, parents);
         }
-        Map<Integer, NvidiaSmiBackend.Gpu> byIndex = new HashMap<>();
+        Map<Integer, SmiListing.Gpu> byIndex = new HashMap<>();
         gpus.forEach(g -> byIndex.put(g.info.getIndex(), g));
         Set<String> uuids = new HashSet<>();
-        for (NvidiaSmiBackend.Mig m : migs) {
+        for (SmiListing.Mig m : migs) {
             if (!uuids.add(m.uuid)) {
                 throw new DeviceDriverException(source + " lists MIG device UUID " + m.uuid
                         + " twice; expected every MIG device to have its own UUID (tasks would share"
                         + " one device through " + VisibleDevices.ENV + ")");
             }
         }
-        for (NvidiaSmiBackend.Mig m : migs) {
-            NvidiaSmiBackend.Gpu parent = byIndex.get(m.gpuIndex);
+        for (SmiListing.Mig m : migs) {
+            SmiListing.Gpu parent = byIndex.get(m.gpuIndex);
             if (parent == null || !m.profile.equals(migProfile)) {
                 continue;
             }
@@ -137,9 +137,9 @@ final class UnitSelector {
     }
 
     /** Why MIG mode found no unit: MIG is off on every GPU, or no MIG device has the profile. */
-    private DeviceDriverException noMigUnits(List<NvidiaSmiBackend.Gpu> gpus, List<NvidiaSmiBackend.Mig> migs, String source) {
+    private DeviceDriverException noMigUnits(List<SmiListing.Gpu> gpus, List<SmiListing.Mig> migs, String source) {
         List<String> on = new ArrayList<>();
-        for (NvidiaSmiBackend.Gpu g : gpus) {
+        for (SmiListing.Gpu g : gpus) {
             if (g.migEnabled) {
                 on.add("GPU " + g.info.getIndex());
             }

@@ -21,7 +21,7 @@ class NvidiaSmiParsingTest {
     private static final String SRC = "nvidia-smi (/usr/bin/nvidia-smi, external-resource.gpu.param.nvidia-smi.path)";
 
     private static List<GpuInfo> parse(String out, boolean computeCap) throws DeviceDriverException {
-        return NvidiaSmiBackend.parseQuery(out, computeCap, SRC).stream().map(g -> g.info).toList();
+        return SmiListing.parseQuery(out, computeCap, SRC).stream().map(g -> g.info).toList();
     }
 
     @Nested
@@ -180,8 +180,8 @@ class NvidiaSmiParsingTest {
         @Test
         @DisplayName("gives each MIG device with its GPU, profile and UUID")
         void migDevices() throws Exception {
-            List<NvidiaSmiBackend.Mig> migs =
-                    NvidiaSmiBackend.parseList(
+            List<SmiListing.Mig> migs =
+                    SmiListing.parseList(
                             "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-4c3d2b1a-1111-2222-3333-444455556666)\n"
                                     + "  MIG 3g.40gb     Device  0: (UUID: MIG-11111111-2222-3333-4444-555555555555)\n"
                                     + "  MIG 1g.10gb     Device  1: (UUID: MIG-66666666-7777-8888-9999-000000000000)\r\n"
@@ -190,14 +190,14 @@ class NvidiaSmiParsingTest {
 
             assertThat(migs)
                     .containsExactly(
-                            new NvidiaSmiBackend.Mig(0, "3g.40gb", 0, "MIG-11111111-2222-3333-4444-555555555555"),
-                            new NvidiaSmiBackend.Mig(0, "1g.10gb", 1, "MIG-66666666-7777-8888-9999-000000000000"));
+                            new SmiListing.Mig(0, "3g.40gb", 0, "MIG-11111111-2222-3333-4444-555555555555"),
+                            new SmiListing.Mig(0, "1g.10gb", 1, "MIG-66666666-7777-8888-9999-000000000000"));
         }
 
         @Test
         @DisplayName("with a line it does not know is an error quoting it")
         void garbage() {
-            assertThatThrownBy(() -> NvidiaSmiBackend.parseList("No devices were found\n", SRC))
+            assertThatThrownBy(() -> SmiListing.parseList("No devices were found\n", SRC))
                     .hasMessageContaining("-L printed an unexpected line 1")
                     .hasMessageContaining("No devices were found");
         }
