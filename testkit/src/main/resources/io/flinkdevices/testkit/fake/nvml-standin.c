@@ -269,10 +269,13 @@ static nvmlReturn_t enter(device_t *d) {
             return rc_;                   \
         }                                 \
     } while (0)
+/* rc is evaluated before the unlock: LEAVE(copy(out, n, d->uuid)) reads the device under the lock,
+   not while another thread's reload() clears and refills it */
 #define LEAVE(rc)                         \
     do {                                  \
+        nvmlReturn_t leave_rc_ = (rc);    \
         pthread_mutex_unlock(&lock);      \
-        return (rc);                      \
+        return leave_rc_;                 \
     } while (0)
 
 nvmlReturn_t nvmlInit_v2(void) {
